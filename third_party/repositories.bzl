@@ -1,0 +1,220 @@
+"""Repository rules that wrap the libraries kcoll finds installed on the machine.
+
+Each rule reads an environment variable naming an install (KOKKOS_ROOT, MPI_HOME, CUDA_PATH, NCCL_HOME), falls back
+to the default that tools/setup.sh provides, and generates a small BUILD file plus a defs.bzl of facts the rest of
+the build can load (which Kokkos backends exist, whether NCCL is present, ...). Nothing is downloaded.
+"""
+
+def _symlink_dir(rctx, src, dst):
+    rctx.symlink(rctx.path(src), dst)
+
+def _bool(value):
+    return "True" if value else "False"
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Kokkos
+
+_KOKKOS_BACKENDS = ["SERIAL", "OPENMP", "THREADS", "CUDA", "HIP", "SYCL", "HPX"]
+
+def _kokkos_default_root(rctx):
+    cache = rctx.os.environ.get("XDG_CACHE_HOME", rctx.os.environ.get("HOME", "/root") + "/.cache")
+    return cache + "/kcoll/kokkos-3.4.01"
+
+def _kokkos_impl(rctx):
+    root = rctx.os.environ.get("KOKKOS_ROOT", "") or _kokkos_default_root(rctx)
+    config = rctx.path(root + "/include/KokkosCore_config.h")
+    if not config.exists:
+        fail("kcoll: no Kokkos at KOKKOS_ROOT=%s (missing include/KokkosCore_config.h). " % root +
+             "Run tools/setup.sh, or set KOKKOS_ROOT to a Kokkos install.")
+    text = rctx.read(config)
+    backends = [b for b in _KOKKOS_BACKENDS if ("#define KOKKOS_ENABLE_" + b + "\n") in text or
+                                                ("#define KOKKOS_ENABLE_" + b + " ") in text]
+    version = 0
+    for line in text.split("\n"):
+        if line.startswith("#define KOKKOS_VERSION "):
+            version = int(line.split(" ")[2])
+    _symlink_dir(rctx, root + "/include", "include")
+    libdir = "lib64" if rctx.path(root + "/lib64/cmake").exists else "lib"
+    _symlink_dir(rctx, root + "/" + libdir, "lib")
+
+    copts = []
+    linkopts = ["-ldl", "-lpthread"]
+    if "OPENMP" in backends:
+        copts.append("-fopenmp")
+        linkopts.append("-fopenmp")
+
+    rctx.file("BUILD", """
+package(default_visibility = ["//visibility:public"])
+
+_STATIC = glob(["lib/libkokkos*.a"])
+
+cc_library(
+    name = "kokkos",
+    hdrs = glob(["include/**"]),
+    includes = ["include"],
+    srcs = _STATIC if _STATIC else glob(["lib/libkokkos*.so"]),
+    # Kokkos registers its backends from static initialisers: keep every object of the archives.
+    alwayslink = True,
+    copts = {copts},
+    linkopts = {linkopts},
+)
+""".format(copts = repr(copts), linkopts = repr(linkopts)))
+
+    rctx.file("defs.bzl", """# Generated from {config}
+KOKKOS_ROOT = "{root}"
+KOKKOS_VERSION = {version}
+KOKKOS_BACKENDS = {backends}
+KOKKOS_HAS_SERIAL = {serial}
+KOKKOS_HAS_OPENMP = {openmp}
+KOKKOS_HAS_CUDA = {cuda}
+# Every translation unit that includes Kokkos needs these (OpenMP's pragmas and runtime).
+KOKKOS_COPTS = {copts}
+KOKKOS_LINKOPTS = {linkopts}
+""".format(
+        config = str(config),
+        root = root,
+        version = version,
+        backends = repr(backends),
+        serial = _bool("SERIAL" in backends),
+        openmp = _bool("OPENMP" in backends),
+        cuda = _bool("CUDA" in backends),
+        copts = repr(copts),
+        linkopts = repr(linkopts),
+    ))
+
+kokkos_configure = repository_rule(
+    implementation = _kokkos_impl,
+    environ = ["KOKKOS_ROOT", "HOME", "XDG_CACHE_HOME"],
+    local = True,
+)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# MPI
+
+def _run_words(rctx, args):
+    """The whitespace-separated words a command prints, or [] when it fails."""
+    result = rctx.execute(args)
+    if result.return_code != 0:
+        return []
+    return [w for w in result.stdout.replace("\n", " ").split(" ") if w]
+
+def _mpi_impl(rctx):
+    home = rctx.os.environ.get("MPI_HOME", "")
+    mpicc = home + "/bin/mpicc" if home else (rctx.which("mpicc") or "")
+    if not mpicc or not rctx.path(mpicc).exists:
+        fail("kcoll: no MPI found (MPI_HOME=%s, mpicc not on PATH). Run tools/setup.sh or set MPI_HOME." % home)
+    incdirs = _run_words(rctx, [mpicc, "--showme:incdirs"])
+    libdirs = _run_words(rctx, [mpicc, "--showme:libdirs"])
+    libs = _run_words(rctx, [mpicc, "--showme:libs"]) or ["mpi"]
+    if not incdirs:
+        # Not Open MPI's wrapper: assume the conventional layout under MPI_HOME.
+        incdirs = [home + "/include"]
+        libdirs = [home + "/lib"]
+    mpirun = str(rctx.path(mpicc).dirname) + "/mpirun"
+    hdrs = []
+    for i, d in enumerate(incdirs):
+        _symlink_dir(rctx, d, "include%d" % i)
+        hdrs.append("include%d" % i)
+    linkopts = ["-L" + d for d in libdirs] + ["-Wl,-rpath," + d for d in libdirs] + ["-l" + l for l in libs]
+    rctx.file("kcoll_mpi_paths.h", """// Generated: where the MPI that kcoll was built against lives.
+#ifndef KCOLL_MPI_PATHS_H_
+#define KCOLL_MPI_PATHS_H_
+#define KCOLL_MPIRUN "{mpirun}"
+#endif
+""".format(mpirun = mpirun))
+    rctx.file("BUILD", """
+package(default_visibility = ["//visibility:public"])
+
+cc_library(
+    name = "mpi",
+    hdrs = glob([{globs}]) + ["kcoll_mpi_paths.h"],
+    includes = {includes},
+    # Open MPI's C++ bindings are deprecated and break the link; kcoll uses the C API only.
+    defines = ["OMPI_SKIP_MPICXX", "MPICH_SKIP_MPICXX"],
+    linkopts = {linkopts},
+)
+""".format(
+        globs = ", ".join(['"%s/**/*.h"' % h for h in hdrs]),
+        includes = repr(hdrs),
+        linkopts = repr(linkopts),
+    ))
+    rctx.file("defs.bzl", 'MPIRUN = "%s"\n' % mpirun)
+
+mpi_configure = repository_rule(
+    implementation = _mpi_impl,
+    environ = ["MPI_HOME", "PATH"],
+    local = True,
+)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# CUDA and NCCL (optional: an empty stand-in when absent, so CPU-only machines build)
+
+def _first_existing(rctx, candidates):
+    for c in candidates:
+        if c and rctx.path(c).exists:
+            return c
+    return None
+
+def _cuda_impl(rctx):
+    cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
+    has_cuda = rctx.path(cuda + "/include/cuda_runtime.h").exists
+    nccl_home = rctx.os.environ.get("NCCL_HOME", "")
+    nccl_inc = _first_existing(rctx, [
+        nccl_home + "/include/nccl.h" if nccl_home else None,
+        cuda + "/include/nccl.h",
+        "/usr/include/nccl.h",
+    ])
+    nccl_lib_dir = None
+    if nccl_inc:
+        nccl_root = str(rctx.path(nccl_inc).dirname.dirname)
+        nccl_lib_dir = _first_existing(rctx, [
+            nccl_root + "/lib/libnccl.so",
+            nccl_root + "/lib64/libnccl.so",
+            "/usr/lib/x86_64-linux-gnu/libnccl.so",
+        ])
+    has_nccl = has_cuda and nccl_inc != None and nccl_lib_dir != None
+
+    build = ['package(default_visibility = ["//visibility:public"])\n']
+    if has_cuda:
+        _symlink_dir(rctx, cuda + "/include", "cuda_include")
+        cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
+        build.append("""
+cc_library(
+    name = "cuda_runtime",
+    hdrs = glob(["cuda_include/**"]),
+    includes = ["cuda_include"],
+    linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-lcudart"],
+)
+""".format(lib = cudalib))
+    else:
+        build.append('cc_library(name = "cuda_runtime")\n')
+    if has_nccl:
+        nccl_dir = str(rctx.path(nccl_lib_dir).dirname)
+        rctx.symlink(rctx.path(nccl_inc), "nccl_include/nccl.h")
+        build.append("""
+cc_library(
+    name = "nccl",
+    hdrs = ["nccl_include/nccl.h"],
+    includes = ["nccl_include"],
+    deps = [":cuda_runtime"],
+    linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-lnccl"],
+)
+""".format(lib = nccl_dir))
+    else:
+        build.append('cc_library(name = "nccl")\n')
+    rctx.file("BUILD", "\n".join(build))
+    rctx.file("defs.bzl", """CUDA_PATH = "{cuda}"
+HAS_CUDA = {has_cuda}
+HAS_NCCL = {has_nccl}
+""".format(cuda = cuda, has_cuda = _bool(has_cuda), has_nccl = _bool(has_nccl)))
+
+cuda_configure = repository_rule(
+    implementation = _cuda_impl,
+    environ = ["CUDA_PATH", "CUDA_HOME", "NCCL_HOME"],
+    local = True,
+)
+
+def kcoll_dependencies():
+    kokkos_configure(name = "kcoll_kokkos")
+    mpi_configure(name = "kcoll_mpi")
+    cuda_configure(name = "kcoll_cuda")
