@@ -1,0 +1,47 @@
+// What every algorithm receives: the call's arguments (already validated by the Communicator) and the resources it
+// runs on. An algorithm is a schedule of transport steps and kernel calls; it owns nothing but scratch memory, which
+// it takes from Kernels::Scratch.
+#ifndef KCOLL_COLLECTIVES_ALGORITHMS_ALGORITHM_H_
+#define KCOLL_COLLECTIVES_ALGORITHMS_ALGORITHM_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "collectives/kernels/kernels.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/transport.h"
+#include "collectives/types.h"
+#include "models/names.h"
+
+namespace kcoll {
+
+// Tuning knobs some algorithms read; 0 means "the algorithm's default".
+struct AlgorithmOptions {
+  int nchannels = 0;       // pipelined ring: independent rings working on separate parts of the buffer
+  size_t chunk_bytes = 0;  // pipelined ring / chain: bytes per pipeline stage
+};
+
+// NCCL's conventions: `count` is the AllReduce/Broadcast/Reduce element count, the per-rank *receive* count of
+// ReduceScatter, the per-rank *send* count of AllGather, and the per-peer count of AllToAll/Gather/Scatter.
+struct CollectiveArgs {
+  Collective collective = Collective::kAllReduce;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  size_t count = 0;
+  DataType type = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
+  AlgorithmOptions options;
+};
+
+struct Resources {
+  Transport& transport;
+  Kernels& kernels;
+  const Topology& topology;
+};
+
+using AlgorithmFn = absl::Status (*)(const CollectiveArgs& args, Resources& resources);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_ALGORITHMS_ALGORITHM_H_

@@ -1,0 +1,114 @@
+// kcoll's public face. A Communicator wraps an MPI communicator (duplicated, so kcoll's traffic never mixes with
+// the application's), chooses the execution space its Kokkos kernels run on, discovers which ranks share a node,
+// and runs collectives with the algorithm asked for (or chosen for the call).
+//
+//   MPI_Init(&argc, &argv);
+//   Kokkos::initialize(argc, argv);
+//   auto comm = kcoll::Communicator::Create(MPI_COMM_WORLD).value();
+//   absl::Status s = comm->AllReduce(send, recv, count, kcoll::DataType::kFloat32, kcoll::ReduceOp::kSum);
+//   comm->Finalize();  // or let it go out of scope, before Kokkos::finalize and MPI_Finalize
+//
+// Typed Kokkos Views are accepted through collectives/views.h. Every call validates its arguments first and
+// returns InvalidArgument, naming the argument and its value, before any traffic.
+#ifndef KCOLL_COLLECTIVES_COMMUNICATOR_H_
+#define KCOLL_COLLECTIVES_COMMUNICATOR_H_
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/kernels/backend.h"
+#include "collectives/kernels/kernels.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/transport.h"
+#include "collectives/types.h"
+#include "models/names.h"
+
+namespace kcoll {
+
+struct CommunicatorOptions {
+  // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
+  // the right choice when the ranks already occupy the cores).
+  std::optional<ExecBackend> backend;
+  // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
+  // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
+  int ranks_per_node = 0;
+};
+
+struct CallOptions {
+  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else kcoll's choice for the size.
+  Algorithm algorithm = Algorithm::kAuto;
+  AlgorithmOptions tuning;
+};
+
+class Communicator {
+ public:
+  // Collective over `comm`. Needs MPI and Kokkos initialised.
+  static absl::StatusOr<std::unique_ptr<Communicator>> Create(MPI_Comm comm, const CommunicatorOptions& options = {});
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const;
+  int size() const;
+  const Topology& topology() const { return topology_; }
+  ExecBackend backend() const { return backend_; }
+
+  // recv[i] = op over ranks of send[i], i < count. send == recv is in place. `memory` says where the buffers are.
+  absl::Status AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                         const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+
+  // NCCL's semantics for counts, roots and in place (send == recv, or for AllGather send == recv + rank*count,
+  // for ReduceScatter recv == send + rank*count). Counts are elements.
+  // recv (recvcount elements) = block `rank` of op over ranks of send (recvcount * nranks elements).
+  absl::Status ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
+                             const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // recv (sendcount * nranks) = every rank's send (sendcount), in rank order.
+  absl::Status AllGather(const void* send, void* recv, size_t sendcount, DataType type, const CallOptions& options = {},
+                         MemoryKind memory = MemoryKind::kHost);
+  // recv = root's send, on every rank (send is read on the root only).
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DataType type, int root,
+                         const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // root's recv = op over ranks of send (recv is written on the root only).
+  absl::Status Reduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
+                      const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // Block j (count elements) of rank i's send lands as block i of rank j's recv.
+  absl::Status AllToAll(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
+                        MemoryKind memory = MemoryKind::kHost);
+  // root's recv (count * nranks) = every rank's send (count), in rank order.
+  absl::Status Gather(const void* send, void* recv, size_t count, DataType type, int root,
+                      const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // Every rank's recv (count) = block `rank` of root's send (count * nranks).
+  absl::Status Scatter(const void* send, void* recv, size_t count, DataType type, int root,
+                       const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // nccl-tests' sendrecv: rank r sends `count` elements to r+1 and receives as many from r-1 (ring neighbours).
+  absl::Status SendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
+                        MemoryKind memory = MemoryKind::kHost);
+  // Returns once every rank has entered it.
+  absl::Status Barrier(const CallOptions& options = {});
+
+  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
+  absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
+
+  // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
+  // Collective. Called by the destructor if not called before.
+  absl::Status Finalize();
+  bool finalized() const { return transport_ == nullptr; }
+
+ private:
+  Communicator() = default;
+  absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+
+  ExecBackend backend_ = ExecBackend::kSerial;
+  Topology topology_;
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Kernels> kernels_;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_COMMUNICATOR_H_

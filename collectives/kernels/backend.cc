@@ -1,0 +1,80 @@
+#include "collectives/kernels/backend.h"
+
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "collectives/kernels/backend_factories.h"
+
+namespace kcoll {
+
+absl::string_view ExecBackendName(ExecBackend backend) {
+  switch (backend) {
+    case ExecBackend::kSerial:
+      return "serial";
+    case ExecBackend::kOpenMP:
+      return "openmp";
+    case ExecBackend::kCuda:
+      return "cuda";
+  }
+  return "invalid";
+}
+
+absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  for (ExecBackend b : {ExecBackend::kSerial, ExecBackend::kOpenMP, ExecBackend::kCuda}) {
+    if (lower == ExecBackendName(b)) return b;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("execution backend '", text, "' is not one of: serial, openmp, cuda"));
+}
+
+std::vector<ExecBackend> AvailableBackends() {
+  std::vector<ExecBackend> out;
+#if defined(KOKKOS_ENABLE_SERIAL)
+  out.push_back(ExecBackend::kSerial);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  out.push_back(ExecBackend::kOpenMP);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  out.push_back(ExecBackend::kCuda);
+#endif
+  return out;
+}
+
+bool IsAvailable(ExecBackend backend) {
+  for (ExecBackend b : AvailableBackends()) {
+    if (b == backend) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous) {
+  if (!Kokkos::is_initialized()) {
+    return absl::FailedPreconditionError("Kokkos is not initialized: call Kokkos::initialize first");
+  }
+  std::unique_ptr<Kernels> kernels;
+  switch (backend) {
+    case ExecBackend::kSerial:
+      kernels = kernels_internal::MakeSerialKernels(synchronous);
+      break;
+    case ExecBackend::kOpenMP:
+      kernels = kernels_internal::MakeOpenMPKernels(synchronous);
+      break;
+    case ExecBackend::kCuda:
+      kernels = kernels_internal::MakeCudaKernels(synchronous);
+      break;
+  }
+  if (kernels == nullptr) {
+    std::string available;
+    for (ExecBackend b : AvailableBackends())
+      absl::StrAppend(&available, available.empty() ? "" : ", ", ExecBackendName(b));
+    return absl::InvalidArgumentError(absl::StrCat("execution backend '", ExecBackendName(backend),
+                                                   "' is not enabled in this Kokkos (enabled: ", available, ")"));
+  }
+  return kernels;
+}
+
+}  // namespace kcoll

@@ -1,0 +1,33 @@
+// Which Kokkos execution space runs a communicator's kernels, and the factory that makes them.
+#ifndef KCOLL_COLLECTIVES_KERNELS_BACKEND_H_
+#define KCOLL_COLLECTIVES_KERNELS_BACKEND_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "collectives/kernels/kernels.h"
+
+namespace kcoll {
+
+enum class ExecBackend {
+  kSerial,  // one thread per rank: the right choice when ranks already fill the cores
+  kOpenMP,  // Kokkos' OpenMP threads (as many as Kokkos was initialised with)
+  kCuda,    // the default CUDA stream of Kokkos' Cuda instance
+};
+
+absl::string_view ExecBackendName(ExecBackend backend);
+absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text);
+
+// The backends the Kokkos install kcoll was built against provides.
+std::vector<ExecBackend> AvailableBackends();
+bool IsAvailable(ExecBackend backend);
+
+// Kernels on `backend`. `synchronous`: fence after each kernel (needed when a transport reads the memory from the
+// host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.
+absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous = true);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_KERNELS_BACKEND_H_

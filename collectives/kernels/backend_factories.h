@@ -1,0 +1,20 @@
+// One factory per backend, each defined in the translation unit that instantiates KokkosKernels for it. A factory
+// returns nullptr when its backend is not compiled into the Kokkos install.
+#ifndef KCOLL_COLLECTIVES_KERNELS_BACKEND_FACTORIES_H_
+#define KCOLL_COLLECTIVES_KERNELS_BACKEND_FACTORIES_H_
+
+#include <memory>
+
+#include "collectives/kernels/kernels.h"
+
+namespace kcoll {
+namespace kernels_internal {
+
+std::unique_ptr<Kernels> MakeSerialKernels(bool synchronous);
+std::unique_ptr<Kernels> MakeOpenMPKernels(bool synchronous);
+std::unique_ptr<Kernels> MakeCudaKernels(bool synchronous);
+
+}  // namespace kernels_internal
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_KERNELS_BACKEND_FACTORIES_H_

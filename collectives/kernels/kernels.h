@@ -1,0 +1,46 @@
+// The element-wise work an algorithm needs between transfers, behind one interface so that algorithms are written
+// once, without Kokkos, and run on whatever execution space the communicator chose.
+#ifndef KCOLL_COLLECTIVES_KERNELS_KERNELS_H_
+#define KCOLL_COLLECTIVES_KERNELS_KERNELS_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "collectives/types.h"
+
+namespace kcoll {
+
+// Where a buffer lives, as far as a transport is concerned.
+enum class MemoryKind {
+  kHost,    // reachable by the CPU (HostSpace, CudaHostPinnedSpace, CudaUVMSpace)
+  kDevice,  // GPU memory only (CudaSpace)
+};
+
+class Kernels {
+ public:
+  virtual ~Kernels() = default;
+
+  // "serial", "openmp", "cuda": the Kokkos execution space the kernels run on.
+  virtual absl::string_view name() const = 0;
+  virtual MemoryKind memory() const = 0;
+
+  // dst[i] = a[i] (op) b[i] for i < n; dst may alias a or b. kAvg combines as a sum (see Divide).
+  virtual absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) = 0;
+  // Copies `bytes` bytes; the ranges must not overlap unless dst == src.
+  virtual absl::Status Copy(void* dst, const void* src, size_t bytes) = 0;
+  // data[i] /= divisor, in the element type's arithmetic (integer division truncates): finishes an average.
+  virtual absl::Status Divide(DataType type, void* data, size_t n, int divisor) = 0;
+  // Waits until every kernel launched so far has finished.
+  virtual void Fence() = 0;
+
+  // A scratch buffer of at least `bytes` bytes in the kernels' memory space, kept between calls (grow-only, so a
+  // steady stream of collectives allocates once). `slot` tells concurrent buffers of one algorithm apart.
+  // Valid until the next Scratch call with the same slot or the destruction of this object.
+  virtual absl::StatusOr<void*> Scratch(int slot, size_t bytes) = 0;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_KERNELS_KERNELS_H_

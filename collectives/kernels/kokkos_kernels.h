@@ -1,0 +1,147 @@
+// Kernels implemented with Kokkos, templated on the execution space. Include only from the per-backend .cc files
+// that instantiate it (serial_kernels.cc, openmp_kernels.cc, cuda_kernels.cc): this is the one place with Kokkos
+// parallel code.
+#ifndef KCOLL_COLLECTIVES_KERNELS_KOKKOS_KERNELS_H_
+#define KCOLL_COLLECTIVES_KERNELS_KOKKOS_KERNELS_H_
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/kernels.h"
+
+namespace kcoll {
+
+template <class T, ReduceOp Op>
+struct ReduceFunctor {
+  T* dst;
+  const T* a;
+  const T* b;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { dst[i] = Combine<T, Op>(a[i], b[i]); }
+};
+
+template <class T>
+struct DivideFunctor {
+  T* data;
+  int divisor;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { data[i] = ElementOps<T>::Divide(data[i], divisor); }
+};
+
+template <class ExecSpace>
+class KokkosKernels final : public Kernels {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  using ByteView = Kokkos::View<char*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  // `synchronous`: fence after every kernel, for transports that read memory from the host (MPI). A stream-ordered
+  // transport (NCCL on the same CUDA stream) needs no fence between a kernel and the next transfer.
+  KokkosKernels(absl::string_view name, ExecSpace exec, bool synchronous)
+      : name_(name), exec_(exec), synchronous_(synchronous) {}
+
+  absl::string_view name() const override { return name_; }
+
+  MemoryKind memory() const override {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible ? MemoryKind::kHost
+                                                                                   : MemoryKind::kDevice;
+  }
+
+  absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override {
+    if (n == 0) return absl::OkStatus();
+    bool op_ok = true;
+    const bool type_ok = DispatchDataType(type, TypedReduce{this, op, dst, a, b, n, &op_ok});
+    if (!type_ok) return absl::InvalidArgumentError(absl::StrCat("Reduce: type ", static_cast<int>(type), " invalid"));
+    if (!op_ok) return absl::InvalidArgumentError(absl::StrCat("Reduce: op ", static_cast<int>(op), " invalid"));
+    Sync();
+    return absl::OkStatus();
+  }
+
+  absl::Status Copy(void* dst, const void* src, size_t bytes) override {
+    if (bytes == 0 || dst == src) return absl::OkStatus();
+    Kokkos::deep_copy(exec_, ByteView(static_cast<char*>(dst), bytes),
+                      ByteView(static_cast<char*>(const_cast<void*>(src)), bytes));
+    Sync();
+    return absl::OkStatus();
+  }
+
+  absl::Status Divide(DataType type, void* data, size_t n, int divisor) override {
+    if (divisor == 0) return absl::InvalidArgumentError("Divide: divisor 0");
+    if (n == 0) return absl::OkStatus();
+    const bool type_ok = DispatchDataType(type, TypedDivide{this, data, n, divisor});
+    if (!type_ok) return absl::InvalidArgumentError(absl::StrCat("Divide: type ", static_cast<int>(type), " invalid"));
+    Sync();
+    return absl::OkStatus();
+  }
+
+  void Fence() override { exec_.fence(); }
+
+  absl::StatusOr<void*> Scratch(int slot, size_t bytes) override {
+    Kokkos::View<char*, memory_space>& view = scratch_[slot];
+    if (view.extent(0) < bytes) {
+      view = Kokkos::View<char*, memory_space>();  // free before allocating the larger one
+      view = Kokkos::View<char*, memory_space>(
+          Kokkos::view_alloc(std::string("kcoll::scratch"), Kokkos::WithoutInitializing), bytes);
+    }
+    return static_cast<void*>(view.data());
+  }
+
+ private:
+  struct TypedReduce {
+    KokkosKernels* self;
+    ReduceOp op;
+    void* dst;
+    const void* a;
+    const void* b;
+    size_t n;
+    bool* op_ok;
+    template <class T>
+    void operator()() const {
+      switch (op) {
+        case ReduceOp::kSum:
+        case ReduceOp::kAvg:
+          return Launch<T, ReduceOp::kSum>();
+        case ReduceOp::kProd:
+          return Launch<T, ReduceOp::kProd>();
+        case ReduceOp::kMin:
+          return Launch<T, ReduceOp::kMin>();
+        case ReduceOp::kMax:
+          return Launch<T, ReduceOp::kMax>();
+      }
+      *op_ok = false;
+    }
+    template <class T, ReduceOp Op>
+    void Launch() const {
+      ReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b)};
+      Kokkos::parallel_for("kcoll::reduce", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
+    }
+  };
+
+  struct TypedDivide {
+    KokkosKernels* self;
+    void* data;
+    size_t n;
+    int divisor;
+    template <class T>
+    void operator()() const {
+      DivideFunctor<T> f{static_cast<T*>(data), divisor};
+      Kokkos::parallel_for("kcoll::divide", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
+    }
+  };
+
+  void Sync() {
+    if (synchronous_) exec_.fence();
+  }
+
+  std::string name_;
+  ExecSpace exec_;
+  bool synchronous_;
+  std::map<int, Kokkos::View<char*, memory_space>> scratch_;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_KERNELS_KOKKOS_KERNELS_H_

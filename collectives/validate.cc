@@ -1,0 +1,92 @@
+#include "collectives/validate.h"
+
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace kcoll {
+
+size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
+  const size_t n = static_cast<size_t>(nranks);
+  switch (args.collective) {
+    case Collective::kReduceScatter:
+    case Collective::kAllToAll:
+      return args.count * n;
+    case Collective::kScatter:
+      return rank == args.root ? args.count * n : 0;
+    case Collective::kBroadcast:
+      return rank == args.root ? args.count : 0;
+    case Collective::kBarrier:
+      return 0;
+    default:
+      return args.count;
+  }
+}
+
+size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
+  const size_t n = static_cast<size_t>(nranks);
+  switch (args.collective) {
+    case Collective::kAllGather:
+    case Collective::kAllToAll:
+      return args.count * n;
+    case Collective::kGather:
+      return rank == args.root ? args.count * n : 0;
+    case Collective::kReduce:
+      return rank == args.root ? args.count : 0;
+    case Collective::kBarrier:
+      return 0;
+    default:
+      return args.count;
+  }
+}
+
+namespace {
+
+bool UsesOp(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
+}
+
+bool HasRoot(Collective c) {
+  return c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather ||
+         c == Collective::kScatter;
+}
+
+}  // namespace
+
+absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable) {
+  const absl::string_view name = CollectiveName(args.collective);
+  if (!IsValid(args.type)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": type ", static_cast<int>(args.type), " is not a kcoll DataType"));
+  }
+  if (UsesOp(args.collective) && !IsValid(args.op)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": op ", static_cast<int>(args.op), " is not a kcoll ReduceOp"));
+  }
+  if (HasRoot(args.collective) && (args.root < 0 || args.root >= nranks)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": root ", args.root, " is not a rank in [0, ", nranks, ")"));
+  }
+  const size_t elem = DataTypeSize(args.type);
+  if (args.count > std::numeric_limits<size_t>::max() / elem / static_cast<size_t>(nranks)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": count ", args.count, " overflows the byte size"));
+  }
+  const size_t send_count = SendCount(args, rank, nranks);
+  const size_t recv_count = RecvCount(args, rank, nranks);
+  if (send_count > 0 && args.send == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": sendbuf is null with count ", args.count));
+  }
+  if (recv_count > 0 && args.recv == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": recvbuf is null with count ", args.count));
+  }
+  if (!reachable && (send_count > 0 || recv_count > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": buffers in ",
+                                                   memory == MemoryKind::kHost ? "host" : "device",
+                                                   " memory are not reachable by this communicator's transport"));
+  }
+  if (args.options.nchannels < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": nchannels ", args.options.nchannels, " is negative"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kcoll

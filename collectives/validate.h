@@ -1,0 +1,22 @@
+// Argument checks shared by every collective, run before any traffic so that every rank given the same arguments
+// fails the same way. Messages name the argument and its value.
+#ifndef KCOLL_COLLECTIVES_VALIDATE_H_
+#define KCOLL_COLLECTIVES_VALIDATE_H_
+
+#include "absl/status/status.h"
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/kernels/kernels.h"
+
+namespace kcoll {
+
+// Checks type, op, root and the buffers `args` names for a communicator of `nranks` ranks whose transport
+// can reach `memory` when `reachable`.
+absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable);
+
+// Elements the send and recv buffers of `args` hold on `rank` (NCCL's conventions; see CollectiveArgs).
+size_t SendCount(const CollectiveArgs& args, int rank, int nranks);
+size_t RecvCount(const CollectiveArgs& args, int rank, int nranks);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_VALIDATE_H_

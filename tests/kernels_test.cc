@@ -1,0 +1,161 @@
+// The Kokkos kernels on every backend this Kokkos has, for every type and op: results compared bit for bit with
+// values computed in double from exact small-integer inputs, with guard elements around each range to catch writes
+// out of bounds, at n = 0, 1, odd and large, on sub-ranges that start off the allocation's alignment.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/kernels/backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/exact_values.h"
+
+namespace kcoll {
+namespace {
+
+using testing::DecodeAt;
+using testing::EncodeAt;
+using testing::ExactInput;
+using testing::ExactReduction;
+using ::testing::HasSubstr;
+
+constexpr size_t kGuard = 5;
+constexpr double kGuardValue = 1.0;
+
+using Param = std::tuple<ExecBackend, DataType, ReduceOp>;
+
+class ReduceKernelTest : public ::testing::TestWithParam<Param> {};
+
+TEST_P(ReduceKernelTest, MatchesExactReductionOfTwoRanks) {
+  const auto [backend, type, op] = GetParam();
+  auto kernels = MakeKernels(backend);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  const size_t size = DataTypeSize(type);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{100003}}) {
+    for (size_t offset : {size_t{0}, size_t{3}}) {  // offset 3: a sub-range off the buffer's alignment
+      const size_t total = offset + n + kGuard;
+      std::vector<char> a(total * size), b(total * size), dst(total * size);
+      for (size_t i = 0; i < total; ++i) {
+        EncodeAt(type, a.data(), i, ExactInput(type, op, 0, i));
+        EncodeAt(type, b.data(), i, ExactInput(type, op, 1, i));
+        EncodeAt(type, dst.data(), i, kGuardValue);
+      }
+      char* d = dst.data() + offset * size;
+      ASSERT_TRUE((*kernels)->Reduce(op, type, d, a.data() + offset * size, b.data() + offset * size, n).ok());
+      if (op == ReduceOp::kAvg) ASSERT_TRUE((*kernels)->Divide(type, d, n, 2).ok());
+      std::vector<char> expected(size);
+      for (size_t i = 0; i < total; ++i) {
+        const bool inside = i >= offset && i < offset + n;
+        const double want = inside ? ExactReduction(type, op, 2, i) : kGuardValue;
+        EncodeAt(type, expected.data(), 0, want);
+        ASSERT_EQ(std::memcmp(expected.data(), dst.data() + i * size, size), 0)
+            << "n=" << n << " offset=" << offset << " i=" << i << " want " << want << " got "
+            << DecodeAt(type, dst.data(), i);
+      }
+    }
+  }
+}
+
+TEST_P(ReduceKernelTest, InPlaceAccumulatesAcrossManyRanks) {
+  const auto [backend, type, op] = GetParam();
+  auto kernels = MakeKernels(backend);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  constexpr int kRanks = 16;
+  constexpr size_t kCount = 257;
+  const size_t size = DataTypeSize(type);
+  std::vector<char> acc(kCount * size), contribution(kCount * size);
+  for (size_t i = 0; i < kCount; ++i) EncodeAt(type, acc.data(), i, ExactInput(type, op, 0, i));
+  for (int r = 1; r < kRanks; ++r) {
+    for (size_t i = 0; i < kCount; ++i) EncodeAt(type, contribution.data(), i, ExactInput(type, op, r, i));
+    ASSERT_TRUE((*kernels)->Reduce(op, type, acc.data(), acc.data(), contribution.data(), kCount).ok());
+  }
+  if (op == ReduceOp::kAvg) ASSERT_TRUE((*kernels)->Divide(type, acc.data(), kCount, kRanks).ok());
+  std::vector<char> expected(size);
+  for (size_t i = 0; i < kCount; ++i) {
+    EncodeAt(type, expected.data(), 0, ExactReduction(type, op, kRanks, i));
+    ASSERT_EQ(std::memcmp(expected.data(), acc.data() + i * size, size), 0) << "i=" << i;
+  }
+}
+
+std::vector<Param> AllParams() {
+  std::vector<Param> out;
+  for (ExecBackend b : AvailableBackends()) {
+    if (b == ExecBackend::kCuda) continue;  // host buffers only in this test
+    for (DataType t : AllDataTypes()) {
+      for (ReduceOp op : AllReduceOps()) out.emplace_back(b, t, op);
+    }
+  }
+  return out;
+}
+
+std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
+  return absl::StrCat(ExecBackendName(std::get<0>(info.param)), "_", DataTypeName(std::get<1>(info.param)), "_",
+                      ReduceOpName(std::get<2>(info.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackendsTypesOps, ReduceKernelTest, ::testing::ValuesIn(AllParams()), ParamName);
+
+class CopyKernelTest : public ::testing::TestWithParam<ExecBackend> {};
+
+TEST_P(CopyKernelTest, CopiesExactlyTheRange) {
+  auto kernels = MakeKernels(GetParam());
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{13}, size_t{4096}, size_t{1000003}}) {
+    std::vector<unsigned char> src(bytes + 2), dst(bytes + 2, 0xee);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+    ASSERT_TRUE((*kernels)->Copy(dst.data() + 1, src.data() + 1, bytes).ok());
+    EXPECT_EQ(dst[0], 0xee);
+    EXPECT_EQ(dst[bytes + 1], 0xee);
+    EXPECT_EQ(std::memcmp(dst.data() + 1, src.data() + 1, bytes), 0) << bytes;
+  }
+}
+
+TEST_P(CopyKernelTest, ScratchGrowsAndKeepsItsSlot) {
+  auto kernels = MakeKernels(GetParam());
+  ASSERT_TRUE(kernels.ok());
+  auto small = (*kernels)->Scratch(0, 64);
+  ASSERT_TRUE(small.ok());
+  auto same = (*kernels)->Scratch(0, 32);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*small, *same);  // no reallocation when the buffer is already large enough
+  auto other = (*kernels)->Scratch(1, 64);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(*other, *small);
+  auto large = (*kernels)->Scratch(0, 1 << 20);
+  ASSERT_TRUE(large.ok());
+  std::memset(*large, 1, 1 << 20);  // the whole range is writable
+}
+
+TEST_P(CopyKernelTest, RejectsInvalidTypeOpAndDivisor) {
+  auto kernels = MakeKernels(GetParam());
+  ASSERT_TRUE(kernels.ok());
+  int x = 1;
+  EXPECT_THAT((*kernels)->Reduce(ReduceOp::kSum, static_cast<DataType>(99), &x, &x, &x, 1).message(),
+              HasSubstr("type 99"));
+  EXPECT_THAT((*kernels)->Reduce(static_cast<ReduceOp>(42), DataType::kInt32, &x, &x, &x, 1).message(),
+              HasSubstr("op 42"));
+  EXPECT_THAT((*kernels)->Divide(DataType::kInt32, &x, 1, 0).message(), HasSubstr("divisor 0"));
+}
+
+INSTANTIATE_TEST_SUITE_P(HostBackends, CopyKernelTest, ::testing::Values(ExecBackend::kSerial, ExecBackend::kOpenMP),
+                         [](const ::testing::TestParamInfo<ExecBackend>& info) {
+                           return std::string(ExecBackendName(info.param));
+                         });
+
+TEST(Backend, ParsesNamesAndRejectsUnknown) {
+  EXPECT_EQ(*ParseExecBackend("OpenMP"), ExecBackend::kOpenMP);
+  EXPECT_THAT(ParseExecBackend("sycl").status().message(), HasSubstr("'sycl'"));
+}
+
+TEST(Backend, UnavailableBackendIsAClearError) {
+  if (IsAvailable(ExecBackend::kCuda)) GTEST_SKIP() << "this Kokkos has CUDA";
+  auto kernels = MakeKernels(ExecBackend::kCuda);
+  ASSERT_FALSE(kernels.ok());
+  EXPECT_THAT(kernels.status().message(), HasSubstr("'cuda' is not enabled"));
+}
+
+}  // namespace
+}  // namespace kcoll
