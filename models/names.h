@@ -26,19 +26,19 @@ enum class Collective {
 };
 
 enum class Algorithm {
-  kAuto,                   // chosen per call by the cost model (or a size threshold)
-  kRing,                   // ReduceScatter + AllGather around one ring
-  kRingPipelined,          // several channels, each a ring cut into chunks that overlap transfer and reduce
-  kBidirectionalRing,      // half the data clockwise, half counter-clockwise
-  kTree,                   // binomial tree: reduce to the root, then broadcast
-  kDoubleBinaryTree,       // two complementary binary trees, each carrying half of the data
-  kHalvingDoubling,        // Rabenseifner: recursive-halving ReduceScatter + recursive-doubling AllGather
-  kRecursiveDoubling,      // log2(n) full-size exchanges
-  kHierarchical,           // 2D: intra-node ReduceScatter, inter-node AllReduce, intra-node AllGather
-  kHierarchicalRingTree,   // ring inside a node, tree across nodes
-  kChain,                  // pipelined chain (Broadcast, Reduce)
-  kPairwise,               // pairwise exchange (AllToAll, SendRecv)
-  kLinear,                 // root talks to every rank in turn (Gather, Scatter, Barrier fallback)
+  kAuto,                  // chosen per call by the cost model (or a size threshold)
+  kRing,                  // ReduceScatter + AllGather around one ring
+  kRingPipelined,         // several channels, each a ring cut into chunks that overlap transfer and reduce
+  kBidirectionalRing,     // half the data clockwise, half counter-clockwise
+  kTree,                  // binomial tree: reduce to the root, then broadcast
+  kDoubleBinaryTree,      // two complementary binary trees, each carrying half of the data
+  kHalvingDoubling,       // Rabenseifner: recursive-halving ReduceScatter + recursive-doubling AllGather
+  kRecursiveDoubling,     // log2(n) full-size exchanges
+  kHierarchical,          // 2D: intra-node ReduceScatter, inter-node AllReduce, intra-node AllGather
+  kHierarchicalRingTree,  // ring inside a node, tree across nodes
+  kChain,                 // pipelined chain (Broadcast, Reduce)
+  kPairwise,              // pairwise exchange (AllToAll, SendRecv)
+  kLinear,                // root talks to every rank in turn (Gather, Scatter, Barrier fallback)
 };
 
 // Every collective / algorithm, in declaration order.
