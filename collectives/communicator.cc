@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/args_check.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi_transport.h"
 #include "collectives/validate.h"
@@ -48,6 +49,16 @@ absl::StatusOr<int> ChooseRanksPerNode(const CommunicatorOptions& options, int n
   return rpn;
 }
 
+absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
+  if (options.check_args.has_value()) return *options.check_args;
+  const char* env = GetEnv("KCOLL_CHECK_ARGS");
+  if (env == nullptr) return false;
+  const std::string value(env);
+  if (value == "1") return true;
+  if (value == "0") return false;
+  return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
+}
+
 // Node labels from MPI: ranks that can share memory get the lowest rank among them as their label.
 absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int nranks) {
   MPI_Comm node_comm = MPI_COMM_NULL;
@@ -66,6 +77,7 @@ absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int 
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options));
+  KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
@@ -79,6 +91,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   }
   // MPI reads and writes buffers from the host, so kernels must have finished before a transfer starts.
   KCOLL_ASSIGN_OR_RETURN(c->kernels_, MakeKernels(backend, /*synchronous=*/true));
+  if (check_args) {
+    if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
+      return absl::InternalError("MPI_Comm_dup of the argument-check communicator failed");
+    }
+    c->check_args_ = true;
+  }
   c->transport_ = std::move(mpi);
   return c;
 }
@@ -91,6 +109,12 @@ int Communicator::size() const { return topology_.nranks; }
 absl::Status Communicator::Finalize() {
   kernels_.reset();
   transport_.reset();
+  if (control_comm_ != MPI_COMM_NULL) {
+    int mpi_finalized = 0;
+    MPI_Finalized(&mpi_finalized);
+    if (!mpi_finalized) MPI_Comm_free(&control_comm_);
+    control_comm_ = MPI_COMM_NULL;
+  }
   return absl::OkStatus();
 }
 
@@ -177,16 +201,34 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
              options.algorithm, MemoryKind::kHost);
 }
 
+absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
+  if (rejection.ok() || finalized() || !check_args_) return rejection;
+  CollectiveArgs args;
+  args.collective = collective;
+  return CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection);
+}
+
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
   if (finalized()) {
     return absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"));
   }
+  // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = transport_->CanReach(memory) && memory == kernels_->memory();
-  KCOLL_RETURN_IF_ERROR(ValidateArgs(args, rank(), size(), memory, reachable));
-  KCOLL_ASSIGN_OR_RETURN(Algorithm algorithm,
-                         ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested));
-  KCOLL_ASSIGN_OR_RETURN(AlgorithmFn fn, FindAlgorithm(args.collective, algorithm));
+  absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
+  Algorithm algorithm = Algorithm::kAuto;
+  AlgorithmFn fn = nullptr;
+  if (local.ok()) {
+    absl::StatusOr<Algorithm> resolved =
+        ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested);
+    if (resolved.ok()) algorithm = *resolved;
+    absl::StatusOr<AlgorithmFn> found =
+        resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
+    if (found.ok()) fn = *found;
+    local = found.status();
+  }
+  if (check_args_) KCOLL_RETURN_IF_ERROR(CheckArgsAcrossRanks(control_comm_, args, algorithm, local));
+  KCOLL_RETURN_IF_ERROR(local);
   Resources resources{*transport_, *kernels_, topology_};
   KCOLL_RETURN_IF_ERROR(fn(args, resources));
   if (args.op == ReduceOp::kAvg) {

@@ -1,0 +1,117 @@
+// Reduce: the reduction over all ranks of their `count` elements ends up in the root's receive buffer. The ranks
+// are taken in the topology's ring order starting at the root (position 0). Broadcast's schedules, reversed.
+//
+// Binomial tree (kTree). Position v posts receives from all its children (binomial_tree.h) at once, combines their
+// partial results with its own contribution as they complete (smallest subtree first, since it finishes first),
+// and sends the result to its parent. The number of partial results halves every round:
+//   T = ceil(log2 n) (alpha + N beta + N gamma)     (N = count * elem; gamma: reduction time per byte)
+// The choice for small buffers.
+//
+// Pipelined chain (kChain). The ranks form a chain n-1 -> ... -> 1 -> root and the buffer is cut into stages of
+// `chunk_bytes` (AlgorithmOptions; kDefaultChainChunkBytes when 0). Each rank receives stage c of the partial result
+// from upstream, combines it with its own stage c and forwards it downstream while stage c+1 arrives:
+//   T = (n - 2 + k) (alpha + (N/k) (beta + gamma))  (k = ceil(N / chunk_bytes) stages)
+// The choice for large buffers.
+//
+// Partial results live in scratch on every rank but the root, which reduces straight into its receive buffer; the
+// receive buffers of the other ranks are never written. In place (send == recv on the root) needs no copy.
+#include "collectives/algorithms/reduce.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "collectives/algorithms/binomial_tree.h"
+#include "collectives/algorithms/broadcast.h"
+#include "collectives/algorithms/rooted_group.h"
+#include "collectives/status_macros.h"
+
+namespace kcoll {
+
+absl::Status BinomialReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv, size_t count,
+                                   DataType type, ReduceOp op, int tag) {
+  const BinomialNode node = BinomialNodeOf(group.index, group.size());
+  const bool root = node.parent < 0;
+  const size_t bytes = count * DataTypeSize(type);
+  if (count == 0) return absl::OkStatus();
+  if (node.children.empty()) {
+    if (root) return send == recv ? absl::OkStatus() : res.kernels.Copy(recv, send, bytes);
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[node.parent], send, bytes, tag).status());
+    return res.transport.WaitAll();
+  }
+
+  const int nchildren = static_cast<int>(node.children.size());
+  KCOLL_ASSIGN_OR_RETURN(void* incoming_ptr, res.kernels.Scratch(1, nchildren * bytes));
+  char* incoming = static_cast<char*>(incoming_ptr);
+  std::vector<Transport::Request> arrivals(nchildren);
+  for (int i = 0; i < nchildren; ++i) {
+    KCOLL_ASSIGN_OR_RETURN(arrivals[i],
+                           res.transport.Recv(group.ranks[node.children[i]], incoming + i * bytes, bytes, tag));
+  }
+  void* acc = recv;
+  if (!root) {
+    KCOLL_ASSIGN_OR_RETURN(acc, res.kernels.Scratch(0, bytes));
+  }
+  const void* partial = send;
+  for (int i = nchildren - 1; i >= 0; --i) {  // children are listed largest subtree first
+    KCOLL_RETURN_IF_ERROR(res.transport.Wait(arrivals[i]));
+    KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, acc, partial, incoming + i * bytes, count));
+    partial = acc;
+  }
+  if (root) return res.transport.WaitAll();
+  KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[node.parent], acc, bytes, tag).status());
+  return res.transport.WaitAll();
+}
+
+absl::Status ChainReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv, size_t count,
+                                DataType type, ReduceOp op, size_t chunk_elements, int tag) {
+  const int n = group.size(), p = group.index;
+  const size_t elem = DataTypeSize(type);
+  const char* in = static_cast<const char*>(send);
+  if (count == 0) return absl::OkStatus();
+  if (n == 1) return send == recv ? absl::OkStatus() : res.kernels.Copy(recv, send, count * elem);
+  const size_t stages = (count + chunk_elements - 1) / chunk_elements;
+  auto first = [&](size_t c) { return c * chunk_elements; };
+  auto length = [&](size_t c) { return std::min(chunk_elements, count - c * chunk_elements); };
+  const bool has_upstream = p < n - 1, root = p == 0;
+
+  if (!has_upstream) {  // the far end of the chain only sends its own contribution
+    for (size_t c = 0; c < stages; ++c) {
+      KCOLL_RETURN_IF_ERROR(
+          res.transport.Send(group.ranks[p - 1], in + first(c) * elem, length(c) * elem, tag).status());
+    }
+    return res.transport.WaitAll();
+  }
+  KCOLL_ASSIGN_OR_RETURN(void* incoming_ptr, res.kernels.Scratch(0, count * elem));
+  char* incoming = static_cast<char*>(incoming_ptr);
+  // Downstream ranks reduce in place in the scratch they received into and forward it from there.
+  char* result = root ? static_cast<char*>(recv) : incoming;
+  const int upstream = group.ranks[p + 1];
+  std::vector<Transport::Request> arrivals(stages);
+  KCOLL_ASSIGN_OR_RETURN(arrivals[0], res.transport.Recv(upstream, incoming, length(0) * elem, tag));
+  for (size_t c = 0; c < stages; ++c) {
+    if (c + 1 < stages) {
+      KCOLL_ASSIGN_OR_RETURN(arrivals[c + 1],
+                             res.transport.Recv(upstream, incoming + first(c + 1) * elem, length(c + 1) * elem, tag));
+    }
+    KCOLL_RETURN_IF_ERROR(res.transport.Wait(arrivals[c]));
+    const size_t at = first(c) * elem;
+    KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, result + at, in + at, incoming + at, length(c)));
+    if (!root) {
+      KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[p - 1], result + at, length(c) * elem, tag).status());
+    }
+  }
+  return res.transport.WaitAll();
+}
+
+absl::Status TreeReduce(const CollectiveArgs& args, Resources& res) {
+  const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
+  return BinomialReduceOnGroup(res, group, args.send, args.recv, args.count, args.type, args.op, /*tag=*/0);
+}
+
+absl::Status ChainReduce(const CollectiveArgs& args, Resources& res) {
+  const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
+  const size_t chunk = ChunkElements(args.options.chunk_bytes, kDefaultChainChunkBytes, DataTypeSize(args.type));
+  return ChainReduceOnGroup(res, group, args.send, args.recv, args.count, args.type, args.op, chunk, /*tag=*/0);
+}
+
+}  // namespace kcoll
