@@ -38,10 +38,18 @@ int Relaunch(int ranks, int argc, char** argv) {
   setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
   const std::string np = absl::StrCat(ranks);
-  std::vector<char*> args = {const_cast<char*>(KCOLL_MPIRUN), const_cast<char*>("--oversubscribe"),
-                             const_cast<char*>("--bind-to"),  const_cast<char*>("none"),
-                             const_cast<char*>("-np"),        const_cast<char*>(np.c_str()),
-                             const_cast<char*>("/proc/self/exe")};
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
+    std::fprintf(stderr, "describe_topology: cannot find its own path\n");
+    return 1;
+  }
+  std::vector<char*> args = {const_cast<char*>(KCOLL_MPIRUN),
+                             const_cast<char*>("--oversubscribe"),
+                             const_cast<char*>("--bind-to"),
+                             const_cast<char*>("none"),
+                             const_cast<char*>("-np"),
+                             const_cast<char*>(np.c_str()),
+                             self};
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execv(KCOLL_MPIRUN, args.data());
@@ -67,8 +75,8 @@ int Run() {
   std::vector<float> data(count, 1.0f);
   kcoll::CallOptions call;
   call.algorithm = *algorithm;
-  absl::Status s = (*comm)->AllReduce(data.data(), data.data(), count, kcoll::DataType::kFloat32,
-                                      kcoll::ReduceOp::kSum, call);
+  absl::Status s =
+      (*comm)->AllReduce(data.data(), data.data(), count, kcoll::DataType::kFloat32, kcoll::ReduceOp::kSum, call);
   if (!s.ok()) {
     std::fprintf(stderr, "describe_topology: AllReduce: %s\n", s.ToString().c_str());
     return 1;
@@ -88,7 +96,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int result = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    std::vector<char*> kokkos_args(argv, argv + argc);
+    char disable_warnings[] = "--kokkos-disable-warnings";  // ranks may outnumber cores here on purpose
+    kokkos_args.push_back(disable_warnings);
+    int kokkos_argc = static_cast<int>(kokkos_args.size());
+    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
     result = Run();
   }
   MPI_Finalize();

@@ -60,13 +60,13 @@ struct CollectiveCounts {
   Collective collective = Collective::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
   uint64_t calls = 0;
-  uint64_t bytes = 0;    // payload, summed over calls: nccl-tests' "size" (see PayloadBytes)
-  double seconds = 0;    // wall time inside the communicator, summed over calls
+  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (see PayloadBytes)
+  double seconds = 0;  // wall time inside the communicator, summed over calls
   PrimitiveCounts primitives;
 };
 
 struct Counters {
-  PrimitiveCounts total;                     // every primitive, collectives or not
+  PrimitiveCounts total;                      // every primitive, collectives or not
   std::vector<CollectiveCounts> collectives;  // one entry per (collective, algorithm) that ran, in first-run order
 
   // The entry of (collective, algorithm), created empty if absent.
@@ -83,12 +83,12 @@ uint64_t PayloadBytes(Collective collective, size_t count, size_t element_bytes,
 // All zero when no call matched.
 struct TrafficPerCall {
   uint64_t calls = 0;
-  double payload_bytes = 0;          // nccl-tests' size
-  double sent_bytes = 0;             // sent by this rank
+  double payload_bytes = 0;  // nccl-tests' size
+  double sent_bytes = 0;     // sent by this rank
   double intra_node_sent_bytes = 0;
   double inter_node_sent_bytes = 0;
   double received_bytes = 0;
-  double inter_node_share = 0;       // inter_node_sent_bytes / sent_bytes (0 when nothing was sent)
+  double inter_node_share = 0;  // inter_node_sent_bytes / sent_bytes (0 when nothing was sent)
   double seconds = 0;
 };
 TrafficPerCall SummarizeTraffic(const Counters& counters, Collective collective,

@@ -15,9 +15,7 @@ std::string Head(const Topology& t) { return absl::StrCat("comm ", FormatCommId(
 // Ranks as compact ranges: "0-3,6".
 std::string Ranges(const std::vector<int>& values) { return FormatCpuList(values); }
 
-std::string NumaText(const RankInfo& info) {
-  return info.numa_nodes.empty() ? "unknown" : Ranges(info.numa_nodes);
-}
+std::string NumaText(const RankInfo& info) { return info.numa_nodes.empty() ? "unknown" : Ranges(info.numa_nodes); }
 
 std::string GpuText(const RankInfo& info) {
   if (!info.gpu.has_value()) return "none";
@@ -98,8 +96,8 @@ std::string Seconds(double s) {
 }  // namespace
 
 std::string DescribeRank(const Topology& t, int rank) {
-  std::string line = absl::StrCat(Head(t), "rank ", rank, " node ", t.node_of[rank], " local_rank ",
-                                  t.local_rank_of[rank]);
+  std::string line =
+      absl::StrCat(Head(t), "rank ", rank, " node ", t.node_of[rank], " local_rank ", t.local_rank_of[rank]);
   if (rank < static_cast<int>(t.ranks.size())) {
     const RankInfo& info = t.ranks[rank];
     absl::StrAppend(&line, " host ", info.host, " pid ", info.pid, " cpus ", Ranges(info.cpus), " numa ",
@@ -119,7 +117,8 @@ std::vector<std::string> DescribeTopology(const Topology& t, const CommInfo& inf
   for (int r = 0; r < t.nranks; ++r) lines.push_back(DescribeRank(t, r));
   for (const auto& [host, ranks] : hosts) {
     const std::vector<InterfaceGroup> groups = GroupInterfaces(t.ranks[ranks[0]].interfaces);
-    if (groups.empty()) lines.push_back(absl::StrCat(Head(t), "host ", host, " ranks ", Ranges(ranks), " no interfaces"));
+    if (groups.empty())
+      lines.push_back(absl::StrCat(Head(t), "host ", host, " ranks ", Ranges(ranks), " no interfaces"));
     for (const InterfaceGroup& g : groups) {
       lines.push_back(absl::StrCat(Head(t), "host ", host, " ranks ", Ranges(ranks), " interface ", g.name,
                                    g.up ? " up" : " down", g.loopback ? " loopback" : "", ": ",
@@ -164,8 +163,8 @@ std::vector<std::string> DescribeCounters(const Topology& t, const Counters& cou
 
 std::string DescribeCall(const Topology& t, const CallRecord& call, const absl::Status& status) {
   return absl::StrCat(Head(t), "call ", CollectiveName(call.collective), " algo ", AlgorithmName(call.algorithm),
-                      " count ", call.count, " type ", DataTypeName(call.type), " op ", ReduceOpName(call.op),
-                      " root ", call.root, " bytes ", call.bytes, " time ", Seconds(call.seconds), " sent ",
+                      " count ", call.count, " type ", DataTypeName(call.type), " op ", ReduceOpName(call.op), " root ",
+                      call.root, " bytes ", call.bytes, " time ", Seconds(call.seconds), " sent ",
                       call.primitives.send.bytes, " inter ", call.primitives.send.inter_node_bytes, " received ",
                       call.primitives.recv.bytes, " status ", status.ok() ? "OK" : status.ToString());
 }

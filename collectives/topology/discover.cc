@@ -27,7 +27,8 @@ absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int 
   KCOLL_RETURN_IF_ERROR(MpiCheck(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm),
                                  "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)"));
   int label = rank;
-  const absl::Status min = MpiCheck(MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_INT, MPI_MIN, node_comm), "MPI_Allreduce");
+  const absl::Status min =
+      MpiCheck(MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_INT, MPI_MIN, node_comm), "MPI_Allreduce");
   MPI_Comm_free(&node_comm);
   KCOLL_RETURN_IF_ERROR(min);
   std::vector<int> labels(nranks);
@@ -48,9 +49,9 @@ absl::StatusOr<std::vector<RankInfo>> GatherRankInfo(MPI_Comm comm, int nranks, 
     total += lengths[r];
   }
   std::string all(total, '\0');
-  KCOLL_RETURN_IF_ERROR(MpiCheck(
-      MPI_Allgatherv(bytes.data(), length, MPI_CHAR, &all[0], lengths.data(), offsets.data(), MPI_CHAR, comm),
-      "MPI_Allgatherv(rank info)"));
+  KCOLL_RETURN_IF_ERROR(
+      MpiCheck(MPI_Allgatherv(bytes.data(), length, MPI_CHAR, &all[0], lengths.data(), offsets.data(), MPI_CHAR, comm),
+               "MPI_Allgatherv(rank info)"));
   std::vector<RankInfo> out;
   out.reserve(nranks);
   for (int r = 0; r < nranks; ++r) {

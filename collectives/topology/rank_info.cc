@@ -106,8 +106,8 @@ absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text) {
   for (absl::string_view item : absl::StrSplit(absl::StripAsciiWhitespace(text), ',', absl::SkipWhitespace())) {
     std::vector<absl::string_view> range = absl::StrSplit(item, absl::MaxSplits('-', 1));
     int lo = 0, hi = 0;
-    if (!absl::SimpleAtoi(range[0], &lo) || lo < 0 ||
-        !absl::SimpleAtoi(range.size() == 2 ? range[1] : range[0], &hi) || hi < lo) {
+    if (!absl::SimpleAtoi(range[0], &lo) || lo < 0 || !absl::SimpleAtoi(range.size() == 2 ? range[1] : range[0], &hi) ||
+        hi < lo) {
       return absl::InvalidArgumentError(absl::StrCat("cpu list '", text, "': '", item, "' is not a cpu or range"));
     }
     for (int c = lo; c <= hi; ++c) cpus.push_back(c);
@@ -162,11 +162,8 @@ RankInfo DiscoverLocalRankInfo(absl::string_view sysfs_node_dir) {
 }
 
 nlohmann::json InterfaceToJson(const NetworkInterface& nic) {
-  return {{"name", nic.name},
-          {"family", nic.family},
-          {"address", nic.address},
-          {"up", nic.up},
-          {"loopback", nic.loopback}};
+  return {
+      {"name", nic.name}, {"family", nic.family}, {"address", nic.address}, {"up", nic.up}, {"loopback", nic.loopback}};
 }
 
 nlohmann::json RankInfoToJson(const RankInfo& info) {

@@ -28,13 +28,11 @@ struct NetworkInterface {
 
 // The GPU a rank drives. Filled by whoever owns the device (the CUDA backend / NCCL transport); absent otherwise.
 struct GpuInfo {
-  int device = -1;          // CUDA device ordinal as the process sees it
-  std::string pci_bus_id;   // "0000:3b:00.0"
-  std::string name;         // "NVIDIA H100 80GB HBM3"
+  int device = -1;         // CUDA device ordinal as the process sees it
+  std::string pci_bus_id;  // "0000:3b:00.0"
+  std::string name;        // "NVIDIA H100 80GB HBM3"
 
-  bool operator==(const GpuInfo& o) const {
-    return device == o.device && pci_bus_id == o.pci_bus_id && name == o.name;
-  }
+  bool operator==(const GpuInfo& o) const { return device == o.device && pci_bus_id == o.pci_bus_id && name == o.name; }
 };
 
 struct RankInfo {
