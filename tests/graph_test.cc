@@ -88,9 +88,9 @@ int CeilLog2(int n) {
 TEST(ChannelRing, EveryChannelVisitsEveryRankOnceWithNodesContiguous) {
   for (int n = 1; n <= 32; ++n) {
     for (const std::vector<int>& labels : Layouts(n)) {
-      const Topology t = MakeTopology(0, labels, /*emulated=*/false, kMaxChannels);
-      ASSERT_EQ(t.nchannels(), kMaxChannels);
-      for (int c = 0; c < kMaxChannels; ++c) {
+      const Topology t = MakeTopology(0, labels, /*emulated=*/false, Topology::kMaxChannels);
+      ASSERT_EQ(t.nchannels(), Topology::kMaxChannels);
+      for (int c = 0; c < Topology::kMaxChannels; ++c) {
         const std::vector<int>& ring = t.ChannelRing(c);
         const std::string what = absl::StrCat("n=", n, " nodes {", absl::StrJoin(labels, ","), "} channel ", c,
                                               " ring {", absl::StrJoin(ring, ","), "}");

@@ -93,9 +93,9 @@ absl::StatusOr<int> ChooseChannelCount(int requested) {
     text = env;
     if (!absl::SimpleAtoi(env, &n)) n = -1;
   }
-  if (n < 1 || n > kMaxChannels) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": '", text, "' is not a channel count (an integer from 1 to ", kMaxChannels, ")"));
+  if (n < 1 || n > Topology::kMaxChannels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": '", text, "' is not a channel count (an integer from 1 to ", Topology::kMaxChannels, ")"));
   }
   return n;
 }

@@ -31,9 +31,6 @@
 
 namespace kcoll {
 
-// At most this many channels, as NCCL.
-inline constexpr int kMaxChannels = 32;
-
 // A rooted spanning tree over the ranks 0..n-1, indexed by rank.
 struct Tree {
   int root = 0;

@@ -15,6 +15,9 @@
 namespace kcoll {
 
 struct Topology {
+  // At most this many channels, as NCCL.
+  static constexpr int kMaxChannels = 32;
+
   int rank = 0;
   int nranks = 1;
   int nnodes = 1;
