@@ -5,15 +5,14 @@
 // ranks before it, so after ceil(log2 n) rounds it has heard from all. Works for any n, every rank busy every round:
 //   T = ceil(log2 n) alpha
 //
-// Binomial tree (kTree). Every rank waits for its children in the binomial tree rooted at rank 0
-// (binomial_tree.h), signals its parent, then waits for its parent's release and releases its children:
+// Binomial tree (kTree). Every rank waits for its children in the topology's binomial tree (rooted at rank 0, over
+// the ring order; graph.h), signals its parent, then waits for its parent's release and releases its children:
 //   T = 2 ceil(log2 n) alpha
 //
 // Linear (kLinear). Rank 0 waits for a signal from every other rank, then releases them all:
 //   T = 2 alpha + 2 (n-1) o    (o: the root's per-message overhead)
 #include "collectives/algorithms/barrier.h"
 
-#include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/partition.h"
 #include "collectives/status_macros.h"
 
@@ -30,15 +29,16 @@ absl::Status DisseminationBarrier(const CollectiveArgs& /*args*/, Resources& res
 }
 
 absl::Status TreeBarrier(const CollectiveArgs& /*args*/, Resources& res) {
-  const BinomialNode node = BinomialNodeOf(res.topology.rank, res.topology.nranks);
-  for (int child : node.children) KCOLL_RETURN_IF_ERROR(res.transport.Recv(child, nullptr, 0, /*tag=*/0).status());
+  const Tree& tree = res.topology.binomial_tree;
+  const int me = res.topology.rank, parent = tree.Parent(me);
+  for (int child : tree.Children(me)) KCOLL_RETURN_IF_ERROR(res.transport.Recv(child, nullptr, 0, /*tag=*/0).status());
   KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-  if (node.parent >= 0) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(node.parent, nullptr, 0, /*tag=*/0).status());
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(node.parent, nullptr, 0, /*tag=*/0).status());
+  if (parent >= 0) {
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(parent, nullptr, 0, /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(parent, nullptr, 0, /*tag=*/0).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
   }
-  for (int child : node.children) KCOLL_RETURN_IF_ERROR(res.transport.Send(child, nullptr, 0, /*tag=*/0).status());
+  for (int child : tree.Children(me)) KCOLL_RETURN_IF_ERROR(res.transport.Send(child, nullptr, 0, /*tag=*/0).status());
   return res.transport.WaitAll();
 }
 

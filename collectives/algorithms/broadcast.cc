@@ -1,9 +1,9 @@
-// Broadcast: the root's `count` elements end up in every rank's receive buffer. The ranks are taken in the
-// topology's ring order starting at the root (position 0), so that a node's ranks are served together.
+// Broadcast: the root's `count` elements end up in every rank's receive buffer. Both schedules follow the
+// topology's ring order starting at the root, so that a node's ranks are served together.
 //
-// Binomial tree (kTree). Position v receives the whole buffer from its parent (v with its lowest set bit cleared,
-// binomial_tree.h), then sends it to its children, largest subtree first. The number of ranks holding the data
-// doubles every round:
+// Binomial tree (kTree), the topology's binomial tree rooted at the root (Topology::BinomialTreeRootedAt; graph.h):
+// each rank receives the whole buffer from its parent, then sends it to its children, largest subtree first. The
+// number of ranks holding the data doubles every round:
 //   T = ceil(log2 n) (alpha + N beta)       (N = count * elem)
 // Few rounds, but every round carries the whole buffer: the choice for small buffers.
 //
@@ -19,23 +19,23 @@
 #include <algorithm>
 #include <vector>
 
-#include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
 
-absl::Status BinomialBroadcastOnGroup(Resources& res, const Group& group, const void* root_src, void* buffer,
-                                      size_t bytes, int tag) {
-  const BinomialNode node = BinomialNodeOf(group.index, group.size());
+absl::Status BroadcastDownTree(Resources& res, const Tree& tree, const void* root_src, void* buffer, size_t bytes,
+                               int tag) {
+  const int me = res.topology.rank;
   const void* src = root_src;
-  if (node.parent >= 0) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(group.ranks[node.parent], buffer, bytes, tag).status());
+  if (tree.Parent(me) >= 0) {
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(tree.Parent(me), buffer, bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
     src = buffer;
   }
-  for (int child : node.children) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[child], src, bytes, tag).status());
+  const std::vector<int>& children = tree.Children(me);
+  for (auto child = children.rbegin(); child != children.rend(); ++child) {  // listed nearest first
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(*child, src, bytes, tag).status());
   }
   return res.transport.WaitAll();
 }
@@ -80,9 +80,12 @@ absl::Status RootCopy(const CollectiveArgs& args, Resources& res) {
 }  // namespace
 
 absl::Status TreeBroadcast(const CollectiveArgs& args, Resources& res) {
-  const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
   const size_t bytes = args.count * DataTypeSize(args.type);
-  if (bytes > 0) KCOLL_RETURN_IF_ERROR(BinomialBroadcastOnGroup(res, group, args.send, args.recv, bytes, /*tag=*/0));
+  if (bytes > 0) {
+    const Tree rooted = args.root == 0 ? Tree() : res.topology.BinomialTreeRootedAt(args.root);
+    const Tree& tree = args.root == 0 ? res.topology.binomial_tree : rooted;
+    KCOLL_RETURN_IF_ERROR(BroadcastDownTree(res, tree, args.send, args.recv, bytes, /*tag=*/0));
+  }
   return RootCopy(args, res);
 }
 

@@ -7,7 +7,9 @@
 // (the n-1 latencies overlap in practice, since the transfers are posted together).
 //
 // Binomial tree (kTree). Ranks are numbered relative to the root (v = rank - root mod n) and arranged in the
-// binomial tree of binomial_tree.h, where the subtree of v is the contiguous range [v, v + lowbit(v)). In Gather
+// binomial tree of binomial_tree.h, where the subtree of v is the contiguous range [v, v + lowbit(v)). This is the
+// topology's binomial tree shape, but over rank order instead of ring order: the blocks of a subtree must be
+// contiguous in the rank-ordered buffers. In Gather
 // each rank collects its subtree's blocks (its children's subtrees arrive in one message each, straight into place
 // in a scratch buffer) and sends them to its parent in one message; in Scatter each rank receives its subtree's
 // blocks from its parent and hands each child its sub-range. The root works in relative order and rotates to rank

@@ -1,9 +1,10 @@
-// Reduce: the reduction over all ranks of their `count` elements ends up in the root's receive buffer. The ranks
-// are taken in the topology's ring order starting at the root (position 0). Broadcast's schedules, reversed.
+// Reduce: the reduction over all ranks of their `count` elements ends up in the root's receive buffer.
+// Broadcast's schedules, reversed, over the same orders.
 //
-// Binomial tree (kTree). Position v posts receives from all its children (binomial_tree.h) at once, combines their
-// partial results with its own contribution as they complete (smallest subtree first, since it finishes first),
-// and sends the result to its parent. The number of partial results halves every round:
+// Binomial tree (kTree), the topology's binomial tree rooted at the root (Topology::BinomialTreeRootedAt; graph.h).
+// Each rank posts receives from all its children at once, combines their partial results with its own
+// contribution as they complete (nearest child first: its subtree is the smallest, so it finishes first), and sends
+// the result to its parent. The number of partial results halves every round:
 //   T = ceil(log2 n) (alpha + N beta + N gamma)     (N = count * elem; gamma: reduction time per byte)
 // The choice for small buffers.
 //
@@ -20,45 +21,44 @@
 #include <algorithm>
 #include <vector>
 
-#include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/broadcast.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
 
-absl::Status BinomialReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv, size_t count,
-                                   DataType type, ReduceOp op, int tag) {
-  const BinomialNode node = BinomialNodeOf(group.index, group.size());
-  const bool root = node.parent < 0;
+absl::Status ReduceUpTree(Resources& res, const Tree& tree, const void* send, void* recv, size_t count, DataType type,
+                          ReduceOp op, int tag) {
+  const int me = res.topology.rank;
+  const bool root = tree.Parent(me) < 0;
   const size_t bytes = count * DataTypeSize(type);
+  const std::vector<int>& children = tree.Children(me);
   if (count == 0) return absl::OkStatus();
-  if (node.children.empty()) {
+  if (children.empty()) {
     if (root) return send == recv ? absl::OkStatus() : res.kernels.Copy(recv, send, bytes);
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[node.parent], send, bytes, tag).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(tree.Parent(me), send, bytes, tag).status());
     return res.transport.WaitAll();
   }
 
-  const int nchildren = static_cast<int>(node.children.size());
+  const int nchildren = static_cast<int>(children.size());
   KCOLL_ASSIGN_OR_RETURN(void* incoming_ptr, res.kernels.Scratch(1, nchildren * bytes));
   char* incoming = static_cast<char*>(incoming_ptr);
   std::vector<Transport::Request> arrivals(nchildren);
   for (int i = 0; i < nchildren; ++i) {
-    KCOLL_ASSIGN_OR_RETURN(arrivals[i],
-                           res.transport.Recv(group.ranks[node.children[i]], incoming + i * bytes, bytes, tag));
+    KCOLL_ASSIGN_OR_RETURN(arrivals[i], res.transport.Recv(children[i], incoming + i * bytes, bytes, tag));
   }
   void* acc = recv;
   if (!root) {
     KCOLL_ASSIGN_OR_RETURN(acc, res.kernels.Scratch(0, bytes));
   }
   const void* partial = send;
-  for (int i = nchildren - 1; i >= 0; --i) {  // children are listed largest subtree first
+  for (int i = 0; i < nchildren; ++i) {
     KCOLL_RETURN_IF_ERROR(res.transport.Wait(arrivals[i]));
     KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, acc, partial, incoming + i * bytes, count));
     partial = acc;
   }
   if (root) return res.transport.WaitAll();
-  KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[node.parent], acc, bytes, tag).status());
+  KCOLL_RETURN_IF_ERROR(res.transport.Send(tree.Parent(me), acc, bytes, tag).status());
   return res.transport.WaitAll();
 }
 
@@ -104,8 +104,9 @@ absl::Status ChainReduceOnGroup(Resources& res, const Group& group, const void* 
 }
 
 absl::Status TreeReduce(const CollectiveArgs& args, Resources& res) {
-  const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
-  return BinomialReduceOnGroup(res, group, args.send, args.recv, args.count, args.type, args.op, /*tag=*/0);
+  const Tree rooted = args.root == 0 ? Tree() : res.topology.BinomialTreeRootedAt(args.root);
+  const Tree& tree = args.root == 0 ? res.topology.binomial_tree : rooted;
+  return ReduceUpTree(res, tree, args.send, args.recv, args.count, args.type, args.op, /*tag=*/0);
 }
 
 absl::Status ChainReduce(const CollectiveArgs& args, Resources& res) {
