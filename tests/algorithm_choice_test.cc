@@ -25,8 +25,9 @@ TEST(RegistryTest, EveryCollectiveHasAnAlgorithm) {
 TEST(RegistryTest, AlgorithmsPerCollective) {
   EXPECT_THAT(AlgorithmsFor(Collective::kReduceScatter), ElementsAre(Algorithm::kRing, Algorithm::kHalvingDoubling));
   EXPECT_THAT(AlgorithmsFor(Collective::kAllGather), ElementsAre(Algorithm::kRing, Algorithm::kRecursiveDoubling));
-  EXPECT_THAT(AlgorithmsFor(Collective::kBroadcast), ElementsAre(Algorithm::kChain, Algorithm::kTree));
-  EXPECT_THAT(AlgorithmsFor(Collective::kReduce), ElementsAre(Algorithm::kChain, Algorithm::kTree));
+  EXPECT_THAT(AlgorithmsFor(Collective::kBroadcast),
+              ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
+  EXPECT_THAT(AlgorithmsFor(Collective::kReduce), ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
   EXPECT_THAT(AlgorithmsFor(Collective::kAllToAll), ElementsAre(Algorithm::kPairwise));
   EXPECT_THAT(AlgorithmsFor(Collective::kGather), ElementsAre(Algorithm::kLinear, Algorithm::kTree));
   EXPECT_THAT(AlgorithmsFor(Collective::kScatter), ElementsAre(Algorithm::kLinear, Algorithm::kTree));

@@ -13,6 +13,10 @@
 //   T = (n - 2 + k) (alpha + (N/k) beta)    (k = ceil(N / chunk_bytes) stages)
 // which tends to N beta for k >> n: the choice for large buffers.
 //
+// Linear (kLinear). The root posts a send of the whole buffer to every other rank at once:
+//   T = alpha + (n-1) N beta                (the root's link carries n-1 copies)
+// Only for few ranks or as a baseline.
+//
 // The root sends straight from its send buffer and copies it to its receive buffer unless in place (send == recv).
 #include "collectives/algorithms/broadcast.h"
 
@@ -96,6 +100,21 @@ absl::Status ChainBroadcast(const CollectiveArgs& args, Resources& res) {
   KCOLL_RETURN_IF_ERROR(
       ChainBroadcastOnGroup(res, group, args.send, args.recv, args.count * elem, chunk_bytes, /*tag=*/0));
   return RootCopy(args, res);
+}
+
+absl::Status LinearBroadcast(const CollectiveArgs& args, Resources& res) {
+  const int n = res.topology.nranks, me = res.topology.rank;
+  const size_t bytes = args.count * DataTypeSize(args.type);
+  if (bytes == 0) return absl::OkStatus();
+  if (me != args.root) {
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(args.root, args.recv, bytes, /*tag=*/0).status());
+    return res.transport.WaitAll();
+  }
+  for (int to = 0; to < n; ++to) {
+    if (to != me) KCOLL_RETURN_IF_ERROR(res.transport.Send(to, args.send, bytes, /*tag=*/0).status());
+  }
+  KCOLL_RETURN_IF_ERROR(RootCopy(args, res));
+  return res.transport.WaitAll();
 }
 
 }  // namespace kcoll

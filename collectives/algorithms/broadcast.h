@@ -24,6 +24,7 @@ inline constexpr size_t kDefaultChainChunkBytes = size_t{64} << 10;
 // starting at the root.
 absl::Status TreeBroadcast(const CollectiveArgs& args, Resources& res);
 absl::Status ChainBroadcast(const CollectiveArgs& args, Resources& res);
+absl::Status LinearBroadcast(const CollectiveArgs& args, Resources& res);
 
 }  // namespace kcoll
 

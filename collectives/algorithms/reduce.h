@@ -21,6 +21,7 @@ absl::Status ChainReduceOnGroup(Resources& res, const Group& group, const void* 
 // ending at the root.
 absl::Status TreeReduce(const CollectiveArgs& args, Resources& res);
 absl::Status ChainReduce(const CollectiveArgs& args, Resources& res);
+absl::Status LinearReduce(const CollectiveArgs& args, Resources& res);
 
 }  // namespace kcoll
 
