@@ -24,7 +24,7 @@ def collective_test(name, srcs, deps = [], ranks = COLLECTIVE_RANKS, **kwargs):
             args = [str(n), "$(location %s)" % binary],
             data = [binary],
             env = {"KCOLL_EXHAUSTIVE": "1"},
-            size = "large",
+            size = "enormous",
             tags = ["exhaustive", "manual", "mpi"],
         )
         tests.append(":" + test_name)
