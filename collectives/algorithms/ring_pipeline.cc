@@ -16,8 +16,9 @@
 //
 // Memory traffic: nothing is copied locally. A ReduceScatter block arrives in a chunk-sized scratch buffer that is
 // still in cache when it is reduced, reads this rank's block from `in` and writes `out` once; AllGather blocks land
-// directly in `out`. In place (in == out) works because a block is only overwritten by the AllGather after the
-// ReduceScatter send that read it has completed (the per-block send requests are waited for first).
+// directly in `out`. A block of `out` is only overwritten by an AllGather receive after the ReduceScatter send that
+// read it has completed (the per-block send requests are waited for first), which is also what makes in place
+// (in == out) work.
 #include "collectives/algorithms/ring_pipeline.h"
 
 #include <algorithm>
@@ -92,8 +93,10 @@ absl::Status RingPipeline::PostSliceStart(size_t slice) {
   std::vector<std::optional<Transport::Request>>& sends = slice == current_.slice ? block_send_ : next_block_send_;
   if (rs_steps_ > 0) {  // ReduceScatter step 0 sends this rank's own block, from `in`
     const Block b = BlockIn(slice, me_);
-    KCOLL_ASSIGN_OR_RETURN(sends[me_], res_.transport.Send(right_, in_ + b.offset * elem_, b.count * elem_, spec_.tag));
-  } else {  // AllGather step 0 sends the block this rank owns after a ReduceScatter
+    KCOLL_ASSIGN_OR_RETURN(Transport::Request r,
+                           res_.transport.Send(right_, in_ + b.offset * elem_, b.count * elem_, spec_.tag));
+    if (in_ == out_) sends[me_] = r;  // only in place does the AllGather later receive into what this send reads
+  } else {                            // AllGather step 0 sends the block this rank owns after a ReduceScatter
     const Block b = BlockIn(slice, OwnedBlock(me_, n_));
     KCOLL_RETURN_IF_ERROR(res_.transport.Send(right_, out_ + b.offset * elem_, b.count * elem_, spec_.tag).status());
   }

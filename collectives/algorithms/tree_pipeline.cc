@@ -8,8 +8,8 @@
 //
 // Up(k) posts the receives of chunk k+1 before it waits for chunk k, into the other half of a double-buffered set
 // of scratch buffers (two per child), so the next chunk travels while this one is reduced. Down(k) first waits for
-// the Up(k) send of the same chunk: a leaf sends from `in`, which is `out` in place, and an interior rank sends
-// from `out`, which the broadcast then overwrites.
+// the Up(k) send of the same chunk when that send read `out` (an interior rank, or a leaf in place), since the
+// broadcast overwrites it.
 //
 // With several chunks in flight the tree levels work at the same time on different chunks: after the pipeline
 // fills, a chunk completes every chunk-time instead of every 2 * depth chunk-times.
@@ -109,7 +109,9 @@ absl::Status TreePipeline::Down(size_t k) {
   const Block c = ChunkAt(k);
   char* result = out_ + c.offset * elem_;
   if (links_.parent >= 0) {
-    if (up_send_[k].has_value()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
+    // The broadcast overwrites the chunk the reduction sent from: `out` on an interior rank, `in` == `out` in place.
+    const bool sent_from_out = !links_.children.empty() || in_ == out_;
+    if (sent_from_out && up_send_[k].has_value()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
     KCOLL_ASSIGN_OR_RETURN(Transport::Request r,
                            res_.transport.Recv(links_.parent, result, c.count * elem_, spec_.tag));
     KCOLL_RETURN_IF_ERROR(res_.transport.Wait(r));
