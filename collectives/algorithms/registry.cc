@@ -4,7 +4,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/algorithms/bidirectional_ring.h"
+#include "collectives/algorithms/double_binary_tree.h"
+#include "collectives/algorithms/halving_doubling.h"
+#include "collectives/algorithms/hierarchical.h"
+#include "collectives/algorithms/recursive_doubling.h"
 #include "collectives/algorithms/ring.h"
+#include "collectives/algorithms/ring_pipelined.h"
+#include "collectives/algorithms/tree.h"
 // Collectives other than AllReduce.
 #include "collectives/algorithms/all_gather.h"
 #include "collectives/algorithms/all_to_all.h"
@@ -27,6 +34,14 @@ struct Entry {
 const std::vector<Entry>& Table() {
   static const auto* table = new std::vector<Entry>{
       {Collective::kAllReduce, Algorithm::kRing, &RingAllReduce},
+      {Collective::kAllReduce, Algorithm::kRingPipelined, &RingPipelinedAllReduce},
+      {Collective::kAllReduce, Algorithm::kBidirectionalRing, &BidirectionalRingAllReduce},
+      {Collective::kAllReduce, Algorithm::kTree, &TreeAllReduce},
+      {Collective::kAllReduce, Algorithm::kDoubleBinaryTree, &DoubleBinaryTreeAllReduce},
+      {Collective::kAllReduce, Algorithm::kHalvingDoubling, &HalvingDoublingAllReduce},
+      {Collective::kAllReduce, Algorithm::kRecursiveDoubling, &RecursiveDoublingAllReduce},
+      {Collective::kAllReduce, Algorithm::kHierarchical, &HierarchicalAllReduce},
+      {Collective::kAllReduce, Algorithm::kHierarchicalRingTree, &HierarchicalRingTreeAllReduce},
 
       // Collectives other than AllReduce; within a collective, the first entry is its fallback default.
       {Collective::kReduceScatter, Algorithm::kRing, &RingReduceScatter},
