@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/rooted_group.h"
 
 namespace kcoll {
 
@@ -14,14 +15,9 @@ namespace kcoll {
 // per-message cost of the transport (a few microseconds) stays below 5% of the transfer at shared-memory speeds.
 inline constexpr size_t kDefaultChunkBytes = size_t{512} << 10;
 
-// NCCL's limit on rings per communicator; more channels only add latency on a host transport.
-inline constexpr int kMaxChannels = 32;
-
 // Elements per pipeline stage for `type`: options.chunk_bytes (or `default_bytes` when 0), at least one element.
 inline size_t ChunkElems(const AlgorithmOptions& options, DataType type, size_t default_bytes = kDefaultChunkBytes) {
-  const size_t bytes = options.chunk_bytes > 0 ? options.chunk_bytes : default_bytes;
-  const size_t elems = bytes / DataTypeSize(type);
-  return elems > 0 ? elems : 1;
+  return ChunkElements(options.chunk_bytes, default_bytes, DataTypeSize(type));
 }
 
 // Ceiling of a / b for b > 0.

@@ -12,16 +12,17 @@
 // doubling the window until it covers the buffer.
 //
 // Each participant sends (p-1)/p of the buffer in each phase, like the ring, but in 2 log2(p) steps instead of
-// 2(p-1). Any other rank count is folded onto the largest power of two first (power_of_two.h): the extra ranks hand
-// their data to a partner before and get the result back after.
+// 2(p-1). Any other rank count is folded onto the largest power of two first (power_of_two_fold.h, fold_transfers.h):
+// the extra ranks hand their data to a partner before and get the result back after.
 //
 // The first step reads this rank's contribution from `in` (or from `out` on a folding partner, which already holds
 // its partner's data reduced with its own), so nothing is copied before the reduction. Pairs combine in a fixed
 // order, lower participant's data first.
 #include "collectives/algorithms/halving_doubling.h"
 
+#include "collectives/algorithms/fold_transfers.h"
 #include "collectives/algorithms/group.h"
-#include "collectives/algorithms/power_of_two.h"
+#include "collectives/algorithms/power_of_two_fold.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
@@ -47,17 +48,18 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
   if (n == 1) return res.kernels.Copy(out, in, args.count * elem);
   if (args.count == 0) return absl::OkStatus();
 
-  const PowerOfTwoFold fold = MakePowerOfTwoFold(n, group.index);
-  const int p = fold.p;
+  const PowerOfTwoFold fold(n);
+  const int p = fold.p2;
+  const bool partnered = FoldPartner(fold, group.index) >= 0;
   // The largest receive: the folded-in buffer, or the first (largest) half of the blocks.
-  const size_t scratch_elems = fold.partner >= 0 ? args.count : BlocksRange(args.count, p, 0, p / 2).count;
+  const size_t scratch_elems = partnered ? args.count : BlocksRange(args.count, p, 0, p / 2).count;
   KCOLL_ASSIGN_OR_RETURN(void* scratch_ptr, res.kernels.Scratch(0, scratch_elems * elem));
   char* scratch = static_cast<char*>(scratch_ptr);
   KCOLL_RETURN_IF_ERROR(FoldIn(res, group, fold, in, out, scratch, args.count, args.type, args.op, kTag));
 
-  if (!fold.folded_out) {
-    const int v = fold.participant;
-    const char* mine = fold.partner >= 0 ? out : in;
+  if (!fold.SitsOut(group.index)) {
+    const int v = fold.VirtualOf(group.index);
+    const char* mine = partnered ? out : in;
     int lo = 0, hi = p;
     for (int d = p / 2; d >= 1; d /= 2) {
       const int peer = group.ranks[fold.PositionOf(v ^ d)];

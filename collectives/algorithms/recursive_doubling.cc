@@ -4,15 +4,17 @@
 // result with v XOR d and reduces the two. After step d every participant holds the reduction over its aligned
 // group of 2d participants, so after log2(p) steps everyone holds the full result: the fewest possible steps
 // (log2 p), each moving the whole buffer, which makes it the choice for small messages where latency dominates.
-// Other rank counts are folded onto the largest power of two (power_of_two.h): one more transfer before, one after.
+// Other rank counts are folded onto the largest power of two (power_of_two_fold.h, fold_transfers.h): one more transfer
+// before, one after.
 //
 // Both partners of a pair compute the same elements, so they combine in the same order (lower participant's data
 // first): with a commutative but not bitwise-symmetric op (min/max of signed zeros, NaN payloads) the two would
 // otherwise end up with different bits. The first step reads `in` directly; each step's result goes to `out`.
 #include "collectives/algorithms/recursive_doubling.h"
 
+#include "collectives/algorithms/fold_transfers.h"
 #include "collectives/algorithms/group.h"
-#include "collectives/algorithms/power_of_two.h"
+#include "collectives/algorithms/power_of_two_fold.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
@@ -31,13 +33,14 @@ absl::Status RecursiveDoublingAllReduce(const CollectiveArgs& args, Resources& r
   if (n == 1) return res.kernels.Copy(out, in, bytes);
   if (args.count == 0) return absl::OkStatus();
 
-  const PowerOfTwoFold fold = MakePowerOfTwoFold(n, group.index);
+  const PowerOfTwoFold fold(n);
+  const bool partnered = FoldPartner(fold, group.index) >= 0;
   KCOLL_ASSIGN_OR_RETURN(void* scratch, res.kernels.Scratch(0, bytes));
   KCOLL_RETURN_IF_ERROR(FoldIn(res, group, fold, in, out, scratch, args.count, args.type, args.op, kTag));
-  if (!fold.folded_out) {
-    const int v = fold.participant;
-    const char* mine = fold.partner >= 0 ? out : in;
-    for (int d = 1; d < fold.p; d *= 2) {
+  if (!fold.SitsOut(group.index)) {
+    const int v = fold.VirtualOf(group.index);
+    const char* mine = partnered ? out : in;
+    for (int d = 1; d < fold.p2; d *= 2) {
       const int peer = group.ranks[fold.PositionOf(v ^ d)];
       KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, scratch, bytes, kTag).status());
       KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, mine, bytes, kTag).status());

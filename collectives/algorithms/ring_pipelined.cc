@@ -1,8 +1,9 @@
 // Pipelined multi-channel ring AllReduce (NCCL's ring algorithm).
 //
 // The buffer is split into `nchannels` contiguous shares (sizes differ by at most one element), one per channel.
-// Every channel is an independent ring over the same rank order with its own message tag and its own pair of
-// scratch buffers, and runs the sliced ring schedule of ring_pipeline.cc on its share: the share is processed in
+// Every channel is an independent ring (the topology's ring of that channel, Topology::ChannelRing: the same cycle
+// entered at a different rank of each node, see graph.h) with its own message tag and its own pair of scratch
+// buffers, and runs the sliced ring schedule of ring_pipeline.cc on its share: the share is processed in
 // slices of n * chunk elements, each slice a full ring ReduceScatter + AllGather of n blocks of at most one chunk.
 // The channels are advanced in turn, one receive each, so their messages are in flight at the same time.
 //
@@ -14,7 +15,7 @@
 //
 // Defaults: chunk_bytes 512 KiB (chunking.h: a cache-sized stage, big enough to amortise per-message costs), and
 // two channels once every channel gets at least a full slice of work, else one (DefaultRingChannels). nchannels is
-// capped at kMaxChannels (32, NCCL's limit). Each rank sends 2(n-1)/n of the buffer, the ring optimum, in
+// capped at Topology::kMaxChannels (32, NCCL's limit). Each rank sends 2(n-1)/n of the buffer, the ring optimum, in
 // 2(n-1) steps per slice.
 #include "collectives/algorithms/ring_pipelined.h"
 
@@ -33,14 +34,13 @@ int DefaultRingChannels(size_t bytes, int nranks) {
 }
 
 absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) {
-  const Group ring = MakeGroup(res.topology.ring, res.topology.rank);
   const size_t elem = DataTypeSize(args.type);
   int nchannels = args.options.nchannels;
-  if (nchannels < 0 || nchannels > kMaxChannels) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ring_pipelined: nchannels ", nchannels, " is outside [0, ", kMaxChannels, "] (0: default)"));
+  if (nchannels < 0 || nchannels > Topology::kMaxChannels) {
+    return absl::InvalidArgumentError(absl::StrCat("ring_pipelined: nchannels ", nchannels, " is outside [0, ",
+                                                   Topology::kMaxChannels, "] (0: default)"));
   }
-  if (nchannels == 0) nchannels = DefaultRingChannels(args.count * elem, ring.size());
+  if (nchannels == 0) nchannels = DefaultRingChannels(args.count * elem, res.topology.nranks);
   const size_t chunk = ChunkElems(args.options, args.type);
 
   std::deque<RingPipeline> channels;
@@ -58,7 +58,7 @@ absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) 
     spec.tag = c;
     spec.slice_block_elems = chunk;
     spec.scratch_slot = 2 * c;
-    channels.emplace_back(res, ring, spec);
+    channels.emplace_back(res, MakeGroup(res.topology.ChannelRing(c), res.topology.rank), spec);
     run.push_back(&channels.back());
   }
   return RunInterleaved(res, run);

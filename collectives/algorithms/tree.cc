@@ -1,7 +1,8 @@
 // Binomial tree AllReduce: a binomial-tree Reduce to one root followed by a binomial-tree Broadcast from it.
 //
-// Positions 0..n-1 (any n). Position v's parent is v with its lowest set bit cleared; its children are v + 1,
-// v + 2, v + 4, ... below that bit (the root, position 0, has v + 2^k for every 2^k < n). Reduction: each rank
+// The topology's binomial tree (graph.h: positions are ranks in ring order, any n). Position v's parent is v with
+// its lowest set bit cleared; its children are v + 1, v + 2, v + 4, ... below that bit (the root, position 0, has
+// v + 2^k for every 2^k < n). Reduction: each rank
 // combines its children's partial results, smallest subtree first, with its own contribution and sends the result
 // to its parent; after ceil(log2 n) levels the root holds the full reduction. Broadcast: the same tree in reverse,
 // the deepest subtree served first. 2 * ceil(log2 n) latency-bound steps instead of the ring's 2(n-1), at the price
@@ -13,14 +14,17 @@
 // order.
 #include "collectives/algorithms/tree.h"
 
+#include <utility>
+
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/tree_pipeline.h"
 
 namespace kcoll {
 
-absl::Status BinomialTreeAllReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv,
-                                          size_t count, DataType type, ReduceOp op, int tag, size_t chunk_elems,
-                                          int scratch_slot) {
+namespace {
+
+absl::Status RunTree(Resources& res, TreeLinks links, const void* send, void* recv, size_t count, DataType type,
+                     ReduceOp op, int tag, size_t chunk_elems, int scratch_slot, int depth) {
   TreePipeline::Spec spec;
   spec.in = send;
   spec.out = recv;
@@ -30,14 +34,23 @@ absl::Status BinomialTreeAllReduceOnGroup(Resources& res, const Group& group, co
   spec.tag = tag;
   spec.chunk_elems = chunk_elems;
   spec.scratch_slot = scratch_slot;
-  TreePipeline tree(res, BinomialTreeLinks(group), spec);
-  return RunTreePipelines(res, {&tree}, 2 * static_cast<size_t>(CeilLog2(group.size())));
+  TreePipeline tree(res, std::move(links), spec);
+  return RunTreePipelines(res, {&tree}, 2 * static_cast<size_t>(depth));
+}
+
+}  // namespace
+
+absl::Status BinomialTreeAllReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv,
+                                          size_t count, DataType type, ReduceOp op, int tag, size_t chunk_elems,
+                                          int scratch_slot) {
+  return RunTree(res, BinomialLinksOnGroup(group), send, recv, count, type, op, tag, chunk_elems, scratch_slot,
+                 BinomialDepth(group.size()));
 }
 
 absl::Status TreeAllReduce(const CollectiveArgs& args, Resources& res) {
-  const Group group = MakeGroup(res.topology.ring, res.topology.rank);
-  return BinomialTreeAllReduceOnGroup(res, group, args.send, args.recv, args.count, args.type, args.op, /*tag=*/0,
-                                      ChunkElems(args.options, args.type), /*scratch_slot=*/0);
+  const Tree& tree = res.topology.binomial_tree;
+  return RunTree(res, LinksOf(tree, res.topology.rank), args.send, args.recv, args.count, args.type, args.op,
+                 /*tag=*/0, ChunkElems(args.options, args.type), /*scratch_slot=*/0, tree.Depth());
 }
 
 }  // namespace kcoll

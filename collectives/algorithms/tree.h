@@ -13,7 +13,8 @@ absl::Status BinomialTreeAllReduceOnGroup(Resources& res, const Group& group, co
                                           size_t count, DataType type, ReduceOp op, int tag, size_t chunk_elems,
                                           int scratch_slot);
 
-// The communicator-wide binomial tree AllReduce (positions in the topology's ring order, rooted at its first rank).
+// The communicator-wide binomial tree AllReduce, on the topology's binomial tree (graph.h: over the ring order,
+// rooted at rank 0).
 absl::Status TreeAllReduce(const CollectiveArgs& args, Resources& res);
 
 }  // namespace kcoll

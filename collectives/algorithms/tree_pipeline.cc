@@ -18,31 +18,32 @@
 #include <algorithm>
 #include <utility>
 
+#include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
 
-int CeilLog2(int n) {
+TreeLinks LinksOf(const Tree& tree, int rank) {
+  TreeLinks links;
+  links.parent = tree.Parent(rank);
+  links.children = tree.Children(rank);
+  return links;
+}
+
+TreeLinks BinomialLinksOnGroup(const Group& group) {
+  const BinomialNode node = BinomialNodeOf(group.index, group.size());
+  TreeLinks links;
+  links.parent = node.parent < 0 ? -1 : group.ranks[node.parent];
+  // binomial_tree.h lists the largest subtree first (a broadcast's order); a reduction wants the smallest first.
+  for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) links.children.push_back(group.ranks[*it]);
+  return links;
+}
+
+int BinomialDepth(int n) {
   int depth = 0;
   while ((1 << depth) < n) ++depth;
   return depth;
-}
-
-TreePositions BinomialTreePositions(int n, int index) {
-  TreePositions t;
-  const int low = index == 0 ? n : (index & -index);  // the root may have children up to the largest 2^k < n
-  if (index != 0) t.parent = index - low;
-  for (int step = 1; step < low && index + step < n; step <<= 1) t.children.push_back(index + step);
-  return t;
-}
-
-TreeLinks BinomialTreeLinks(const Group& group) {
-  const TreePositions p = BinomialTreePositions(group.size(), group.index);
-  TreeLinks links;
-  links.parent = p.parent < 0 ? -1 : group.ranks[p.parent];
-  for (int c : p.children) links.children.push_back(group.ranks[c]);
-  return links;
 }
 
 TreePipeline::TreePipeline(Resources& res, TreeLinks links, const Spec& spec)

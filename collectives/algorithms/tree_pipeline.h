@@ -11,10 +11,13 @@
 #include "absl/status/status.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/group.h"
+#include "collectives/topology/graph.h"
 
 namespace kcoll {
 
-// One rank's place in a tree, as communicator ranks.
+// One rank's place in a tree, as communicator ranks. The binomial tree (kTree, Broadcast, Reduce) and the double
+// binary tree come from the topology (graph.h), built once per communicator; a tree over part of the communicator
+// (the hierarchical ring-tree's inter-node step) from binomial_tree.h.
 struct TreeLinks {
   int parent = -1;  // -1: this rank is the root
   // Smallest subtree first: partial results are reduced in this order (the first one is combined with `in`), which
@@ -22,18 +25,13 @@ struct TreeLinks {
   std::vector<int> children;
 };
 
-// Position `index` of a binomial tree over `n` positions rooted at position 0: the parent clears the lowest set
-// bit; the children are index + 2^k for every 2^k below the lowest set bit (all 2^k < n for the root), smallest
-// first, so the child whose subtree finishes first is reduced first. Depth ceil(log2 n).
-struct TreePositions {
-  int parent = -1;
-  std::vector<int> children;
-};
-TreePositions BinomialTreePositions(int n, int index);
-// The binomial tree on `group`, rooted at group position 0, in communicator ranks.
-TreeLinks BinomialTreeLinks(const Group& group);
-// ceil(log2(n)) for n >= 1.
-int CeilLog2(int n);
+// This rank's links in one of the topology's trees (graph.h).
+TreeLinks LinksOf(const Tree& tree, int rank);
+// This rank's links in the binomial tree over `group` rooted at group position 0 (binomial_tree.h), children
+// smallest subtree first.
+TreeLinks BinomialLinksOnGroup(const Group& group);
+// Levels of the binomial tree over n positions: ceil(log2 n).
+int BinomialDepth(int n);
 
 class TreePipeline {
  public:
