@@ -1,15 +1,16 @@
 // Tree AllReduce, pipelined over chunks.
 //
-// The buffer is cut into chunks of chunk_elems elements. For chunk k, Up(k) waits for the chunk's partial result
-// from each child (received into a per-child scratch buffer), reduces them one by one with this rank's
-// contribution into `out` (the first reduction reads `in`, so nothing is copied), and sends the partial result to
-// the parent; a leaf sends its `in` chunk directly. Down(k) receives the final chunk from the parent straight into
-// `out` and sends it on to every child. The root's `out` chunk is final after its Up(k).
+// The buffer is cut into chunks of chunk_elems elements. Going up, chunk k's partial result from each child is
+// received into a per-child scratch buffer and reduced, child by child, with this rank's contribution into `out`
+// (the first reduction reads `in`, so nothing is copied); the result goes to the parent, and a leaf sends its `in`
+// chunk directly. Going down, the final chunk is received from the parent straight into `out` and sent on to every
+// child. The root's `out` chunk is final once it has reduced its children's.
 //
-// Up(k) posts the receives of chunk k+1 before it waits for chunk k, into the other half of a double-buffered set
-// of scratch buffers (two per child), so the next chunk travels while this one is reduced. Down(k) first waits for
-// the Up(k) send of the same chunk when that send read `out` (an interior rank, or a leaf in place), since the
-// broadcast overwrites it.
+// The receives of chunk k+1 are posted before chunk k is waited for, into the other half of a double-buffered set
+// of scratch buffers (two per child), so the next chunk travels while this one is reduced. Before the broadcast
+// receives chunk k into `out`, the reduction's send of chunk k is waited for when it read `out` (an interior rank,
+// or a leaf in place). Each direction is split into a start, which only posts (a leaf's send, the root's sends, a
+// receive), and a finish, which waits: RunTreePipelines starts a step on every pipeline before finishing any.
 //
 // With several chunks in flight the tree levels work at the same time on different chunks: after the pipeline
 // fills, a chunk completes every chunk-time instead of every 2 * depth chunk-times.
@@ -87,12 +88,22 @@ absl::Status TreePipeline::PostUpReceives(size_t k) {
   return absl::OkStatus();
 }
 
-absl::Status TreePipeline::Up(size_t k) {
+absl::Status TreePipeline::StartUp(size_t k) {
   if (k + 1 < nchunks_) KCOLL_RETURN_IF_ERROR(PostUpReceives(k + 1));
+  if (links_.children.empty() && links_.parent >= 0) {
+    const Block c = ChunkAt(k);
+    KCOLL_ASSIGN_OR_RETURN(up_send_[k],
+                           res_.transport.Send(links_.parent, in_ + c.offset * elem_, c.count * elem_, spec_.tag));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TreePipeline::FinishUp(size_t k) {
+  const size_t nc = links_.children.size();
+  if (nc == 0) return absl::OkStatus();  // a leaf sent its chunk in StartUp
   const Block c = ChunkAt(k);
   const char* mine = in_ + c.offset * elem_;
   char* result = out_ + c.offset * elem_;
-  const size_t nc = links_.children.size();
   for (size_t j = 0; j < nc; ++j) {
     const size_t i = (k % 2) * nc + j;
     KCOLL_RETURN_IF_ERROR(res_.transport.Wait(up_recv_[i]));
@@ -100,28 +111,36 @@ absl::Status TreePipeline::Up(size_t k) {
         res_.kernels.Reduce(spec_.op, spec_.type, result, j == 0 ? mine : result, scratch_[i], c.count));
   }
   if (links_.parent >= 0) {
-    const char* partial = nc == 0 ? mine : result;
-    KCOLL_ASSIGN_OR_RETURN(up_send_[k], res_.transport.Send(links_.parent, partial, c.count * elem_, spec_.tag));
+    KCOLL_ASSIGN_OR_RETURN(up_send_[k], res_.transport.Send(links_.parent, result, c.count * elem_, spec_.tag));
   }
   return absl::OkStatus();
 }
 
-absl::Status TreePipeline::Down(size_t k) {
+absl::Status TreePipeline::SendDown(size_t k) {
   const Block c = ChunkAt(k);
-  char* result = out_ + c.offset * elem_;
-  if (links_.parent >= 0) {
-    // The broadcast overwrites the chunk the reduction sent from: `out` on an interior rank, `in` == `out` in place.
-    const bool sent_from_out = !links_.children.empty() || in_ == out_;
-    if (sent_from_out && up_send_[k].has_value()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
-    KCOLL_ASSIGN_OR_RETURN(Transport::Request r,
-                           res_.transport.Recv(links_.parent, result, c.count * elem_, spec_.tag));
-    KCOLL_RETURN_IF_ERROR(res_.transport.Wait(r));
-  }
   // Children are listed smallest subtree first (see TreeLinks): start the deepest one first.
   for (auto it = links_.children.rbegin(); it != links_.children.rend(); ++it) {
-    KCOLL_RETURN_IF_ERROR(res_.transport.Send(*it, result, c.count * elem_, spec_.tag).status());
+    KCOLL_RETURN_IF_ERROR(res_.transport.Send(*it, out_ + c.offset * elem_, c.count * elem_, spec_.tag).status());
   }
   return absl::OkStatus();
+}
+
+absl::Status TreePipeline::StartDown(size_t k) {
+  if (links_.parent < 0) return SendDown(k);
+  // The broadcast overwrites the chunk the reduction sent from: `out` on an interior rank, `in` == `out` in place.
+  const bool sent_from_out = !links_.children.empty() || in_ == out_;
+  if (sent_from_out && up_send_[k].has_value()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
+  const Block c = ChunkAt(k);
+  KCOLL_ASSIGN_OR_RETURN(down_recv_,
+                         res_.transport.Recv(links_.parent, out_ + c.offset * elem_, c.count * elem_, spec_.tag));
+  return absl::OkStatus();
+}
+
+absl::Status TreePipeline::FinishDown(size_t k) {
+  if (links_.parent < 0) return absl::OkStatus();  // the root sent in StartDown
+  KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*down_recv_));
+  down_recv_.reset();
+  return SendDown(k);
 }
 
 absl::Status RunTreePipelines(Resources& res, const std::vector<TreePipeline*>& pipelines, size_t lag) {
@@ -133,11 +152,17 @@ absl::Status RunTreePipelines(Resources& res, const std::vector<TreePipeline*>& 
   if (ticks > 0) ticks += lag;
   for (size_t t = 0; t < ticks; ++t) {
     for (TreePipeline* p : pipelines) {
-      if (t < p->chunks()) KCOLL_RETURN_IF_ERROR(p->Up(t));
+      if (t < p->chunks()) KCOLL_RETURN_IF_ERROR(p->StartUp(t));
+    }
+    for (TreePipeline* p : pipelines) {
+      if (t < p->chunks()) KCOLL_RETURN_IF_ERROR(p->FinishUp(t));
     }
     if (t < lag) continue;
     for (TreePipeline* p : pipelines) {
-      if (t - lag < p->chunks()) KCOLL_RETURN_IF_ERROR(p->Down(t - lag));
+      if (t - lag < p->chunks()) KCOLL_RETURN_IF_ERROR(p->StartDown(t - lag));
+    }
+    for (TreePipeline* p : pipelines) {
+      if (t - lag < p->chunks()) KCOLL_RETURN_IF_ERROR(p->FinishDown(t - lag));
     }
   }
   return res.transport.WaitAll();

@@ -51,16 +51,22 @@ class TreePipeline {
   size_t chunks() const { return nchunks_; }
   // Allocates scratch and posts the receives of chunk 0's reduction. A lone rank (no parent, no children) copies.
   absl::Status Start();
-  // Chunk k up the tree: children's partial results are reduced with this rank's contribution and sent to the
-  // parent. Call for k = 0, 1, ... in order.
-  absl::Status Up(size_t k);
-  // Chunk k down the tree: the result is received from the parent (the root has it after Up(k)) and sent to the
-  // children. Call in order, each after Up(k).
-  absl::Status Down(size_t k);
+  // Chunk k up the tree, in two halves so that several pipelines can post everything that does not block before any
+  // of them waits: StartUp(k) posts the receives of chunk k+1 and, on a leaf, sends chunk k of `in` to the parent;
+  // FinishUp(k) waits for the children's partial results, reduces them with this rank's contribution and sends the
+  // result to the parent. Call for k = 0, 1, ... in order.
+  absl::Status StartUp(size_t k);
+  absl::Status FinishUp(size_t k);
+  // Chunk k down the tree: StartDown(k) sends it to the children on the root (which has it after FinishUp(k)) and
+  // posts its receive from the parent elsewhere; FinishDown(k) waits for it and sends it to the children. Call in
+  // order, each after FinishUp(k).
+  absl::Status StartDown(size_t k);
+  absl::Status FinishDown(size_t k);
 
  private:
   Block ChunkAt(size_t k) const;
   absl::Status PostUpReceives(size_t k);
+  absl::Status SendDown(size_t k);
 
   Resources& res_;
   TreeLinks links_;
@@ -73,12 +79,15 @@ class TreePipeline {
   std::vector<void*> scratch_;                              // [parity * nchildren + child]
   std::vector<Transport::Request> up_recv_;                 // same layout as scratch_
   std::vector<std::optional<Transport::Request>> up_send_;  // per chunk
+  std::optional<Transport::Request> down_recv_;             // between StartDown and FinishDown
 };
 
-// Runs the pipelines' chunks in lock step: at tick t every pipeline does Up(t), then Down(t - lag). A lag of about
-// twice the tree depth keeps a rank from waiting for a chunk's round trip before it can start the next one; any lag
-// is deadlock-free because a rank only waits for messages its neighbours send at the same or an earlier tick.
-// Waits for every transfer before returning.
+// Runs the pipelines' chunks in lock step: at tick t every pipeline moves chunk t up, then chunk t - lag down, each
+// step started on every pipeline before any is finished (so that, e.g., the two trees of a double binary tree
+// exchange their halves at the same time instead of one after the other). A lag of about twice the tree depth keeps
+// a rank from waiting for a chunk's round trip before it can start the next one; any lag is deadlock-free because a
+// rank only waits for messages its neighbours send at the same or an earlier tick. Waits for every transfer before
+// returning.
 absl::Status RunTreePipelines(Resources& res, const std::vector<TreePipeline*>& pipelines, size_t lag);
 
 }  // namespace kcoll
