@@ -14,11 +14,15 @@
 // (double-buffered scratch), the overlap NCCL gets from its FIFO of steps.
 //
 // Defaults: chunk_bytes 512 KiB (chunking.h: a cache-sized stage, big enough to amortise per-message costs), and
-// two channels once every channel gets at least a full slice of work, else one (DefaultRingChannels). nchannels is
+// the communicator's channels (2 unless CommunicatorOptions::nchannels or $KCOLL_NCHANNELS say otherwise), as many
+// as get a full slice of work each, at least one (DefaultRingChannels). On a host transport one thread drives every
+// channel, so channels buy little there (1, 2 and 4 measured within noise of each other at 4-64 MiB on 2 ranks);
+// they exist for transports that progress channels independently. nchannels is
 // capped at Topology::kMaxChannels (32, NCCL's limit). Each rank sends 2(n-1)/n of the buffer, the ring optimum, in
 // 2(n-1) steps per slice.
 #include "collectives/algorithms/ring_pipelined.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "absl/strings/str_cat.h"
@@ -28,9 +32,10 @@
 
 namespace kcoll {
 
-int DefaultRingChannels(size_t bytes, int nranks) {
-  const size_t slice = kDefaultChunkBytes * static_cast<size_t>(nranks);
-  return bytes >= 2 * slice ? 2 : 1;
+int DefaultRingChannels(size_t bytes, int nranks, size_t chunk_bytes, int topology_channels) {
+  const size_t slice = chunk_bytes * static_cast<size_t>(nranks);
+  const size_t full_slices = slice == 0 ? 0 : bytes / slice;
+  return static_cast<int>(std::max<size_t>(1, std::min<size_t>(topology_channels, full_slices)));
 }
 
 absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) {
@@ -40,8 +45,10 @@ absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) 
     return absl::InvalidArgumentError(absl::StrCat("ring_pipelined: nchannels ", nchannels, " is outside [0, ",
                                                    Topology::kMaxChannels, "] (0: default)"));
   }
-  if (nchannels == 0) nchannels = DefaultRingChannels(args.count * elem, res.topology.nranks);
   const size_t chunk = ChunkElems(args.options, args.type);
+  if (nchannels == 0) {
+    nchannels = DefaultRingChannels(args.count * elem, res.topology.nranks, chunk * elem, res.topology.nchannels());
+  }
 
   std::deque<RingPipeline> channels;
   std::vector<RingPipeline*> run;
