@@ -19,8 +19,10 @@ def _bool(value):
 _KOKKOS_BACKENDS = ["SERIAL", "OPENMP", "THREADS", "CUDA", "HIP", "SYCL", "HPX"]
 
 def _kokkos_default_root(rctx):
-    cache = rctx.os.environ.get("XDG_CACHE_HOME", rctx.os.environ.get("HOME", "/root") + "/.cache")
-    return cache + "/kcoll/kokkos-3.4.01"
+    # The same path tools/setup.sh installs into.
+    env = rctx.os.environ
+    cache = env.get("KCOLL_CACHE", "") or (env.get("XDG_CACHE_HOME", "") or env.get("HOME", "/root") + "/.cache") + "/kcoll"
+    return cache + "/kokkos-3.4.01"
 
 def _kokkos_impl(rctx):
     root = rctx.os.environ.get("KOKKOS_ROOT", "") or _kokkos_default_root(rctx)
@@ -86,7 +88,7 @@ KOKKOS_LINKOPTS = {linkopts}
 
 kokkos_configure = repository_rule(
     implementation = _kokkos_impl,
-    environ = ["KOKKOS_ROOT", "HOME", "XDG_CACHE_HOME"],
+    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME"],
     local = True,
 )
 
