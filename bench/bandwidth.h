@@ -10,7 +10,8 @@
 // Q nodes): B on one node, min(I (N-1) Q / (N ), B (N-1) / (N-Q)) on several.
 //
 // This header is the one seam between the benchmarks and the models package: every number the harness prints goes
-// through it, so moving to //models:bus_bandwidth and //models:ideal_bandwidth changes only bandwidth.cc.
+// through it, and bandwidth.cc computes it with //models:bus_bandwidth, //models:ideal_bandwidth and
+// //models:calibration (which work in bytes per second; the benchmarks print nccl-tests' GB/s).
 #ifndef KCOLL_BENCH_BANDWIDTH_H_
 #define KCOLL_BENCH_BANDWIDTH_H_
 
@@ -45,8 +46,9 @@ struct IdealInputs {
 // bandwidth, several nodes without an inter bandwidth, or one rank per node on several nodes.
 absl::StatusOr<double> IdealBusBwGBps(const IdealInputs& inputs);
 
-// Intra- and inter-node bandwidths (GB/s) from a calibration profile (the models package's JSON, schema version 1:
-// {"intra": {"beta_s_per_byte": ...}, "inter": {...}}): bandwidth = 1 / beta. Errors name the path and the field.
+// Intra- and inter-node bandwidths (GB/s) from a calibration profile (models/calibration.h: JSON schema version 1,
+// {"intra": {"alpha_s", "beta_s_per_byte"}, "inter": {...}, ...}): bandwidth = 1 / beta. Errors name the path and
+// the field.
 struct ProfileBandwidths {
   double intra_gbps = 0;
   double inter_gbps = 0;
