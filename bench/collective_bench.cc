@@ -374,7 +374,9 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   if (json_failed) return 2;
   ctx->sink = sink.get();
   // The table shows progress on a terminal; when stdout goes to a file or a pipe, stderr says how far the sweep is.
-  ctx->progress = rank == 0 && (!isatty(STDOUT_FILENO) || gb_format);
+  // Under mpirun a rank's stdout is a pseudo-terminal whatever the user's is, so the launcher tells what it was.
+  const char* tty = std::getenv("KCOLL_BENCH_STDOUT_IS_TTY");
+  ctx->progress = rank == 0 && (gb_format || tty == nullptr || std::string(tty) != "1");
   if (o.timeout_s > 0) ctx->watchdog = std::make_unique<Watchdog>(o.timeout_s, rank);
   if (sink) {
     sink->Start();

@@ -1,7 +1,9 @@
 #include "bench/exact_data.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/half.h"
@@ -57,44 +59,66 @@ double ExpectedReduction(const CheckSpec& spec, size_t i) {
   return acc;
 }
 
-// Expected element j of this rank's result buffer.
-double Expected(const CheckSpec& spec, size_t j) {
+// Where a run of result elements comes from: one rank's inputs, or the reduction over every rank, starting at input
+// element `base`.
+struct Segment {
+  size_t offset = 0;  // first result element
+  size_t length = 0;
+  int source = 0;   // a rank, or kReduction
+  size_t base = 0;  // input index of the first element
+};
+constexpr int kReduction = -1;
+
+std::vector<Segment> ResultSegments(const CheckSpec& spec) {
   const size_t count = spec.layout.count;
   const int n = spec.nranks, rank = spec.rank;
+  const size_t r = static_cast<size_t>(rank);
+  std::vector<Segment> out;
   switch (spec.collective) {
     case Collective::kAllReduce:
     case Collective::kReduce:
-      return ExpectedReduction(spec, j);
+      out.push_back({0, count, kReduction, 0});
+      break;
     case Collective::kReduceScatter:
-      return ExpectedReduction(spec, static_cast<size_t>(rank) * count + j);
+      out.push_back({0, count, kReduction, r * count});
+      break;
     case Collective::kAllGather:
     case Collective::kGather:
-      return InputValue(spec, static_cast<int>(j / count), j % count);
+      for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, 0});
+      break;
     case Collective::kBroadcast:
-      return InputValue(spec, spec.root, j);
+      out.push_back({0, count, spec.root, 0});
+      break;
     case Collective::kAllToAll:
-      // Block `from` of my result is block `rank` of rank `from`'s input.
-      return InputValue(spec, static_cast<int>(j / count), static_cast<size_t>(rank) * count + j % count);
+      // Block s of my result is block `rank` of rank s's input.
+      for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, r * count});
+      break;
     case Collective::kScatter:
-      return InputValue(spec, spec.root, static_cast<size_t>(rank) * count + j);
+      out.push_back({0, count, spec.root, r * count});
+      break;
     case Collective::kSendRecv:
-      return InputValue(spec, (rank - 1 + n) % n, j);
+      out.push_back({0, count, (rank - 1 + n) % n, 0});
+      break;
     case Collective::kBarrier:
-      return 0;
+      break;
   }
-  return 0;
+  return out;
 }
 
-size_t ResultCount(const CheckSpec& spec) {
-  switch (spec.collective) {
-    case Collective::kReduce:
-    case Collective::kBroadcast:
-    case Collective::kAllReduce:
-    case Collective::kSendRecv:
-      return spec.layout.count;
-    default:
-      return spec.layout.recv_count;
-  }
+// Inputs repeat along the index with this period (see InputValue), so a run of values is a table of one period
+// repeated: filling and checking cost a table lookup per element.
+size_t Period(const CheckSpec& spec) { return spec.op.has_value() ? kReductionPeriod : kMovementPeriod; }
+
+double ValueAt(const CheckSpec& spec, int source, size_t i) {
+  return source == kReduction ? ExpectedReduction(spec, i) : InputValue(spec, source, i);
+}
+
+// The encoded values of `source` at input indices base, base + 1, ... over one period (or `length` if shorter).
+template <class T>
+std::vector<T> Table(const CheckSpec& spec, int source, size_t base, size_t length) {
+  std::vector<T> table(std::min(Period(spec), length));
+  for (size_t k = 0; k < table.size(); ++k) table[k] = Encode<T>(ValueAt(spec, source, base + k));
+  return table;
 }
 
 struct TypedFill {
@@ -103,8 +127,13 @@ struct TypedFill {
   size_t first, count;
   template <class T>
   void operator()() const {
+    if (count == 0) return;
+    const std::vector<T> table = Table<T>(spec, spec.rank, first, count);
     T* out = static_cast<T*>(buffer);
-    for (size_t k = 0; k < count; ++k) out[k] = Encode<T>(InputValue(spec, spec.rank, first + k));
+    for (size_t k = 0, t = 0; k < count; ++k) {
+      out[k] = table[t];
+      if (++t == table.size()) t = 0;
+    }
   }
 };
 
@@ -115,11 +144,15 @@ struct TypedCount {
   template <class T>
   void operator()() const {
     const T* got = static_cast<const T*>(result);
-    const size_t n = ResultCount(spec);
     int64_t bad = 0;
-    for (size_t j = 0; j < n; ++j) {
-      const T want = Encode<T>(Expected(spec, j));
-      if (std::memcmp(&want, &got[j], sizeof(T)) != 0) ++bad;
+    for (const Segment& seg : ResultSegments(spec)) {
+      if (seg.length == 0) continue;
+      const std::vector<T> table = Table<T>(spec, seg.source, seg.base, seg.length);
+      const T* g = got + seg.offset;
+      for (size_t k = 0, t = 0; k < seg.length; ++k) {
+        if (std::memcmp(&table[t], &g[k], sizeof(T)) != 0) ++bad;
+        if (++t == table.size()) t = 0;
+      }
     }
     *wrong = bad;
   }
@@ -137,7 +170,7 @@ double InputValue(const CheckSpec& spec, int rank, size_t i) {
   switch (*spec.op) {
     case ReduceOp::kSum:
     case ReduceOp::kAvg:
-      return is_unsigned ? static_cast<double>((i + r) % 2) : static_cast<double>((i * 3 + r * 5) % 3) - 1;
+      return is_unsigned ? static_cast<double>((i + r) % 2) : static_cast<double>((i + 2 * r) % 3) - 1;
     case ReduceOp::kProd:
       // Among ranks 0..7 exactly one has (i + r) % 8 == 0 and one has == 3: products stay in {-2, -1, 1, 2}.
       if (r < 8 && (i + r) % 8 == 0) return 2;

@@ -3,7 +3,7 @@
 //
 // Inputs are small integers, so every reduction of them is exact in every data type, for up to 127 ranks, and the
 // expected result does not depend on the order of the reduction:
-//   sum, avg   signed types: -1, 0, 1; unsigned: 0, 1
+//   sum, avg   signed types: -1, 0, 1; unsigned: 0, 1 (varying with the element and the rank)
 //   prod       1, except one rank in each group of 8 contributes 2 and (signed types) another -1
 //   min, max   signed: -3..3; unsigned: 0..7
 //   no op      values in -50..50 (0..100 unsigned) that differ between ranks and between neighbouring elements,
@@ -36,6 +36,10 @@ struct CheckSpec {
   int nranks = 1;
   Layout layout;
 };
+
+// Inputs repeat along the element index with these periods (168 = lcm(2, 3, 7, 8)).
+inline constexpr size_t kReductionPeriod = 168;
+inline constexpr size_t kMovementPeriod = 101;
 
 // Rank `rank`'s input element i, as a double (exactly representable in the type).
 double InputValue(const CheckSpec& spec, int rank, size_t i);

@@ -161,6 +161,34 @@ TEST(ExactDataTest, InputsDifferBetweenRanksAndPositions) {
   EXPECT_NE(InputValue(spec, 0, 0), InputValue(spec, 0, 1));
 }
 
+TEST(ExactDataTest, InputsRepeatWithTheirPeriod) {
+  // Filling and checking rely on it (a table of one period is repeated).
+  for (DataType type : AllDataTypes()) {
+    std::vector<std::optional<ReduceOp>> ops{std::nullopt};
+    ops.insert(ops.end(), AllReduceOps().begin(), AllReduceOps().end());
+    for (const auto& op : ops) {
+      CheckSpec spec = Spec(Collective::kAllReduce, type, op, 0, 4, 64);
+      const size_t period = op.has_value() ? kReductionPeriod : kMovementPeriod;
+      for (int r = 0; r < 12; ++r) {
+        for (size_t i = 0; i < 2 * period; ++i) {
+          ASSERT_EQ(InputValue(spec, r, i), InputValue(spec, r, i + period)) << DataTypeName(type) << " " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(ExactDataTest, EveryOpsInputsVaryWithTheElement) {
+  for (ReduceOp op : AllReduceOps()) {
+    for (DataType type : {DataType::kInt32, DataType::kUint32}) {
+      CheckSpec spec = Spec(Collective::kAllReduce, type, op, 0, 2, 64);
+      bool varies = false;
+      for (size_t i = 1; i < 16; ++i) varies = varies || InputValue(spec, 0, i) != InputValue(spec, 0, 0);
+      EXPECT_TRUE(varies) << ReduceOpName(op) << " " << DataTypeName(type);
+    }
+  }
+}
+
 TEST(ExactDataTest, ReductionsOfInputsStayExactAtManyRanks) {
   // Products stay in {-2, -1, 1, 2} and sums within the rank count, so int8 cannot overflow up to 127 ranks.
   for (int nranks : {16, 127}) {

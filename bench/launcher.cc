@@ -55,6 +55,7 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   plan.argv.insert(plan.argv.end(), args.begin(), args.end());
 
   plan.force.emplace_back(kLaunchedVar, "1");
+  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
   plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT", "1");
   plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
   if (options.ranks_per_node > 0) {

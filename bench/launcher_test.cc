@@ -34,6 +34,7 @@ TEST(LauncherTest, SerialRanksThatFitAreBoundToCores) {
   EXPECT_EQ(Env(plan, "OMPI_MCA_mpi_yield_when_idle"), "<unset>");
   EXPECT_EQ(Env(plan, "KCOLL_BENCH_LAUNCHED"), "1");
   EXPECT_EQ(Env(plan, "KCOLL_RANKS_PER_NODE"), "<unset>");
+  EXPECT_NE(Env(plan, "KCOLL_BENCH_STDOUT_IS_TTY"), "<unset>");
 }
 
 TEST(LauncherTest, OversubscribedRanksFloatAndYield) {
