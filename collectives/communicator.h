@@ -17,12 +17,16 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/observability/counters.h"
+#include "collectives/observability/log.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
@@ -37,6 +41,8 @@ struct CommunicatorOptions {
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
+  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
+  int nchannels = 0;
 };
 
 struct CallOptions {
@@ -94,6 +100,17 @@ class Communicator {
   // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
 
+  // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
+  // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
+  // gives per-call numbers. Printed at Finalize() under KCOLL_DEBUG=INFO.
+  const Counters& counters() const { return counters_; }
+  void ResetCounters() { counters_ = Counters(); }
+
+  // The topology block printed at creation under KCOLL_DEBUG=INFO, one line per entry (docs/observability.md).
+  std::vector<std::string> Describe() const;
+  // The same as JSON text: the fields of TopologyToJson plus "backend", "transport" and "counters".
+  std::string DescribeJson() const;
+
   // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
   // Collective. Called by the destructor if not called before.
   absl::Status Finalize();
@@ -102,9 +119,14 @@ class Communicator {
  private:
   Communicator() = default;
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args);
+  void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
+              const absl::Status& status);
 
   ExecBackend backend_ = ExecBackend::kSerial;
   Topology topology_;
+  Counters counters_;  // filled by the counting transport and kernels, and by Run
+  Logger logger_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
 };
