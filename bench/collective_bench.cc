@@ -410,8 +410,8 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     sink->Finish();
     table.Flush();
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx->start).count();
-    std::fprintf(stderr, "[bench] done: %zu cases in %.1f s; %lld wrong, %d failed\n", ctx->cases.size(), total,
-                 static_cast<long long>(ctx->wrong), ctx->failures);
+    std::fprintf(stderr, "[bench] done: %d of %zu cases measured in %.1f s; %lld wrong, %d failed\n", ctx->cases_done,
+                 ctx->cases.size(), total, static_cast<long long>(ctx->wrong), ctx->failures);
     if (json && !json->status().ok()) {
       std::fprintf(stderr, "error: %s\n", json->status().ToString().c_str());
       exit_code = std::max(exit_code, 1);
