@@ -351,6 +351,9 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   info.env = RelevantEnvironment();
   info.start_time = NowString();
   info.versions = Versions();
+  info.cores = CoreCount();
+  double load[1];
+  if (getloadavg(load, 1) == 1) info.load_average = load[0];
 
   std::unique_ptr<ResultSink> sink;
   NcclTableReporter table;

@@ -119,6 +119,10 @@ void TableWriter::OnRunStart(const RunInfo& info) {
               info.ranks_per_node, info.ranks_per_node == 1 ? "" : "s",
               info.emulated_nodes ? " (emulated nodes: --ranks_per_node)" : "");
   out_ << "# Execution space: " << info.exec << " (" << info.exec_note << ")\n";
+  if (info.load_average >= 0) {
+    out_ << Fmt("# Machine: %d cores, load average %.2f at the start (other work competes with the ranks)\n",
+                info.cores, info.load_average);
+  }
   out_ << "# Launch: " << info.launch << "\n";
   out_ << Fmt(
       "# Time: one iteration = %d operation%s; per-iteration time across ranks: %s (-a %d); the table shows "
