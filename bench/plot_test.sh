@@ -21,6 +21,8 @@ PY
 head -c 8 "$dir/out.png" | od -An -c | grep -q "P   N   G" || { echo "FAIL: not a PNG"; exit 1; }
 [[ $(stat -c %s "$dir/out.png") -gt 10000 ]] || { echo "FAIL: PNG too small"; exit 1; }
 "$plot" "$dir/run.json" --in-place >/dev/null
+if "$plot" "$dir/run.json" --stat p50 -o "$dir/p50.png" 2>"$dir/err"; then echo "FAIL: p50 without -I data"; exit 1; fi
+grep -q "needs a run with -I 1" "$dir/err" || { echo "FAIL: p50 message"; exit 1; }
 [[ -s "$dir/run.png" ]] || { echo "FAIL: default output name"; exit 1; }
 if "$plot" "$dir/run.json" --type double 2>"$dir/err"; then echo "FAIL: empty selection accepted"; exit 1; fi
 grep -q "no rows match" "$dir/err" || { echo "FAIL: message"; cat "$dir/err"; exit 1; }
