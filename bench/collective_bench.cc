@@ -97,8 +97,15 @@ std::vector<std::string> RelevantEnvironment() {
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const absl::string_view v(*e);
-    if (absl::StartsWith(v, "KCOLL_") || absl::StartsWith(v, "OMP_") || absl::StartsWith(v, "OMPI_MCA_") ||
-        absl::StartsWith(v, "PMIX_MCA_")) {
+    // Settings that shape the run; not Open MPI's own runtime bookkeeping (job ids, session directories, the
+    // addresses of its daemons).
+    bool runtime = false;
+    for (const char* internal :
+         {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME"}) {
+      runtime = runtime || absl::StartsWith(v, internal);
+    }
+    if (!runtime &&
+        (absl::StartsWith(v, "KCOLL_") || absl::StartsWith(v, "OMP_") || absl::StartsWith(v, "OMPI_MCA_"))) {
       out.emplace_back(v);
     }
   }
