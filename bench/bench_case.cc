@@ -88,9 +88,15 @@ absl::Status RunTimes(BenchContext& ctx, Implementation& impl, const Call& call,
   for (int i = 0; i < times; ++i) {
     absl::Status s = impl.Run(call);
     if (!s.ok() && first.ok()) first = s;
+    Beat(ctx);
   }
-  Beat(ctx);
   return first;
+}
+
+// Fault injection for the harness's own tests (-T): rank 1 stops making progress, as a hung collective would.
+void MaybeHang(const BenchContext& ctx) {
+  if (ctx.rank != 1 || std::getenv("KCOLL_BENCH_INJECT_HANG") == nullptr) return;
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 std::tuple<int, size_t, int, int, int> RowKey(const Case& c) {
@@ -201,6 +207,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   PrepareData(ctx, c, call, spec);
 
   // The first call synchronises the ranks and tells whether the implementation runs this case at all.
+  MaybeHang(ctx);
   absl::Status first = RunTimes(ctx, impl, call, 1);
   const int code = AgreeStatus(first, ctx.comm);
   if (code == 1) {

@@ -58,7 +58,16 @@ if KCOLL_BENCH_INJECT_WRONG=1 "$bin/all_reduce" --ranks 2 -b 64 -e 64 -n 2 -w 0 
 fi
 grep -q "FAILED" "$out" || fail "no FAILED footer"
 
-# 5. Bad options: a message naming the flag and value, exit 2, no rank started.
+# 5. -T: a rank that stops making progress ends the job with a message instead of hanging it.
+start=$SECONDS
+if KCOLL_BENCH_INJECT_HANG=1 timeout 60 "$bin/all_reduce" --ranks 2 -T 1 -b 8 -e 8 -n 1 -w 0 --algo ring \
+    >"$out" 2>"$err"; then
+  fail "a hung rank did not fail the run"
+fi
+grep -q "timeout (-T 1): no call finished for 1 s" "$err" || fail "no timeout message"
+[[ $((SECONDS - start)) -lt 30 ]] || fail "the timeout took $((SECONDS - start)) s"
+
+# 6. Bad options: a message naming the flag and value, exit 2, no rank started.
 for args in "-b 12Q" "-r 5" "--algo nosuch" "--benchmark_format=xml" "--benchmark_nonsense=1"; do
   set +e
   # shellcheck disable=SC2086
