@@ -215,6 +215,7 @@ void JsonReport::OnFinish(const RunSummary& summary) {
     j["kcoll_bus_bw"] = b.kcoll_busbw;
     j["mpi_bus_bw"] = b.mpi_busbw;
     j["ratio"] = b.ratio;
+    j["ratio_p50"] = OptionalNumber(b.ratio_p50);
     best.push_back(j);
   }
   doc_["kcoll"]["best_vs_mpi"] = best;

@@ -54,13 +54,17 @@ std::optional<double> EfficiencyPct(const Row& row, bool in_place) {
 
 std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
   std::map<std::tuple<int, size_t, int, int, int>, BestVsMpi> best;
+  std::map<std::tuple<int, size_t, int, int, int>, double> best_p50_us;
   std::map<std::tuple<int, size_t, int, int, int>, double> mpi;
+  std::map<std::tuple<int, size_t, int, int, int>, double> mpi_p50_us;
+  auto p50 = [](const Row& r) { return r.out_of_place->stats ? r.out_of_place->stats->p50_us : 0.0; };
   std::vector<std::tuple<int, size_t, int, int, int>> order;
   for (const Row& r : rows) {
     if (!r.out_of_place.has_value()) continue;
     const auto key = KeyOf(r);
     if (r.kind == "mpi") {
       mpi[key] = r.out_of_place->busbw_gbps;
+      mpi_p50_us[key] = p50(r);
     } else if (r.kind == "kcoll") {
       auto it = best.find(key);
       if (it == best.end()) {
@@ -73,10 +77,12 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
         b.best_algorithm = r.implementation;
         b.kcoll_busbw = r.out_of_place->busbw_gbps;
         best.emplace(key, b);
+        best_p50_us[key] = p50(r);
         order.push_back(key);
       } else if (r.out_of_place->busbw_gbps > it->second.kcoll_busbw) {
         it->second.best_algorithm = r.implementation;
         it->second.kcoll_busbw = r.out_of_place->busbw_gbps;
+        best_p50_us[key] = p50(r);
       }
     }
   }
@@ -87,6 +93,7 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
     BestVsMpi b = best[key];
     b.mpi_busbw = m->second;
     b.ratio = m->second > 0 ? b.kcoll_busbw / m->second : 0;
+    if (best_p50_us[key] > 0 && mpi_p50_us[key] > 0) b.ratio_p50 = mpi_p50_us[key] / best_p50_us[key];
     out.push_back(b);
   }
   return out;

@@ -75,6 +75,8 @@ struct BestVsMpi {
   double kcoll_busbw = 0;
   double mpi_busbw = 0;
   double ratio = 0;
+  // With -I 1: the same ratio from the median iterations (MPI's median time / kcoll's), steadier than the means.
+  std::optional<double> ratio_p50;
 };
 std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows);
 

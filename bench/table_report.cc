@@ -165,17 +165,21 @@ void TableWriter::OnBlockEnd(const Block&, const BlockSummary& summary) {
 
 void TableWriter::OnFinish(const RunSummary& summary) {
   if (!summary.best_vs_mpi.empty()) {
+    bool p50 = false;
+    for (const BestVsMpi& b : summary.best_vs_mpi) p50 = p50 || b.ratio_p50.has_value();
     out_ << "#\n# Best kcoll algorithm against the MPI peer (out-of-place busbw)\n";
-    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-20s  %8s  %8s  %6s\n", "collective", "size", "type", "redop", "root",
-                "best kcoll", "kcoll", "MPI", "ratio");
-    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-20s  %8s  %8s  %6s\n", "", "(B)", "", "", "", "", "(GB/s)", "(GB/s)",
-                "");
+    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-20s  %8s  %8s  %6s%s\n", "collective", "size", "type", "redop", "root",
+                "best kcoll", "kcoll", "MPI", "ratio", p50 ? "   ratio" : "");
+    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-20s  %8s  %8s  %6s%s\n", "", "(B)", "", "", "", "", "(GB/s)", "(GB/s)",
+                "(mean)", p50 ? "   (p50)" : "");
     for (const BestVsMpi& b : summary.best_vs_mpi) {
-      out_ << Fmt("# %14s  %12zu  %8s  %6s  %6i  %-20s  %8s  %8s  %6s\n",
+      out_ << Fmt("# %14s  %12zu  %8s  %6s  %6i  %-20s  %8s  %8s  %6s",
                   std::string(CollectiveName(b.collective)).c_str(), b.bytes, NcclTypeName(b.type).c_str(),
                   NcclOpName(b.op).c_str(), b.root, b.best_algorithm.c_str(),
                   FormatNcclNumber(b.kcoll_busbw, 8).c_str(), FormatNcclNumber(b.mpi_busbw, 8).c_str(),
                   FormatNcclNumber(b.ratio, 6).c_str());
+      if (p50) out_ << "  " << Optional(b.ratio_p50, 6);
+      out_ << "\n";
     }
   }
   out_ << "#\n";
