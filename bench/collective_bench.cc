@@ -202,6 +202,9 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const std::vector<std::string> args(argv + 1, argv + argc);
+  // Rank 0 speaks for the job on stdout (Google Benchmark would otherwise print, e.g., --benchmark_list_tests on
+  // every rank); the other ranks keep stderr for their own failures.
+  if (rank != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) std::fprintf(stderr, "note: stdout kept\n");
   if (absl::Status s = ValidateForRanks(parsed, nranks, LaunchedByBenchmark()); !s.ok()) {
     return Fail(rank, std::string(s.message()), 2);
   }
