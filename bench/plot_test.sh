@@ -26,4 +26,15 @@ grep -q "needs a run with -I 1" "$dir/err" || { echo "FAIL: p50 message"; exit 1
 [[ -s "$dir/run.png" ]] || { echo "FAIL: default output name"; exit 1; }
 if "$plot" "$dir/run.json" --type double 2>"$dir/err"; then echo "FAIL: empty selection accepted"; exit 1; fi
 grep -q "no rows match" "$dir/err" || { echo "FAIL: message"; cat "$dir/err"; exit 1; }
+# nccl-tests' own JSON (no kcoll fields) plots too.
+/usr/bin/python3 - "$dir/nccl.json" <<'PY'
+import json, sys
+half = lambda bw: {"time": 10.0, "alg_bw": bw, "bus_bw": bw, "nwrong": 0}
+results = [{"size": 1 << i, "count": (1 << i) // 4, "type": "float", "redop": "sum", "root": "    -1",
+            "out_of_place": half(i / 10), "in_place": half(i / 11), "actual_iterations": 20,
+            "experiment_name": "all_reduce_perf"} for i in range(3, 20)]
+json.dump({"version": 3, "config": {}, "results": results}, open(sys.argv[1], "w"))
+PY
+"$plot" "$dir/nccl.json" -o "$dir/nccl.png" >/dev/null
+[[ -s "$dir/nccl.png" ]] || { echo "FAIL: nccl-tests JSON"; exit 1; }
 echo "plot test passed"
