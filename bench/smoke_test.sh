@@ -67,7 +67,15 @@ fi
 grep -q "timeout (-T 1): no call finished for 1 s" "$err" || fail "no timeout message"
 [[ $((SECONDS - start)) -lt 30 ]] || fail "the timeout took $((SECONDS - start)) s"
 
-# 6. Bad options: a message naming the flag and value, exit 2, no rank started.
+# 6. The kernel benchmark: every space, a small size, the summary against STREAM.
+"$bin/kernels" -b 64K -e 64K -n 2 -w 0 -d float32,bfloat16 -o sum,max >"$out" 2>"$err" || fail "kernels exited $?"
+grep -q "kokkos/reduce/serial/bfloat16/max/65536" "$out" || fail "no bfloat16 max kernel row"
+grep -q "stream/add/serial/float32/65536" "$out" || fail "no STREAM row"
+grep -Eq "^ +serial +65536 " "$out" || fail "no Kokkos vs STREAM summary"
+if "$bin/kernels" -d nosuch >"$out" 2>"$err"; then fail "kernels accepted -d nosuch"; fi
+grep -q -- "-d 'nosuch'" "$err" || fail "kernels: message does not name -d"
+
+# 7. Bad options: a message naming the flag and value, exit 2, no rank started.
 for args in "-b 12Q" "-r 5" "--algo nosuch" "--benchmark_format=xml" "--benchmark_nonsense=1"; do
   set +e
   # shellcheck disable=SC2086
