@@ -17,10 +17,12 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/auto_choice.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
@@ -37,10 +39,14 @@ struct CommunicatorOptions {
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
+  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
+  // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
+  std::string profile_path;
 };
 
 struct CallOptions {
-  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else kcoll's choice for the size.
+  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else the registered algorithm the cost model
+  // predicts fastest for the size (collectives/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };
@@ -91,8 +97,11 @@ class Communicator {
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
 
-  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
+  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
+  // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
+  // What resolves kAuto: the cost models, the profile and where it came from.
+  const AutoChoice& auto_choice() const { return *auto_choice_; }
 
   // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
   // Collective. Called by the destructor if not called before.
@@ -107,6 +116,7 @@ class Communicator {
   Topology topology_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
+  std::unique_ptr<AutoChoice> auto_choice_;
 };
 
 }  // namespace kcoll
