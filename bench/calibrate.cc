@@ -13,6 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "collectives/algorithms/registry.h"
+#include "collectives/auto_choice.h"
 #include "collectives/status_macros.h"
 #include "models/predict_report.h"
 
@@ -446,6 +448,27 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
                       Gbps(1.0 / profile.gamma_s_per_byte)),
       absl::StrFormat("  memcpy = %s\n", Gbps(profile.memcpy_bytes_per_s)));
+  return out;
+}
+
+std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
+                              const std::vector<size_t>& sizes) {
+  absl::StatusOr<AutoChoice> choice = AutoChoice::Create(topology, ProfileChoice{profile, "measured"});
+  if (!choice.ok()) return absl::StrCat("auto: ", choice.status().message(), "\n");
+  std::string out = absl::StrCat("\nauto's choice with this profile on ", topology.nranks, " ranks (", topology.nnodes,
+                                 " node(s)), among the registered algorithms:\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-16s", "collective"));
+  for (size_t bytes : sizes) absl::StrAppend(&out, absl::StrFormat(" %20s", absl::StrCat(bytes, " B")));
+  absl::StrAppend(&out, "\n");
+  for (Collective c : AllCollectives()) {
+    if (AlgorithmsFor(c).empty() || c == Collective::kBarrier) continue;
+    absl::StrAppend(&out, absl::StrFormat("  %-16s", CollectiveName(c)));
+    for (size_t bytes : sizes) {
+      absl::StatusOr<Algorithm> a = choice->Choose(c, bytes);
+      absl::StrAppend(&out, absl::StrFormat(" %20s", a.ok() ? std::string(AlgorithmName(*a)) : "error"));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   return out;
 }
 

@@ -176,6 +176,8 @@ int RunRank(int argc, char** argv) {
         status_code = 1;
       } else {
         std::printf("%s", FormatReport(*result, *profile).c_str());
+        const std::vector<size_t> sizes = {4096, size_t{1} << 20, size_t{64} << 20};
+        std::printf("%s", FormatAutoChoices(topology, *profile, sizes).c_str());
         const std::string out = OutputPath();
         absl::Status saved = models::SaveProfile(*profile, out);
         if (saved.ok()) {

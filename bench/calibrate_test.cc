@@ -156,6 +156,15 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(report, HasSubstr("memcpy = 8 GB/s"));
 }
 
+TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {
+  models::Profile p;
+  p.intra = p.inter = {1e-6, 1e-10};
+  const std::string text = FormatAutoChoices(MakeEmulatedTopology(0, 2, 2), p, {4096, 1 << 20});
+  EXPECT_THAT(text, HasSubstr("auto's choice with this profile on 2 ranks (1 node(s))"));
+  EXPECT_THAT(text, HasSubstr("4096 B"));
+  EXPECT_THAT(text, HasSubstr("all_reduce"));  // every build registers at least one AllReduce algorithm
+}
+
 TEST(ResolveOutputPath, RelativePathsFollowWhereBazelRan) {
   EXPECT_EQ(ResolveOutputPath("p.json", "/home/me/src", "/runfiles"), "/home/me/src/p.json");
   EXPECT_EQ(ResolveOutputPath("p.json", "", "/work"), "/work/p.json");
