@@ -24,13 +24,14 @@
 #include "bench/calibrate.h"
 #include "bench/calibrate_launch.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/topology/discover.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/mpi_transport.h"
 #include "kcoll_mpi_paths.h"
 
 ABSL_FLAG(int, ranks, 0, "ranks to launch (0: one per core, at least 2); under mpirun, must match the job or be 0");
 ABSL_FLAG(int, ranks_per_node, 0,
-          "emulate nodes of this many consecutive ranks (0: the nodes MPI reports, i.e. ranks sharing memory)");
+          "emulate nodes of this many consecutive ranks (0: $KCOLL_RANKS_PER_NODE, else the nodes MPI reports)");
 ABSL_FLAG(std::string, out, "kcoll_profile.json",
           "where to save the profile (relative paths are taken from where bazel run was started)");
 ABSL_FLAG(double, min_bytes, 8, "smallest ping-pong message");
@@ -114,18 +115,6 @@ int Launch(const char* program) {
   return 1;
 }
 
-// Node labels from MPI: ranks that share memory get the lowest rank among them.
-Topology TopologyFromMpi(int rank, int nranks) {
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm);
-  int label = rank;
-  MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_INT, MPI_MIN, node_comm);
-  MPI_Comm_free(&node_comm);
-  std::vector<int> labels(nranks);
-  MPI_Allgather(&label, 1, MPI_INT, labels.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return MakeTopology(rank, labels, /*emulated=*/false);
-}
-
 // Prints `status` and ends the whole job.
 [[noreturn]] void Fail(int rank, const absl::Status& status) {
   std::fprintf(stderr, "calibrate (rank %d): %s\n", rank, std::string(status.message()).c_str());
@@ -154,7 +143,11 @@ int RunRank(int argc, char** argv) {
       Fail(rank, absl::InvalidArgumentError(
                      absl::StrCat("--ranks_per_node=", rpn, " must be >= 0 and divide the ranks (", nranks, ")")));
     }
-    const Topology topology = rpn > 0 ? MakeEmulatedTopology(rank, nranks, rpn) : TopologyFromMpi(rank, nranks);
+    TopologyOptions topology_options;
+    topology_options.ranks_per_node = rpn;
+    auto discovered = DiscoverTopology(MPI_COMM_WORLD, topology_options);
+    if (!discovered.ok()) Fail(rank, discovered.status());
+    const Topology& topology = *discovered;
     auto transport = MpiTransport::Create(MPI_COMM_WORLD);
     if (!transport.ok()) Fail(rank, transport.status());
     auto kernels = MakeKernels(ExecBackend::kSerial, /*synchronous=*/true);

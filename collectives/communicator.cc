@@ -1,14 +1,18 @@
 #include "collectives/communicator.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/observability/describe.h"
 #include "collectives/status_macros.h"
+#include "collectives/topology/discover.h"
+#include "collectives/topology/gpu_info.h"
 #include "collectives/transport/mpi_transport.h"
 #include "collectives/validate.h"
 
@@ -30,38 +34,6 @@ absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options) {
   return ExecBackend::kSerial;
 }
 
-absl::StatusOr<int> ChooseRanksPerNode(const CommunicatorOptions& options, int nranks) {
-  int rpn = options.ranks_per_node;
-  std::string source = "ranks_per_node";
-  if (rpn == 0) {
-    if (const char* env = GetEnv("KCOLL_RANKS_PER_NODE")) {
-      source = "KCOLL_RANKS_PER_NODE";
-      if (!absl::SimpleAtoi(env, &rpn)) {
-        return absl::InvalidArgumentError(absl::StrCat(source, ": '", env, "' is not an integer"));
-      }
-      if (rpn == 0) return absl::InvalidArgumentError(absl::StrCat(source, ": 0 ranks per node"));
-    }
-  }
-  if (rpn < 0 || (rpn > 0 && nranks % rpn != 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ": ", rpn, " does not divide the number of ranks ", nranks));
-  }
-  return rpn;
-}
-
-// Node labels from MPI: ranks that can share memory get the lowest rank among them as their label.
-absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int nranks) {
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm) != MPI_SUCCESS) {
-    return absl::InternalError("MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
-  }
-  int label = rank;
-  MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_INT, MPI_MIN, node_comm);
-  MPI_Comm_free(&node_comm);
-  std::vector<int> labels(nranks);
-  MPI_Allgather(&label, 1, MPI_INT, labels.data(), 1, MPI_INT, comm);
-  return labels;
-}
-
 // A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
 // the others would go on to wait for them in the first collective.
 absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
@@ -79,24 +51,40 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options));
+  KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
-  const int rank = mpi->rank(), nranks = mpi->size();
-  KCOLL_ASSIGN_OR_RETURN(int ranks_per_node, ChooseRanksPerNode(options, nranks));
-  if (ranks_per_node > 0) {
-    c->topology_ = MakeEmulatedTopology(rank, nranks, ranks_per_node);
-  } else {
-    KCOLL_ASSIGN_OR_RETURN(std::vector<int> labels, NodeLabelsFromMpi(mpi->comm(), rank, nranks));
-    c->topology_ = MakeTopology(rank, labels, /*emulated=*/false);
+  TopologyOptions topology_options;
+  topology_options.ranks_per_node = options.ranks_per_node;
+  topology_options.nchannels = options.nchannels;
+  absl::Status gpu_status;
+  if (backend == ExecBackend::kCuda) {
+    absl::StatusOr<std::optional<GpuInfo>> gpu = CurrentCudaDevice();
+    if (gpu.ok()) topology_options.gpu = *gpu;
+    gpu_status = gpu.status();
   }
+  KCOLL_ASSIGN_OR_RETURN(c->topology_, DiscoverTopology(mpi->comm(), topology_options));
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path);
   KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
   c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
   // MPI reads and writes buffers from the host, so kernels must have finished before a transfer starts.
-  KCOLL_ASSIGN_OR_RETURN(c->kernels_, MakeKernels(backend, /*synchronous=*/true));
-  c->transport_ = std::move(mpi);
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
+  // Every primitive an algorithm issues is counted on its way through these two decorators.
+  c->kernels_ = std::make_unique<CountingKernels>(std::move(kernels), c->counters_.total);
+  c->transport_ = std::make_unique<CountingTransport>(std::move(mpi), c->topology_, c->counters_.total);
+
+  if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
+  if (c->logger_.Enabled(LogLevel::kInfo)) {
+    // Rank 0 prints the whole block; every other rank its own line, so that each per-rank log names its rank.
+    const std::vector<std::string> lines =
+        c->rank() == 0 ? c->Describe() : std::vector<std::string>{DescribeRank(c->topology_, c->rank())};
+    c->logger_.Log(LogLevel::kInfo, absl::StrJoin(lines, "\n"));
+  }
   return c;
 }
 
@@ -105,7 +93,23 @@ Communicator::~Communicator() { Finalize().IgnoreError(); }
 int Communicator::rank() const { return topology_.rank; }
 int Communicator::size() const { return topology_.nranks; }
 
+std::vector<std::string> Communicator::Describe() const {
+  return DescribeTopology(topology_, CommInfo{std::string(ExecBackendName(backend_)),
+                                              transport_ ? std::string(transport_->name()) : "finalized"});
+}
+
+std::string Communicator::DescribeJson() const {
+  nlohmann::json j = TopologyToJson(topology_);
+  j["backend"] = std::string(ExecBackendName(backend_));
+  j["transport"] = transport_ ? std::string(transport_->name()) : "finalized";
+  j["counters"] = CountersToJson(counters_);
+  return j.dump();
+}
+
 absl::Status Communicator::Finalize() {
+  if (!finalized() && logger_.Enabled(LogLevel::kInfo)) {
+    logger_.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(topology_, counters_), "\n"));
+  }
   kernels_.reset();
   transport_.reset();
   return absl::OkStatus();
@@ -204,6 +208,15 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   KCOLL_ASSIGN_OR_RETURN(Algorithm algorithm,
                          ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested));
   KCOLL_ASSIGN_OR_RETURN(AlgorithmFn fn, FindAlgorithm(args.collective, algorithm));
+  const PrimitiveCounts before = counters_.total;
+  const auto start = std::chrono::steady_clock::now();
+  const absl::Status status = RunAlgorithm(fn, args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Record(args, algorithm, before, seconds, status);
+  return status;
+}
+
+absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args) {
   Resources resources{*transport_, *kernels_, topology_};
   KCOLL_RETURN_IF_ERROR(fn(args, resources));
   if (args.op == ReduceOp::kAvg) {
@@ -211,6 +224,27 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     if (result_count > 0) KCOLL_RETURN_IF_ERROR(kernels_->Divide(args.type, args.recv, result_count, size()));
   }
   return absl::OkStatus();
+}
+
+void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before,
+                          double seconds, const absl::Status& status) {
+  CallRecord call;
+  call.collective = args.collective;
+  call.algorithm = algorithm;
+  call.count = args.count;
+  call.type = args.type;
+  call.op = args.op;
+  call.root = args.root;
+  call.bytes = PayloadBytes(args.collective, args.count, DataTypeSize(args.type), size());
+  call.seconds = seconds;
+  call.primitives = counters_.total;
+  call.primitives -= before;
+  CollectiveCounts& entry = counters_.Entry(args.collective, algorithm);
+  ++entry.calls;
+  entry.bytes += call.bytes;
+  entry.seconds += seconds;
+  entry.primitives += call.primitives;
+  if (logger_.Enabled(LogLevel::kTrace)) logger_.Log(LogLevel::kTrace, DescribeCall(topology_, call, status));
 }
 
 }  // namespace kcoll

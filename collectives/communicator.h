@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,6 +26,8 @@
 #include "collectives/auto_choice.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/observability/counters.h"
+#include "collectives/observability/log.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
@@ -39,6 +42,8 @@ struct CommunicatorOptions {
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
+  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
+  int nchannels = 0;
   // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
   // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
   std::string profile_path;
@@ -103,6 +108,17 @@ class Communicator {
   // What resolves kAuto: the cost models, the profile and where it came from.
   const AutoChoice& auto_choice() const { return *auto_choice_; }
 
+  // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
+  // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
+  // gives per-call numbers. Printed at Finalize() under KCOLL_DEBUG=INFO.
+  const Counters& counters() const { return counters_; }
+  void ResetCounters() { counters_ = Counters(); }
+
+  // The topology block printed at creation under KCOLL_DEBUG=INFO, one line per entry (docs/observability.md).
+  std::vector<std::string> Describe() const;
+  // The same as JSON text: the fields of TopologyToJson plus "backend", "transport" and "counters".
+  std::string DescribeJson() const;
+
   // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
   // Collective. Called by the destructor if not called before.
   absl::Status Finalize();
@@ -111,9 +127,14 @@ class Communicator {
  private:
   Communicator() = default;
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args);
+  void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
+              const absl::Status& status);
 
   ExecBackend backend_ = ExecBackend::kSerial;
   Topology topology_;
+  Counters counters_;  // filled by the counting transport and kernels, and by Run
+  Logger logger_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   std::unique_ptr<AutoChoice> auto_choice_;
