@@ -152,11 +152,21 @@ std::string SeriesTable(const Series& series, bool link) {
   return out;
 }
 
-std::string FitLine(const models::LinkFit& fit, absl::string_view alpha_name, absl::string_view beta_name) {
-  return absl::StrFormat("  fit: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", alpha_name,
+std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::string_view alpha_name,
+                    absl::string_view beta_name) {
+  return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
                          models::FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
                          Gbps(fit.link.BytesPerSecond()), fit.r_squared,
                          fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
+}
+
+// The table, the saved fit and the absolute one for reference.
+std::string SeriesReport(const Series& series, bool link, absl::string_view alpha_name, absl::string_view beta_name) {
+  return absl::StrCat(
+      SeriesTable(series, link), FitLine(series.fit, "fit (relative errors; saved)", alpha_name, beta_name),
+      series.absolute_fit.ok()
+          ? FitLine(*series.absolute_fit, "fit on seconds (large sizes dominate)", alpha_name, beta_name)
+          : absl::StrCat("  fit on seconds: none (", series.absolute_fit.status().message(), ")\n"));
 }
 
 }  // namespace
@@ -363,15 +373,18 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
 }
 
 absl::Status FitAll(CalibrationResult& result) {
+  std::vector<std::pair<Series*, std::string>> series;
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
-    if (link->pairs.empty()) continue;
-    KCOLL_ASSIGN_OR_RETURN(link->series.fit, FitNamed(link->series, models::FitWeighting::kRelative,
-                                                      absl::StrCat(LinkClassName(link->link_class), " ping-pong")));
+    if (!link->pairs.empty())
+      series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
   }
-  const models::FitWeighting absolute = models::FitWeighting::kAbsolute;
-  KCOLL_ASSIGN_OR_RETURN(result.reduce.fit, FitNamed(result.reduce, absolute, "reduction"));
-  KCOLL_ASSIGN_OR_RETURN(result.copy_kernel.fit, FitNamed(result.copy_kernel, absolute, "copy kernel"));
-  KCOLL_ASSIGN_OR_RETURN(result.memcpy_series.fit, FitNamed(result.memcpy_series, absolute, "memcpy"));
+  series.emplace_back(&result.reduce, "reduction");
+  series.emplace_back(&result.copy_kernel, "copy kernel");
+  series.emplace_back(&result.memcpy_series, "memcpy");
+  for (auto& [s, name] : series) {
+    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, models::FitWeighting::kRelative, name));
+    s->absolute_fit = models::FitLink(s->samples, models::FitWeighting::kAbsolute);
+  }
   return absl::OkStatus();
 }
 
@@ -428,17 +441,16 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
     }
     absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
                     PairsText(link->pairs), "; one-way = median round trip / 2",
-                    link->pairs.size() > 1 ? ", median over the pairs" : "", "; least squares on relative errors\n");
-    absl::StrAppend(&out, SeriesTable(link->series, true), FitLine(link->series.fit, "alpha", "beta"));
+                    link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
+    absl::StrAppend(&out, SeriesReport(link->series, true, "alpha", "beta"));
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
-                  " ranks at once (median over ranks); bytes = bytes reduced (one input); least squares on seconds "
-                  "(the large, memory-bound sizes decide gamma)\n",
-                  SeriesTable(result.reduce, false), FitLine(result.reduce.fit, "launch", "gamma"));
-  absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n", SeriesTable(result.copy_kernel, false),
-                  FitLine(result.copy_kernel.fit, "launch", "1/bandwidth"));
-  absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n", SeriesTable(result.memcpy_series, false),
-                  FitLine(result.memcpy_series.fit, "overhead", "1/bandwidth"));
+                  " ranks at once (median over ranks); bytes = bytes reduced (one input)\n",
+                  SeriesReport(result.reduce, false, "launch", "gamma"));
+  absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
+                  SeriesReport(result.copy_kernel, false, "launch", "1/bandwidth"));
+  absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
+                  SeriesReport(result.memcpy_series, false, "overhead", "1/bandwidth"));
   absl::StrAppend(
       &out, "\nprofile:\n",
       absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.intra.alpha_s),

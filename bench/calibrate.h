@@ -10,12 +10,15 @@
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
-// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes). Link sweeps span seven orders
-// of magnitude of time, so they are fitted on relative errors (every size counts alike: alpha comes from the small
-// sizes, beta from the large ones; an absolute fit would lose a microsecond latency in the noise of a 20 ms
-// transfer). The local sweeps are fitted on seconds: gamma and the copy bandwidth matter for large buffers, which
-// are memory-bound, not for the cache-resident small ones. gamma is the reduction's beta and the copy bandwidth is
-// 1 / beta. The report shows the 1-minute load average before and after, and warns when other work was running.
+// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes) on relative errors: the sweeps
+// span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
+// disappears in the noise of a 20 ms transfer). A straight line cannot follow both regimes a CPU shows - buffers
+// that stay in the caches, and larger ones bound by memory bandwidth (several times slower) - so the saved fit
+// weighs every size alike. That suits choosing algorithms, whose crossovers sit at small and medium sizes, and
+// keeps beta and gamma from the same regimes, so their ratio is right; absolute times of large calls come out
+// low. The report also gives the fit on seconds, dominated by the large, memory-bound sizes, for reference.
+// gamma is the reduction's beta; the copy bandwidth is 1 / the memcpy beta. The report shows the 1-minute load
+// average before and after, and warns when other work was running.
 #ifndef KCOLL_BENCH_CALIBRATE_H_
 #define KCOLL_BENCH_CALIBRATE_H_
 
@@ -67,7 +70,10 @@ std::vector<std::pair<int, int>> PairsOfClass(const Topology& topology, LinkClas
 struct Series {
   std::vector<models::Sample> samples;
   std::vector<int> reps;  // timed repetitions per sample (the smallest over the ranks or pairs that took part)
-  models::LinkFit fit;
+  models::LinkFit fit;    // on relative errors: the one saved in the profile
+  // On seconds, for reference only (may fail where the relative fit does not: a noisy large size can make the slope
+  // negative).
+  absl::StatusOr<models::LinkFit> absolute_fit = absl::UnknownError("not fitted");
 };
 
 struct LinkMeasurement {

@@ -29,6 +29,16 @@ std::string ResolveOutputPath(const std::string& path, const std::string& build_
   return base.back() == '/' ? base + path : absl::StrCat(base, "/", path);
 }
 
+absl::Status CheckWritable(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--out: profile path '", path, "' cannot be written: directory '",
+                                                   dir, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
                                 const std::vector<std::string>& args, int cores, const std::string& test_tmpdir) {
   LaunchCommand command;

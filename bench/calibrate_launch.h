@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace kcoll {
 namespace bench {
 
@@ -19,6 +21,10 @@ bool UnderMpiLauncher();
 // `cwd`.
 std::string ResolveOutputPath(const std::string& path, const std::string& build_working_directory,
                               const std::string& cwd);
+
+// OK when a file can be created at `path` (absolute): its directory exists and is writable. Checked before
+// measuring, so a typo does not cost a whole calibration. InvalidArgument naming the path otherwise.
+absl::Status CheckWritable(const std::string& path);
 
 struct LaunchCommand {
   std::vector<std::string> argv;                                 // mpirun, its options, the program and its args

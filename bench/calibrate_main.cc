@@ -85,6 +85,11 @@ int Launch(const char* program) {
     std::fprintf(stderr, "--ranks_per_node=%d must be >= 0 and divide --ranks=%d\n", rpn, ranks);
     return 2;
   }
+  const absl::Status writable = CheckWritable(OutputPath());
+  if (!writable.ok()) {
+    std::fprintf(stderr, "calibrate: %s\n", std::string(writable.message()).c_str());
+    return 2;
+  }
   const CalibrationOptions o = OptionsFromFlags();
   std::vector<std::string> args = {
       absl::StrCat("--ranks=", ranks),
@@ -137,6 +142,10 @@ int RunRank(int argc, char** argv) {
     if (asked != 0 && asked != nranks) {
       Fail(rank, absl::InvalidArgumentError(absl::StrCat("--ranks=", asked, " but the MPI job has ", nranks,
                                                          " ranks (under mpirun, leave --ranks out)")));
+    }
+    if (rank == 0) {
+      const absl::Status writable = CheckWritable(OutputPath());
+      if (!writable.ok()) Fail(rank, writable);
     }
     const int rpn = absl::GetFlag(FLAGS_ranks_per_node);
     if (rpn < 0 || (rpn > 0 && nranks % rpn != 0)) {

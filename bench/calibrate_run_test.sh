@@ -14,7 +14,9 @@ fail() {
   failed=1
 }
 
-QUICK=(--min_bytes=8 --max_bytes=65536 --min_local_bytes=4096 --min_reps=3 --max_reps=50 --seconds_per_size=0.002)
+# Few sizes, far apart, so that the slope stays clear even on a busy machine.
+QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=5 --max_reps=200
+  --seconds_per_size=0.005)
 
 # 2 ranks, one node: the inter class is not measured.
 if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two.out" 2>&1; then
@@ -23,7 +25,7 @@ if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two
 fi
 grep -q "intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
 grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
-grep -q "fit: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
+grep -q "fit (relative errors; saved): alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
 grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
@@ -38,7 +40,7 @@ grep -q "pair(s) 0-2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
 grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 
-# Refusals, before anything is launched.
+# Refusals, before anything is launched (nothing measured: no mpirun line).
 "${CALIBRATE}" --ranks=1 >"${TMP}/bad.out" 2>&1 && fail "--ranks=1 accepted"
 grep -q "at least 2 ranks" "${TMP}/bad.out" || fail "--ranks=1 message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=4 --ranks_per_node=3 >"${TMP}/bad.out" 2>&1 && fail "--ranks_per_node=3 accepted"
@@ -46,8 +48,9 @@ grep -q "ranks_per_node=3 must be >= 0 and divide --ranks=4" "${TMP}/bad.out" ||
 "${CALIBRATE}" --step_factor=1 >"${TMP}/bad.out" 2>&1 && fail "--step_factor=1 accepted"
 grep -q "step_factor=1" "${TMP}/bad.out" || fail "step_factor message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=2 --out=/nonexistent/dir/p.json "${QUICK[@]}" >"${TMP}/bad.out" 2>&1 && fail "bad --out accepted"
-grep -q "profile path '/nonexistent/dir/p.json' cannot be written" "${TMP}/bad.out" ||
+grep -q "profile path '/nonexistent/dir/p.json' cannot be written: directory '/nonexistent/dir'" "${TMP}/bad.out" ||
   fail "bad --out message: $(cat "${TMP}/bad.out")"
+grep -q "mpirun" "${TMP}/bad.out" && fail "bad --out was only found after launching"
 
 [[ ${failed} -eq 0 ]] && echo "PASSED"
 exit ${failed}

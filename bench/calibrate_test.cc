@@ -3,6 +3,7 @@
 #include "bench/calibrate.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "bench/calibrate_launch.h"
 #include "gmock/gmock.h"
@@ -134,6 +135,28 @@ TEST(MakeProfile, AMissingClassTakesTheOther) {
   EXPECT_THAT(MakeProfile(none).status().message(), HasSubstr("neither intra-node nor inter-node"));
 }
 
+// Two regimes (fast small sizes, a slower slope for large ones): the profile takes the relative-error fits.
+TEST(FitAll, TheProfileTakesTheRelativeFits) {
+  CalibrationResult r = MakeResult(2, 2);
+  const std::vector<double> sizes = {8, 512, 32768, 1 << 21, 1 << 26};
+  r.intra.series = Line(2e-7, 1e-10, sizes);
+  r.intra.series.samples[3].seconds *= 8;
+  r.intra.series.samples[4].seconds *= 8;
+  r.reduce = Line(1e-7, 1.5e-10, sizes);
+  r.reduce.samples[4].seconds *= 6;
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const models::LinkFit link = *models::FitLink(r.intra.series.samples, models::FitWeighting::kRelative);
+  const models::LinkFit reduce = *models::FitLink(r.reduce.samples, models::FitWeighting::kRelative);
+  EXPECT_EQ(profile->intra.alpha_s, link.link.alpha_s);
+  EXPECT_EQ(profile->intra.beta_s_per_byte, link.link.beta_s_per_byte);
+  EXPECT_EQ(profile->gamma_s_per_byte, reduce.link.beta_s_per_byte);
+  // The absolute fit, kept for the report, differs.
+  ASSERT_TRUE(r.intra.series.absolute_fit.ok());
+  EXPECT_NE(r.intra.series.absolute_fit->link.beta_s_per_byte, link.link.beta_s_per_byte);
+}
+
 TEST(FitAll, AFailedFitNamesItsSeries) {
   CalibrationResult r = MakeResult(2, 2);
   r.reduce = Line(1e-6, 0, {8, 16});  // flat: no bandwidth
@@ -151,7 +174,8 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(report, HasSubstr("inter-node pairs talk through shared memory"));
   EXPECT_THAT(report, HasSubstr("intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1"));
   EXPECT_THAT(report, HasSubstr("beta = 2e-10 s/B (5 GB/s), R^2 = 1.000000"));
-  EXPECT_THAT(report, HasSubstr("fit: alpha = 3 us, beta = 5e-10 s/B (2 GB/s)"));
+  EXPECT_THAT(report, HasSubstr("fit (relative errors; saved): alpha = 3 us, beta = 5e-10 s/B (2 GB/s)"));
+  EXPECT_THAT(report, HasSubstr("fit on seconds (large sizes dominate): alpha = "));
   EXPECT_THAT(report, HasSubstr("gamma = 4e-10 s/B (2.5 GB/s reduced per rank)"));
   EXPECT_THAT(report, HasSubstr("memcpy = 8 GB/s"));
 }
@@ -170,6 +194,15 @@ TEST(ResolveOutputPath, RelativePathsFollowWhereBazelRan) {
   EXPECT_EQ(ResolveOutputPath("p.json", "", "/work"), "/work/p.json");
   EXPECT_EQ(ResolveOutputPath("/tmp/p.json", "/home/me", "/work"), "/tmp/p.json");
   EXPECT_EQ(ResolveOutputPath("sub/p.json", "/home/me/", "/work"), "/home/me/sub/p.json");
+}
+
+TEST(CheckWritable, TheDirectoryMustExist) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  EXPECT_TRUE(CheckWritable(std::string(tmp != nullptr ? tmp : "/tmp") + "/p.json").ok());
+  absl::Status s = CheckWritable("/nonexistent/dir/p.json");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("profile path '/nonexistent/dir/p.json' cannot be written: directory "
+                                     "'/nonexistent/dir'"));
 }
 
 TEST(MakeLaunchCommand, LikeTheTestLauncher) {
