@@ -20,14 +20,14 @@ const char* GetEnv(const char* name) {
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
 
-absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options) {
+absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, TransportKind transport) {
   if (options.backend.has_value()) return *options.backend;
   if (const char* env = GetEnv("KCOLL_EXEC")) {
     auto parsed = ParseExecBackend(env);
     if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_EXEC: ", parsed.status().message()));
     return *parsed;
   }
-  return ExecBackend::kSerial;
+  return transport == TransportKind::kNccl ? ExecBackend::kCuda : ExecBackend::kSerial;
 }
 
 absl::StatusOr<int> ChooseRanksPerNode(const CommunicatorOptions& options, int nranks) {
@@ -65,9 +65,11 @@ absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
-  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options));
+  KCOLL_ASSIGN_OR_RETURN(TransportKind transport, ChooseTransportKind(options.transport));
+  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, transport));
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
+  c->transport_kind_ = transport;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
   const int rank = mpi->rank(), nranks = mpi->size();
   KCOLL_ASSIGN_OR_RETURN(int ranks_per_node, ChooseRanksPerNode(options, nranks));
@@ -77,9 +79,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     KCOLL_ASSIGN_OR_RETURN(std::vector<int> labels, NodeLabelsFromMpi(mpi->comm(), rank, nranks));
     c->topology_ = MakeTopology(rank, labels, /*emulated=*/false);
   }
-  // MPI reads and writes buffers from the host, so kernels must have finished before a transfer starts.
-  KCOLL_ASSIGN_OR_RETURN(c->kernels_, MakeKernels(backend, /*synchronous=*/true));
-  c->transport_ = std::move(mpi);
+  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(std::move(mpi), transport, backend, options.gpu));
+  c->kernels_ = std::move(execution.kernels);
+  c->transport_ = std::move(execution.transport);
+  c->execution_ = std::move(execution.description);
   return c;
 }
 
@@ -193,7 +196,8 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     const size_t result_count = RecvCount(args, rank(), size());
     if (result_count > 0) KCOLL_RETURN_IF_ERROR(kernels_->Divide(args.type, args.recv, result_count, size()));
   }
-  return absl::OkStatus();
+  // The result is in place when the call returns (a stream-ordered transport waits for its stream here).
+  return transport_->Synchronize();
 }
 
 }  // namespace kcoll
