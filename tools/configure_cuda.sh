@@ -86,8 +86,9 @@ out=.kcoll_cuda.bazelrc
   echo "build:cuda --repo_env=PATH=$cuda/bin:$PATH"
   echo "build:cuda --action_env=PATH=$cuda/bin:$PATH"
   if [[ -n "$arch" ]]; then
-    echo "build:cuda --repo_env=NVCC_WRAPPER_DEFAULT_ARCH=$arch"
-    echo "build:cuda --action_env=NVCC_WRAPPER_DEFAULT_ARCH=$arch"
+    # Every compile and link names the architecture, so nvcc_wrapper never falls back to its own default (sm_35 in
+    # Kokkos 3.x, which CUDA 12 and later reject).
+    echo "build:cuda --copt=-arch=$arch --linkopt=-arch=$arch"
   fi
   if [[ -n "${NCCL_HOME:-}" ]]; then echo "build:cuda --repo_env=NCCL_HOME=$NCCL_HOME"; fi
 } > "$out"
