@@ -63,7 +63,7 @@ class AllReduceTest : public ::testing::TestWithParam<Param> {
           << what << ": element " << i << " differs from the exact result";
     }
     const std::vector<char> mpi = MpiAllReduceOfExactInputs(type, op, count, MPI_COMM_WORLD);
-    ASSERT_EQ(std::memcmp(mpi.data(), recv.data(), recv.size()), 0) << what << ": differs from MPI_Allreduce";
+    ASSERT_TRUE(mpi == recv) << what << ": differs from MPI_Allreduce";
   }
 
   std::unique_ptr<Communicator> comm_;

@@ -17,8 +17,10 @@ def _bool(value):
 _KOKKOS_BACKENDS = ["SERIAL", "OPENMP", "THREADS", "CUDA", "HIP", "SYCL", "HPX"]
 
 def _kokkos_default_root(rctx):
-    cache = rctx.os.environ.get("XDG_CACHE_HOME", rctx.os.environ.get("HOME", "/root") + "/.cache")
-    return cache + "/kcoll/kokkos-3.4.01"
+    # The same path tools/setup.sh installs into.
+    env = rctx.os.environ
+    cache = env.get("KCOLL_CACHE", "") or (env.get("XDG_CACHE_HOME", "") or env.get("HOME", "/root") + "/.cache") + "/kcoll"
+    return cache + "/kokkos-3.4.01"
 
 def _kokkos_cuda_compile_options(rctx, libdir):
     """The compiler options Kokkos' CMake package gives its C++ users, e.g. -extended-lambda, -arch=sm_80."""
@@ -111,7 +113,7 @@ KOKKOS_LINKOPTS = {linkopts}
 
 kokkos_configure = repository_rule(
     implementation = _kokkos_impl,
-    environ = ["KOKKOS_ROOT", "HOME", "XDG_CACHE_HOME", "CUDA_PATH", "CUDA_HOME"],
+    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME", "CUDA_PATH", "CUDA_HOME"],
     local = True,
 )
 

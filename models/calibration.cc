@@ -1,0 +1,172 @@
+#include "models/calibration.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace kcoll {
+namespace models {
+
+absl::StatusOr<LinkFit> FitLink(const std::vector<Sample>& samples) {
+  if (samples.size() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("samples: ", samples.size(), " given, at least 2 of different sizes are needed"));
+  }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
+    if (!std::isfinite(s.bytes) || s.bytes < 0 || !std::isfinite(s.seconds) || s.seconds < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("samples[", i, "] = (bytes=", s.bytes, ", seconds=", s.seconds, ") must be finite and >= 0"));
+    }
+  }
+  const double count = static_cast<double>(samples.size());
+  double mean_x = 0, mean_y = 0;
+  for (const Sample& s : samples) {
+    mean_x += s.bytes;
+    mean_y += s.seconds;
+  }
+  mean_x /= count;
+  mean_y /= count;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (const Sample& s : samples) {
+    const double dx = s.bytes - mean_x;
+    const double dy = s.seconds - mean_y;
+    sxx += dx * dx;
+    sxy += dx * dy;
+    syy += dy * dy;
+  }
+  if (!(sxx > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("samples: all ", samples.size(), " have bytes=", samples[0].bytes, "; a slope needs two sizes"));
+  }
+  LinkFit fit;
+  fit.link.beta_s_per_byte = sxy / sxx;
+  fit.link.alpha_s = mean_y - fit.link.beta_s_per_byte * mean_x;
+  if (fit.link.alpha_s < 0) {
+    // Least squares through the origin.
+    double xx = 0, xy = 0;
+    for (const Sample& s : samples) {
+      xx += s.bytes * s.bytes;
+      xy += s.bytes * s.seconds;
+    }
+    fit.link.alpha_s = 0;
+    fit.link.beta_s_per_byte = xy / xx;
+    fit.intercept_clamped = true;
+  }
+  if (!(fit.link.beta_s_per_byte > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("samples: fitted beta_s_per_byte=", fit.link.beta_s_per_byte,
+                                                   " is not > 0: the time does not grow with the size"));
+  }
+  double residual = 0;
+  for (const Sample& s : samples) {
+    const double e = s.seconds - fit.link.Seconds(s.bytes);
+    residual += e * e;
+  }
+  fit.r_squared = syy > 0 ? 1.0 - residual / syy : 1.0;
+  return fit;
+}
+
+namespace {
+
+using nlohmann::json;
+
+json LinkToJson(const LinkParams& link) {
+  return json{{"alpha_s", link.alpha_s}, {"beta_s_per_byte", link.beta_s_per_byte}};
+}
+
+// Reads object[key] as a number into *out; `path` is the field's dotted name for messages.
+absl::Status ReadNumber(const json& object, const char* key, const std::string& path, double* out) {
+  auto it = object.find(key);
+  if (it == object.end()) return absl::InvalidArgumentError(absl::StrCat("profile field '", path, "' is missing"));
+  if (!it->is_number()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile field '", path, "' must be a number, not ", it->type_name(), " ", it->dump()));
+  }
+  *out = it->get<double>();
+  return absl::OkStatus();
+}
+
+absl::Status ReadLink(const json& object, const char* key, LinkParams* link) {
+  auto it = object.find(key);
+  if (it == object.end()) return absl::InvalidArgumentError(absl::StrCat("profile field '", key, "' is missing"));
+  if (!it->is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile field '", key, "' must be an object, not ", it->type_name()));
+  }
+  if (absl::Status s = ReadNumber(*it, "alpha_s", absl::StrCat(key, ".alpha_s"), &link->alpha_s); !s.ok()) return s;
+  return ReadNumber(*it, "beta_s_per_byte", absl::StrCat(key, ".beta_s_per_byte"), &link->beta_s_per_byte);
+}
+
+}  // namespace
+
+std::string ProfileToJson(const Profile& profile) {
+  json j;
+  j["schema_version"] = kProfileSchemaVersion;
+  if (!profile.description.empty()) j["description"] = profile.description;
+  j["intra"] = LinkToJson(profile.intra);
+  j["inter"] = LinkToJson(profile.inter);
+  j["gamma_s_per_byte"] = profile.gamma_s_per_byte;
+  j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
+  // Invalid UTF-8 in the description is replaced rather than thrown on.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
+  const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return absl::InvalidArgumentError("profile: not valid JSON");
+  if (!j.is_object())
+    return absl::InvalidArgumentError(absl::StrCat("profile: expected an object, not ", j.type_name()));
+  double version = 0;
+  if (absl::Status s = ReadNumber(j, "schema_version", "schema_version", &version); !s.ok()) return s;
+  if (version != kProfileSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("profile field 'schema_version' is ", version,
+                                                   "; this build reads version ", kProfileSchemaVersion));
+  }
+  Profile profile;
+  if (auto it = j.find("description"); it != j.end()) {
+    if (!it->is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("profile field 'description' must be a string, not ", it->type_name()));
+    }
+    profile.description = it->get<std::string>();
+  }
+  if (absl::Status s = ReadLink(j, "intra", &profile.intra); !s.ok()) return s;
+  if (absl::Status s = ReadLink(j, "inter", &profile.inter); !s.ok()) return s;
+  if (absl::Status s = ReadNumber(j, "gamma_s_per_byte", "gamma_s_per_byte", &profile.gamma_s_per_byte); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ReadNumber(j, "memcpy_bytes_per_s", "memcpy_bytes_per_s", &profile.memcpy_bytes_per_s);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
+  return profile;
+}
+
+absl::Status SaveProfile(const Profile& profile, const std::string& path) {
+  if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
+  std::ofstream out(path);
+  if (!out) return absl::InvalidArgumentError(absl::StrCat("profile path '", path, "' cannot be written"));
+  out << ProfileToJson(profile);
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("profile path '", path, "': write failed"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("profile path '", path, "' cannot be read"));
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Profile> profile = ProfileFromJson(text.str());
+  if (!profile.ok()) {
+    return absl::Status(profile.status().code(), absl::StrCat(path, ": ", profile.status().message()));
+  }
+  return profile;
+}
+
+}  // namespace models
+}  // namespace kcoll

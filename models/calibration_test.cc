@@ -1,0 +1,169 @@
+#include "models/calibration.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/test_util.h"
+#include "nlohmann/json.hpp"
+
+namespace kcoll {
+namespace models {
+namespace {
+
+using ::kcoll::models::testing::IsInvalidArgument;
+using ::kcoll::models::testing::Unwrap;
+using ::testing::HasSubstr;
+
+TEST(FitLinkTest, ExactLine) {
+  std::vector<Sample> samples;
+  for (double b = 0; b <= 1 << 24; b = b == 0 ? 1 : b * 4) samples.push_back({b, 2e-6 + 1e-10 * b});
+  const LinkFit fit = Unwrap(FitLink(samples));
+  EXPECT_NEAR(fit.link.alpha_s, 2e-6, 1e-15);
+  EXPECT_NEAR(fit.link.beta_s_per_byte, 1e-10, 1e-20);
+  EXPECT_NEAR(fit.r_squared, 1.0, 1e-12);
+  EXPECT_FALSE(fit.intercept_clamped);
+}
+
+// Hand-computed: x = 0, 1, 2, 3; y = 1, 3, 4, 7 (scaled). Means 1.5 and 3.75; Sxx = 5, Sxy = 9.5, Syy = 18.75;
+// beta = 1.9, alpha = 0.9; residuals 0.1, 0.2, -0.7, 0.4 sum to squares 0.7; R^2 = 1 - 0.7 / 18.75.
+TEST(FitLinkTest, NoisyLineAndRSquared) {
+  const LinkFit fit = Unwrap(FitLink({{0, 1e-6}, {1e3, 3e-6}, {2e3, 4e-6}, {3e3, 7e-6}}));
+  EXPECT_NEAR(fit.link.alpha_s, 0.9e-6, 1e-15);
+  EXPECT_NEAR(fit.link.beta_s_per_byte, 1.9e-9, 1e-18);
+  EXPECT_NEAR(fit.r_squared, 1 - 0.7 / 18.75, 1e-9);
+}
+
+TEST(FitLinkTest, NegativeInterceptIsClampedToZero) {
+  // y = 1e-9 x - 1e-6 for large x: OLS intercept < 0.
+  const LinkFit fit = Unwrap(FitLink({{1e4, 9e-6}, {2e4, 19e-6}, {4e4, 39e-6}}));
+  EXPECT_TRUE(fit.intercept_clamped);
+  EXPECT_EQ(fit.link.alpha_s, 0);
+  // Least squares through the origin: sum(xy) / sum(xx).
+  const double xy = 1e4 * 9e-6 + 2e4 * 19e-6 + 4e4 * 39e-6, xx = 1e8 + 4e8 + 16e8;
+  EXPECT_NEAR(fit.link.beta_s_per_byte, xy / xx, 1e-20);
+  EXPECT_LT(fit.r_squared, 1);
+}
+
+TEST(FitLinkTest, Errors) {
+  EXPECT_THAT(FitLink({}), IsInvalidArgument("samples: 0 given"));
+  EXPECT_THAT(FitLink({{1, 1}}), IsInvalidArgument("samples: 1 given"));
+  EXPECT_THAT(FitLink({{8, 1e-6}, {8, 2e-6}}), IsInvalidArgument("bytes=8"));
+  EXPECT_THAT(FitLink({{8, 1e-6}, {-8, 2e-6}}), IsInvalidArgument("samples[1]"));
+  EXPECT_THAT(FitLink({{8, 1e-6}, {16, std::nan("")}}), IsInvalidArgument("samples[1]"));
+  EXPECT_THAT(FitLink({{8, 2e-6}, {16, 1e-6}}), IsInvalidArgument("beta_s_per_byte"));
+}
+
+Profile Example() {
+  Profile p;
+  p.intra = {1.25e-6, 1.0 / 600e9};
+  p.inter = {5e-6, 1.0 / 100e9};
+  p.gamma_s_per_byte = 1.0 / 37e9;
+  p.memcpy_bytes_per_s = 2.5e10;
+  p.description = "test machine \"a\", 2 sockets";
+  return p;
+}
+
+void ExpectSame(const Profile& a, const Profile& b) {
+  EXPECT_EQ(a.intra.alpha_s, b.intra.alpha_s);
+  EXPECT_EQ(a.intra.beta_s_per_byte, b.intra.beta_s_per_byte);
+  EXPECT_EQ(a.inter.alpha_s, b.inter.alpha_s);
+  EXPECT_EQ(a.inter.beta_s_per_byte, b.inter.beta_s_per_byte);
+  EXPECT_EQ(a.gamma_s_per_byte, b.gamma_s_per_byte);
+  EXPECT_EQ(a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
+  EXPECT_EQ(a.description, b.description);
+}
+
+TEST(ProfileJsonTest, RoundTripsExactly) {
+  const std::string text = ProfileToJson(Example());
+  ExpectSame(Unwrap(ProfileFromJson(text)), Example());
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["schema_version"], kProfileSchemaVersion);
+  EXPECT_EQ(j["intra"]["alpha_s"], 1.25e-6);
+}
+
+TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {
+  const Profile p = Unwrap(ProfileFromJson(R"({"schema_version": 1, "future_field": [1, 2],
+      "intra": {"alpha_s": 1e-6, "beta_s_per_byte": 1e-12, "note": "x"},
+      "inter": {"alpha_s": 0, "beta_s_per_byte": 0}, "gamma_s_per_byte": 0, "memcpy_bytes_per_s": 0})"));
+  EXPECT_EQ(p.intra.alpha_s, 1e-6);
+  EXPECT_EQ(p.description, "");
+}
+
+// Removes `path` (dotted) from the example's JSON.
+std::string Without(const std::string& key, const std::string& inner = "") {
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  if (inner.empty()) {
+    j.erase(key);
+  } else {
+    j[key].erase(inner);
+  }
+  return j.dump();
+}
+
+TEST(ProfileJsonTest, MissingFieldsAreNamed) {
+  EXPECT_THAT(ProfileFromJson(Without("schema_version")), IsInvalidArgument("'schema_version' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("intra")), IsInvalidArgument("'intra' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("inter")), IsInvalidArgument("'inter' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("intra", "alpha_s")), IsInvalidArgument("'intra.alpha_s' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("inter", "beta_s_per_byte")),
+              IsInvalidArgument("'inter.beta_s_per_byte' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("gamma_s_per_byte")), IsInvalidArgument("'gamma_s_per_byte' is missing"));
+  EXPECT_THAT(ProfileFromJson(Without("memcpy_bytes_per_s")), IsInvalidArgument("'memcpy_bytes_per_s' is missing"));
+}
+
+TEST(ProfileJsonTest, BadValuesAreNamed) {
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["intra"]["alpha_s"] = "fast";
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'intra.alpha_s' must be a number, not string"));
+  j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["inter"] = 5;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'inter' must be an object"));
+  j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["schema_version"] = 2;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'schema_version' is 2"));
+  j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["inter"]["beta_s_per_byte"] = -1;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("inter.beta_s_per_byte=-1"));
+  j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["description"] = 3;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'description' must be a string"));
+  EXPECT_THAT(ProfileFromJson("{\"schema_version\": 1,"), IsInvalidArgument("not valid JSON"));
+  EXPECT_THAT(ProfileFromJson("[1, 2]"), IsInvalidArgument("expected an object, not array"));
+  EXPECT_THAT(ProfileFromJson(""), IsInvalidArgument("not valid JSON"));
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(ProfileFileTest, SaveAndLoad) {
+  const std::string path = TempPath("kcoll_profile_test.json");
+  ASSERT_TRUE(SaveProfile(Example(), path).ok());
+  ExpectSame(Unwrap(LoadProfile(path)), Example());
+  std::remove(path.c_str());
+}
+
+TEST(ProfileFileTest, Errors) {
+  const absl::StatusOr<Profile> missing = LoadProfile(TempPath("no_such_profile.json"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("no_such_profile.json"));
+  EXPECT_THAT(SaveProfile(Example(), TempPath("no/such/dir/p.json")), IsInvalidArgument("cannot be written"));
+  Profile bad = Example();
+  bad.intra.alpha_s = -1;
+  EXPECT_THAT(SaveProfile(bad, TempPath("bad.json")), IsInvalidArgument("intra.alpha_s=-1"));
+  // A file with a bad field: the error names the file and the field.
+  const std::string path = TempPath("kcoll_bad_profile.json");
+  std::ofstream(path) << Without("gamma_s_per_byte");
+  EXPECT_THAT(LoadProfile(path), IsInvalidArgument("kcoll_bad_profile.json: profile field 'gamma_s_per_byte'"));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace models
+}  // namespace kcoll

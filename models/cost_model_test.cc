@@ -1,0 +1,384 @@
+#include "models/cost_model.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/test_util.h"
+
+namespace kcoll {
+namespace models {
+namespace {
+
+using ::kcoll::models::testing::IsInvalidArgument;
+using ::kcoll::models::testing::TwoLevel;
+using ::kcoll::models::testing::Uniform;
+using ::kcoll::models::testing::Unwrap;
+using ::testing::HasSubstr;
+
+constexpr double kAlpha = 2e-6;
+constexpr double kBw = 50e9;
+constexpr double kBeta = 1 / kBw;
+constexpr double kGamma = 1e-11;
+
+double Cost(Collective c, Algorithm a, double bytes, const Topology& t, const Profile& p, const CostOptions& o = {}) {
+  return Unwrap(PredictSeconds(c, a, bytes, t, p, o));
+}
+
+// Expectation helper: relative tolerance for sums of many terms.
+#define EXPECT_COST(actual, expected) EXPECT_NEAR((actual), (expected), 1e-12 * std::abs(expected))
+
+TEST(AppliesTest, Table) {
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kAllReduce),
+            (std::vector<Algorithm>{Algorithm::kRing, Algorithm::kRingPipelined, Algorithm::kBidirectionalRing,
+                                    Algorithm::kTree, Algorithm::kDoubleBinaryTree, Algorithm::kHalvingDoubling,
+                                    Algorithm::kRecursiveDoubling, Algorithm::kHierarchical,
+                                    Algorithm::kHierarchicalRingTree}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kReduceScatter),
+            (std::vector<Algorithm>{Algorithm::kRing, Algorithm::kRingPipelined, Algorithm::kBidirectionalRing,
+                                    Algorithm::kHalvingDoubling}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kAllGather),
+            (std::vector<Algorithm>{Algorithm::kRing, Algorithm::kRingPipelined, Algorithm::kBidirectionalRing,
+                                    Algorithm::kRecursiveDoubling}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kBroadcast),
+            (std::vector<Algorithm>{Algorithm::kTree, Algorithm::kChain, Algorithm::kLinear}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kReduce), ApplicableAlgorithms(Collective::kBroadcast));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kGather), (std::vector<Algorithm>{Algorithm::kTree, Algorithm::kLinear}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kScatter), ApplicableAlgorithms(Collective::kGather));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kAllToAll), (std::vector<Algorithm>{Algorithm::kPairwise}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kSendRecv), (std::vector<Algorithm>{Algorithm::kPairwise}));
+  EXPECT_EQ(ApplicableAlgorithms(Collective::kBarrier),
+            (std::vector<Algorithm>{Algorithm::kTree, Algorithm::kRecursiveDoubling, Algorithm::kLinear}));
+  for (Collective c : AllCollectives()) EXPECT_FALSE(Applies(c, Algorithm::kAuto));
+}
+
+TEST(CostModelErrorsTest, NonApplicablePairListsTheAlgorithmsThatApply) {
+  const absl::StatusOr<CostModel> m =
+      CostModel::Create(Collective::kAllReduce, Algorithm::kChain, {1, 4, 1}, Uniform(kAlpha, kBw));
+  EXPECT_THAT(m, IsInvalidArgument("algorithm 'chain' does not apply to collective 'all_reduce'"));
+  EXPECT_THAT(m.status().message(), HasSubstr("ring, ring_pipelined, bidirectional_ring"));
+  EXPECT_THAT(PredictSeconds(Collective::kAllToAll, Algorithm::kRing, 1, {1, 4, 1}, Uniform(kAlpha, kBw)),
+              IsInvalidArgument("it takes: pairwise"));
+}
+
+TEST(CostModelErrorsTest, AutoHasNoCost) {
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kAuto, {1, 4, 1}, Uniform(kAlpha, kBw)),
+              IsInvalidArgument("'auto'"));
+}
+
+TEST(CostModelErrorsTest, BadInputsAreNamed) {
+  const Profile p = Uniform(kAlpha, kBw);
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {0, 4, 1}, p), IsInvalidArgument("nodes=0"));
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {1, 0, 1}, p),
+              IsInvalidArgument("ranks_per_node=0"));
+  Profile bad = p;
+  bad.inter.alpha_s = -1;
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {1, 4, 1}, bad),
+              IsInvalidArgument("inter.alpha_s=-1"));
+  CostOptions o;
+  o.channels = -1;
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {1, 4, 1}, p, o),
+              IsInvalidArgument("channels=-1"));
+  o = CostOptions{};
+  o.chunk_bytes = 0;
+  EXPECT_THAT(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {1, 4, 1}, p, o),
+              IsInvalidArgument("chunk_bytes=0"));
+  const CostModel m = Unwrap(CostModel::Create(Collective::kAllReduce, Algorithm::kRing, {1, 4, 1}, p));
+  EXPECT_THAT(m.PredictSeconds(-1), IsInvalidArgument("bytes=-1"));
+  EXPECT_THAT(m.PredictSeconds(std::nan("")), IsInvalidArgument("bytes=nan"));
+}
+
+// ---- Closed forms on one node (all links alike). ----
+
+class SingleNodeTest : public ::testing::Test {
+ protected:
+  const Profile p_ = Uniform(kAlpha, kBw, kGamma);
+  const double s_ = 3e7;
+  Topology Node(int n) const { return {1, n, 1}; }
+};
+
+TEST_F(SingleNodeTest, Ring) {
+  for (int n : {2, 3, 8, 13}) {
+    const double f = (n - 1.0) / n;
+    EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s_, Node(n), p_),
+                2 * (n - 1) * kAlpha + 2 * f * s_ * kBeta + f * s_ * kGamma);
+    EXPECT_COST(Cost(Collective::kReduceScatter, Algorithm::kRing, s_, Node(n), p_),
+                (n - 1) * kAlpha + f * s_ * (kBeta + kGamma));
+    EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRing, s_, Node(n), p_), (n - 1) * kAlpha + f * s_ * kBeta);
+  }
+}
+
+// Two rings at once on S/2 each: as many rounds as the ring, half the bytes per round on each direction.
+TEST_F(SingleNodeTest, BidirectionalRing) {
+  for (int n : {3, 4, 9}) {
+    const double f = (n - 1.0) / n;
+    EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(n), p_),
+                2 * (n - 1) * kAlpha + f * s_ * kBeta + f * s_ * kGamma);
+    EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kBidirectionalRing, s_, Node(n), p_),
+                (n - 1) * kAlpha + f * s_ * kBeta / 2);
+  }
+  // With one link per rank the two halves share it: exactly the ring's cost.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, {1, 8, 1, 1}, p_),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s_, {1, 8, 1, 1}, p_));
+  // Two ranks: both rings use the same two directed links, so nothing is gained.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(2), p_),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s_, Node(2), p_));
+}
+
+TEST_F(SingleNodeTest, BinomialTree) {
+  for (int n : {2, 6, 8, 9}) {
+    const int l = static_cast<int>(std::ceil(std::log2(n)));
+    EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kTree, s_, Node(n), p_),
+                2 * l * (kAlpha + s_ * kBeta) + l * s_ * kGamma);
+    EXPECT_COST(Cost(Collective::kBroadcast, Algorithm::kTree, s_, Node(n), p_), l * (kAlpha + s_ * kBeta));
+    EXPECT_COST(Cost(Collective::kReduce, Algorithm::kTree, s_, Node(n), p_), l * (kAlpha + s_ * kBeta + s_ * kGamma));
+    EXPECT_COST(Cost(Collective::kBarrier, Algorithm::kTree, s_, Node(n), p_), 2 * l * kAlpha);
+  }
+}
+
+// Gather forwards whole subtrees: 8 ranks move 1, 2, 4 blocks in the three rounds; 6 ranks move 1, 2, 2.
+TEST_F(SingleNodeTest, TreeGatherAndScatter) {
+  EXPECT_COST(Cost(Collective::kGather, Algorithm::kTree, s_, Node(8), p_), 3 * kAlpha + 7.0 / 8 * s_ * kBeta);
+  EXPECT_COST(Cost(Collective::kScatter, Algorithm::kTree, s_, Node(8), p_), 3 * kAlpha + 7.0 / 8 * s_ * kBeta);
+  EXPECT_COST(Cost(Collective::kGather, Algorithm::kTree, s_, Node(6), p_), 3 * kAlpha + 5.0 / 6 * s_ * kBeta);
+}
+
+TEST_F(SingleNodeTest, HalvingDoublingAllReduce) {
+  // Power of two: log2 n halving and doubling rounds moving (n-1)/n of S each way.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHalvingDoubling, s_, Node(8), p_),
+              6 * kAlpha + 2 * 7.0 / 8 * s_ * kBeta + 7.0 / 8 * s_ * kGamma);
+  // n = 6 = 4 + 2: fold-in (S, reduced), halving S/2, S/4, doubling S/4, S/2, fold-out (S).
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHalvingDoubling, s_, Node(6), p_),
+              6 * kAlpha + 3.5 * s_ * kBeta + 1.75 * s_ * kGamma);
+}
+
+TEST_F(SingleNodeTest, RecursiveDoublingAllReduce) {
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRecursiveDoubling, s_, Node(8), p_),
+              3 * (kAlpha + s_ * kBeta + s_ * kGamma));
+  // n = 6: fold-in, two full exchanges, fold-out (not reduced).
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRecursiveDoubling, s_, Node(6), p_),
+              4 * kAlpha + 4 * s_ * kBeta + 3 * s_ * kGamma);
+}
+
+TEST_F(SingleNodeTest, HalvingReduceScatter) {
+  EXPECT_COST(Cost(Collective::kReduceScatter, Algorithm::kHalvingDoubling, s_, Node(8), p_),
+              3 * kAlpha + 7.0 / 8 * s_ * (kBeta + kGamma));
+  // n = 6: survivors carry blocks 2, 2, 1, 1 (in sixths). Fold-in S; distance-2 round: at most 2+2 = 4/6;
+  // distance-1 round: at most 2/6; fold-out: the folded rank's own block, 1/6 (not reduced).
+  EXPECT_COST(Cost(Collective::kReduceScatter, Algorithm::kHalvingDoubling, s_, Node(6), p_),
+              4 * kAlpha + 2 * s_ * (kBeta + kGamma) + s_ / 6 * kBeta);
+}
+
+TEST_F(SingleNodeTest, DoublingAllGather) {
+  EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRecursiveDoubling, s_, Node(8), p_),
+              3 * kAlpha + 7.0 / 8 * s_ * kBeta);
+  // n = 6: fold-in 1/6, rounds of 2/6 and 4/6, fold-out 5/6.
+  EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRecursiveDoubling, s_, Node(6), p_),
+              4 * kAlpha + 2 * s_ * kBeta);
+  // Dissemination barrier: ceil(log2 n) rounds.
+  EXPECT_COST(Cost(Collective::kBarrier, Algorithm::kRecursiveDoubling, 0, Node(6), p_), 3 * kAlpha);
+}
+
+TEST_F(SingleNodeTest, Chain) {
+  CostOptions o;
+  o.chunk_bytes = 100;
+  // 4 ranks = 3 hops; 350 bytes = chunks of 100, 100, 100, 50.
+  EXPECT_COST(Cost(Collective::kBroadcast, Algorithm::kChain, 350, Node(4), p_, o),
+              3 * (kAlpha + 100 * kBeta) + 2 * (kAlpha + 100 * kBeta) + (kAlpha + 50 * kBeta));
+  // One chunk: three hops of the whole message.
+  EXPECT_COST(Cost(Collective::kBroadcast, Algorithm::kChain, 80, Node(4), p_, o), 3 * (kAlpha + 80 * kBeta));
+  // Reduce adds a reduction stage after every hop.
+  const Profile slow_reduce = Uniform(kAlpha, kBw, 1e-6);
+  const double first = 3 * (kAlpha + 100 * kBeta + 100 * 1e-6);
+  EXPECT_COST(Cost(Collective::kReduce, Algorithm::kChain, 350, Node(4), slow_reduce, o),
+              first + 2 * 100 * 1e-6 + 50 * 1e-6);
+}
+
+TEST_F(SingleNodeTest, Linear) {
+  EXPECT_COST(Cost(Collective::kBroadcast, Algorithm::kLinear, s_, Node(4), p_), 3 * (kAlpha + s_ * kBeta));
+  EXPECT_COST(Cost(Collective::kReduce, Algorithm::kLinear, s_, Node(4), p_), 3 * (kAlpha + s_ * kBeta + s_ * kGamma));
+  EXPECT_COST(Cost(Collective::kGather, Algorithm::kLinear, s_, Node(4), p_), 3 * (kAlpha + s_ / 4 * kBeta));
+  EXPECT_COST(Cost(Collective::kScatter, Algorithm::kLinear, s_, Node(4), p_), 3 * (kAlpha + s_ / 4 * kBeta));
+  EXPECT_COST(Cost(Collective::kBarrier, Algorithm::kLinear, s_, Node(4), p_), 6 * kAlpha);
+}
+
+TEST_F(SingleNodeTest, Pairwise) {
+  EXPECT_COST(Cost(Collective::kAllToAll, Algorithm::kPairwise, s_, Node(5), p_), 4 * (kAlpha + s_ / 5 * kBeta));
+  EXPECT_COST(Cost(Collective::kSendRecv, Algorithm::kPairwise, s_, Node(5), p_), kAlpha + s_ * kBeta);
+}
+
+// n = 4: tree A is 0 <- 2 <- {1, 3}, tree B (mirror) is 3 <- 1 <- {0, 2}. Both trees use the pair 1-2, in opposite
+// roles, so the directed link 1 -> 2 carries A's upward and B's downward chunk: load 2. One chunk per half
+// (S/2 <= chunk_bytes): up two hops and down two hops, each moving 2 * S/2 on the shared link.
+TEST_F(SingleNodeTest, DoubleBinaryTree) {
+  const Profile p = Uniform(kAlpha, kBw);
+  const double s = 1e5;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, s, Node(4), p), 4 * kAlpha + 4 * s * kBeta);
+  // Many chunks: time ~ (k - 1 + fill) stages; the bandwidth term approaches 2 * (S/2) * beta (the shared link).
+  CostOptions o;
+  o.chunk_bytes = 1000;
+  const double big = 1e9;
+  const double t = Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, big, Node(4), p, o);
+  const double chunks = big / 2 / 1000;
+  EXPECT_COST(t, 4 * (kAlpha + 2000 * kBeta) + (chunks - 1) * (kAlpha + 2000 * kBeta));
+}
+
+TEST_F(SingleNodeTest, NothingToDo) {
+  for (Collective c : AllCollectives()) {
+    for (Algorithm a : ApplicableAlgorithms(c)) {
+      EXPECT_EQ(Cost(c, a, 1e6, Node(1), p_), 0) << CollectiveName(c) << " " << AlgorithmName(a);
+      if (c != Collective::kBarrier) {
+        EXPECT_EQ(Cost(c, a, 0, Node(8), p_), 0) << CollectiveName(c) << " " << AlgorithmName(a);
+      }
+    }
+  }
+}
+
+// ---- Several nodes. ----
+
+// A flat ring's every round is paced by its slowest hop: with a slow network that is the inter-node one.
+TEST(MultiNodeTest, FlatRingIsPacedByTheSlowestLink) {
+  const Topology t{2, 4, 1};
+  const double s = 8e6, m = s / 8;
+  const Profile slow_net = TwoLevel(1e-6, 200e9, 5e-6, 10e9, kGamma);
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, slow_net), 14 * (5e-6 + m / 10e9) + 7 * m * kGamma);
+  // The other way round (a fast network, slow intra-node links) the intra-node hops pace it.
+  const Profile slow_node = TwoLevel(1e-6, 1e9, 5e-6, 10e9);
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, slow_node), 14 * (1e-6 + m / 1e9));
+  // One rank per node: every hop crosses nodes.
+  EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRing, s, {4, 1, 1}, slow_net), 3 * (5e-6 + s / 4 / 10e9));
+}
+
+TEST(MultiNodeTest, HierarchicalDegeneratesToARing) {
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9, kGamma);
+  const double s = 1e7;
+  // One node: only the intra-node phases, which make a ring AllReduce.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {1, 6, 1}, p),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s, {1, 6, 1}, p));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchicalRingTree, s, {1, 6, 1}, p),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s, {1, 6, 1}, p));
+  // One rank per node: only the inter-node ring.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {5, 1, 1}, p),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s, {5, 1, 1}, p));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchicalRingTree, s, {5, 1, 1}, p),
+              Cost(Collective::kAllReduce, Algorithm::kTree, s, {5, 1, 1}, p));
+}
+
+TEST(MultiNodeTest, HierarchicalPhases) {
+  const Topology t{4, 2, 1};  // P = 2, Q = 4
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9);
+  const double s = 1e7;
+  const double intra = 1e-6 + s / 2 / 200e9;       // one intra round of S/P
+  const double inter = 5e-6 + 2 * (s / 8) / 10e9;  // two streams (one per local rank) share the NIC
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, t, p), 2 * intra + 6 * inter);
+  // Ring-tree: two binomial rounds up and two down on S/P, again two streams per node.
+  const double tree = 5e-6 + 2 * (s / 2) / 10e9;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchicalRingTree, s, t, p), 2 * intra + 4 * tree);
+}
+
+TEST(MultiNodeTest, NicsPerNodeRelieveConcurrentStreams) {
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9);
+  const double s = 1e8;
+  const double shared = Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 8, 1}, p);
+  const double rails = Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 8, 8}, p);
+  EXPECT_LT(rails, shared);
+  // A flat ring has one stream per node: extra NICs do not help it.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, {4, 8, 8}, p),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s, {4, 8, 1}, p));
+}
+
+TEST(RingPipelinedTest, OneChannelOneChunkIsTheRing) {
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9, kGamma);
+  CostOptions o;
+  o.channels = 1;
+  o.chunk_bytes = 1e9;
+  for (const Topology& t : {Topology{1, 8, 1}, Topology{3, 4, 2}}) {
+    for (Collective c : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather}) {
+      for (double s : {1.0, 1e3, 1e6, 1e9}) {
+        EXPECT_COST(Cost(c, Algorithm::kRingPipelined, s, t, p, o), Cost(c, Algorithm::kRing, s, t, p));
+      }
+    }
+  }
+}
+
+TEST(RingPipelinedTest, ChannelsSpreadOverNics) {
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9);
+  const Topology t{2, 4, 4};
+  CostOptions o;  // channels = 0: one per NIC
+  o.chunk_bytes = 1e12;
+  const double s = 8e8, m = s / 8;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRingPipelined, s, t, p, o),
+              14 * std::max(1e-6 + m / 200e9, 5e-6 + m / 4 / 10e9));
+}
+
+TEST(RingPipelinedTest, ChunksHideTheReduction) {
+  const Profile p = Uniform(1e-6, 10e9, 1e-10);  // reducing a byte costs as much as moving it
+  CostOptions o;
+  o.channels = 1;
+  o.chunk_bytes = 1e6;
+  const double s = 8e8;
+  const double ring = Cost(Collective::kReduceScatter, Algorithm::kRing, s, {1, 8, 1}, p);
+  const double piped = Cost(Collective::kReduceScatter, Algorithm::kRingPipelined, s, {1, 8, 1}, p, o);
+  EXPECT_LT(piped, 0.6 * ring);
+  // Exactly: 7 rounds of 100 chunks; transfer and reduction overlap except for one chunk's reduction.
+  const double tx = 1e-6 + 1e6 / 10e9, tr = 1e-10 * 1e6;
+  EXPECT_COST(piped, 7 * (tx + tr + 99 * std::max(tx, tr)));
+}
+
+// ---- Properties. ----
+
+TEST(CostPropertiesTest, EveryCostGrowsWithSize) {
+  CostOptions o;
+  o.chunk_bytes = 4096;  // many chunk steps in the range below
+  const std::vector<Topology> topologies = {{1, 1, 1}, {1, 8, 1}, {1, 6, 1},    {3, 5, 2},
+                                            {4, 4, 4}, {5, 1, 1}, {2, 3, 1, 1}, {2, 4, 2, 2}};
+  const std::vector<Profile> profiles = {TwoLevel(1e-6, 200e9, 5e-6, 10e9, 0), TwoLevel(1e-6, 200e9, 5e-6, 10e9, 1e-9),
+                                         TwoLevel(5e-6, 1e9, 1e-6, 100e9, 1e-11)};
+  for (const Topology& t : topologies) {
+    for (const Profile& p : profiles) {
+      for (Collective c : AllCollectives()) {
+        for (Algorithm a : ApplicableAlgorithms(c)) {
+          const CostModel m = Unwrap(CostModel::Create(c, a, t, p, o));
+          double previous = m.Seconds(0);
+          for (double s = 1; s < 1e9; s *= 1.07) {
+            const double now = m.Seconds(s);
+            EXPECT_GE(now, previous) << CollectiveName(c) << "/" << AlgorithmName(a) << " on " << TopologyToString(t)
+                                     << " at " << s;
+            previous = now;
+          }
+          // Around every chunk multiple of the first few hundred: below, on, above.
+          double last = 0;
+          for (double j = 1; j < 300; ++j) {
+            for (double x : {j * 4096 - 1, j * 4096, j * 4096 + 1}) {
+              const double now = m.Seconds(x);
+              EXPECT_GE(now, last) << CollectiveName(c) << "/" << AlgorithmName(a) << " at " << x;
+              last = now;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CostPropertiesTest, BarrierIgnoresBytes) {
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9);
+  for (Algorithm a : ApplicableAlgorithms(Collective::kBarrier)) {
+    EXPECT_EQ(Cost(Collective::kBarrier, a, 0, {3, 4, 1}, p), Cost(Collective::kBarrier, a, 1e9, {3, 4, 1}, p));
+    EXPECT_GT(Cost(Collective::kBarrier, a, 0, {3, 4, 1}, p), 0);
+  }
+}
+
+TEST(CostPropertiesTest, ModelRemembersWhatItIs) {
+  const CostModel m = Unwrap(
+      CostModel::Create(Collective::kReduceScatter, Algorithm::kHalvingDoubling, {2, 2, 1}, Uniform(kAlpha, kBw)));
+  EXPECT_EQ(m.collective(), Collective::kReduceScatter);
+  EXPECT_EQ(m.algorithm(), Algorithm::kHalvingDoubling);
+  EXPECT_EQ(m.topology().ranks(), 4);
+}
+
+}  // namespace
+}  // namespace models
+}  // namespace kcoll

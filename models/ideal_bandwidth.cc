@@ -1,0 +1,61 @@
+#include "models/ideal_bandwidth.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace kcoll {
+namespace models {
+
+absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const IdealBandwidthInputs& in) {
+  if (in.nodes < 1) return absl::InvalidArgumentError(absl::StrCat("nodes=", in.nodes, " must be >= 1"));
+  if (in.ranks_per_node < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("ranks_per_node=", in.ranks_per_node, " must be >= 1"));
+  }
+  if (!std::isfinite(in.intra_bw) || in.intra_bw <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("intra_bw=", in.intra_bw, " must be finite and > 0"));
+  }
+  IdealBandwidth out;
+  if (in.nodes == 1) {
+    out.busbw = out.intra_term = in.intra_bw;
+    out.inter_term = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  if (!std::isfinite(in.inter_bw) || in.inter_bw <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("inter_bw=", in.inter_bw, " must be finite and > 0 when nodes=", in.nodes, " > 1"));
+  }
+  if (in.ranks_per_node == 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ranks_per_node=1 with nodes=", in.nodes,
+        ": every rank is alone on its node, so the intra-node term has no data and the ideal is not defined"));
+  }
+  const double q = in.nodes;
+  const double n = q * in.ranks_per_node;
+  out.inter_term = in.inter_bw * (n - 1) * q / (n * (q - 1));
+  out.intra_term = in.intra_bw * (n - 1) / (n - q);
+  out.inter_limited = out.inter_term < out.intra_term;
+  out.busbw = out.inter_limited ? out.inter_term : out.intra_term;
+  return out;
+}
+
+absl::StatusOr<double> IdealBusBw(const IdealBandwidthInputs& inputs) {
+  absl::StatusOr<IdealBandwidth> ideal = ComputeIdealBandwidth(inputs);
+  if (!ideal.ok()) return ideal.status();
+  return ideal->busbw;
+}
+
+absl::StatusOr<double> Efficiency(double busbw, double ideal_busbw) {
+  if (!std::isfinite(busbw) || busbw < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("busbw=", busbw, " must be finite and >= 0"));
+  }
+  if (!std::isfinite(ideal_busbw) || ideal_busbw <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("ideal_busbw=", ideal_busbw, " must be finite and > 0"));
+  }
+  return busbw / ideal_busbw;
+}
+
+}  // namespace models
+}  // namespace kcoll

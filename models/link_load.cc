@@ -1,0 +1,91 @@
+#include "models/link_load.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace kcoll {
+namespace models {
+
+RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfers, bool reduces) {
+  RoundLoad load;
+  // Sorted by directed link, so that transfers sharing an intra-node link are adjacent.
+  std::sort(transfers.begin(), transfers.end(),
+            [](const Transfer& a, const Transfer& b) { return std::tie(a.src, a.dst) < std::tie(b.src, b.dst); });
+  const int64_t nodes = topology.nodes;
+  std::vector<double> out_total(nodes, 0), out_max(nodes, 0), in_total(nodes, 0), in_max(nodes, 0);
+  std::vector<double> received;
+  if (reduces) received.assign(topology.ranks(), 0);
+  const bool ports = topology.intra_links_per_rank > 0;
+  std::vector<double> rank_out, rank_in;  // intra-node totals per rank, when a rank's links are shared
+  if (ports) {
+    rank_out.assign(topology.ranks(), 0);
+    rank_in.assign(topology.ranks(), 0);
+  }
+  double link_amount = 0;  // running sum over the transfers of the current intra-node link
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    const Transfer& t = transfers[i];
+    if (t.src == t.dst) continue;
+    const int64_t src_node = topology.NodeOf(t.src);
+    const int64_t dst_node = topology.NodeOf(t.dst);
+    if (src_node == dst_node) {
+      const bool same_link = i > 0 && transfers[i - 1].src == t.src && transfers[i - 1].dst == t.dst;
+      link_amount = same_link ? link_amount + t.amount : t.amount;
+      load.has_intra = true;
+      load.intra = std::max(load.intra, link_amount);
+      if (ports) {
+        rank_out[t.src] += t.amount;
+        rank_in[t.dst] += t.amount;
+      }
+    } else {
+      load.has_inter = true;
+      out_total[src_node] += t.amount;
+      out_max[src_node] = std::max(out_max[src_node], t.amount);
+      in_total[dst_node] += t.amount;
+      in_max[dst_node] = std::max(in_max[dst_node], t.amount);
+    }
+    if (reduces) {
+      received[t.dst] += t.amount;
+      load.reduce = std::max(load.reduce, received[t.dst]);
+    }
+  }
+  if (ports && load.has_intra) {
+    const double links = topology.intra_links_per_rank;
+    for (size_t r = 0; r < rank_out.size(); ++r) {
+      load.intra = std::max({load.intra, rank_out[r] / links, rank_in[r] / links});
+    }
+  }
+  if (load.has_inter) {
+    const double nics = topology.nics_per_node;
+    for (int64_t node = 0; node < nodes; ++node) {
+      load.inter = std::max({load.inter, out_max[node], out_total[node] / nics, in_max[node], in_total[node] / nics});
+    }
+  }
+  return load;
+}
+
+double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile) {
+  double seconds = 0;
+  if (load.has_intra) seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes));
+  if (load.has_inter) seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes));
+  return seconds;
+}
+
+double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile) {
+  return TransferSeconds(load, unit_bytes, profile) + profile.gamma_s_per_byte * load.reduce * unit_bytes;
+}
+
+int64_t PairwiseCrossingSenders(const Topology& topology, int64_t shift) {
+  // Rank l of node q sends to rank l + b of node q + a (shift = a P + b), or to rank l + b - P of node q + a + 1 when
+  // l + b >= P. Node indices are taken mod Q: the target is on the sender's node iff that offset is 0 mod Q.
+  const int64_t p = topology.ranks_per_node;
+  const int64_t q = topology.nodes;
+  const int64_t a = shift / p;
+  const int64_t b = shift % p;
+  int64_t same_node = 0;
+  if (a % q == 0) same_node += p - b;    // l in [0, P - b)
+  if ((a + 1) % q == 0) same_node += b;  // l in [P - b, P)
+  return p - same_node;
+}
+
+}  // namespace models
+}  // namespace kcoll

@@ -1,0 +1,84 @@
+#include "models/machine.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace kcoll {
+namespace models {
+
+absl::StatusOr<LinkParams> LinkParams::FromBandwidth(double latency_s, double bytes_per_s) {
+  if (!std::isfinite(latency_s) || latency_s < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("latency_s=", latency_s, " must be finite and >= 0"));
+  }
+  if (!std::isfinite(bytes_per_s) || bytes_per_s <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("bytes_per_s=", bytes_per_s, " must be finite and > 0"));
+  }
+  return LinkParams{latency_s, 1.0 / bytes_per_s};
+}
+
+double LinkParams::BytesPerSecond() const {
+  return beta_s_per_byte > 0 ? 1.0 / beta_s_per_byte : std::numeric_limits<double>::infinity();
+}
+
+absl::Status ValidateTopology(const Topology& topology) {
+  if (topology.nodes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("topology nodes=", topology.nodes, " must be >= 1"));
+  }
+  if (topology.ranks_per_node < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topology ranks_per_node=", topology.ranks_per_node, " must be >= 1"));
+  }
+  if (topology.nics_per_node < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("topology nics_per_node=", topology.nics_per_node, " must be >= 1"));
+  }
+  if (topology.intra_links_per_rank < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topology intra_links_per_rank=", topology.intra_links_per_rank, " must be >= 0"));
+  }
+  if (topology.ranks() > kMaxRanks) {
+    return absl::InvalidArgumentError(absl::StrCat("topology nodes=", topology.nodes,
+                                                   " x ranks_per_node=", topology.ranks_per_node, " = ",
+                                                   topology.ranks(), " ranks exceeds the limit of ", kMaxRanks));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status CheckNonNegative(double value, absl::string_view name) {
+  if (!std::isfinite(value) || value < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("profile ", name, "=", value, " must be finite and >= 0"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name) {
+  if (absl::Status s = CheckNonNegative(link.alpha_s, absl::StrCat(name, ".alpha_s")); !s.ok()) return s;
+  return CheckNonNegative(link.beta_s_per_byte, absl::StrCat(name, ".beta_s_per_byte"));
+}
+
+absl::Status ValidateProfile(const Profile& profile) {
+  if (absl::Status s = ValidateLinkParams(profile.intra, "intra"); !s.ok()) return s;
+  if (absl::Status s = ValidateLinkParams(profile.inter, "inter"); !s.ok()) return s;
+  if (absl::Status s = CheckNonNegative(profile.gamma_s_per_byte, "gamma_s_per_byte"); !s.ok()) return s;
+  return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
+}
+
+std::string TopologyToString(const Topology& topology) {
+  return absl::StrCat(topology.nodes, topology.nodes == 1 ? " node" : " nodes", " x ", topology.ranks_per_node,
+                      topology.ranks_per_node == 1 ? " rank" : " ranks", " (", topology.ranks(),
+                      topology.ranks() == 1 ? " rank, " : " ranks, ", topology.nics_per_node,
+                      topology.nics_per_node == 1 ? " NIC" : " NICs", " per node",
+                      topology.intra_links_per_rank == 0
+                          ? ""
+                          : absl::StrCat(", ", topology.intra_links_per_rank, " intra-node link",
+                                         topology.intra_links_per_rank == 1 ? "" : "s", " per rank"),
+                      ")");
+}
+
+}  // namespace models
+}  // namespace kcoll

@@ -1,0 +1,68 @@
+// Helpers shared by the models tests.
+#ifndef KCOLL_MODELS_TEST_UTIL_H_
+#define KCOLL_MODELS_TEST_UTIL_H_
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/machine.h"
+
+namespace kcoll {
+namespace models {
+namespace testing {
+
+// The value of a StatusOr the test expects to be OK; aborts the test binary with the status otherwise.
+template <typename T>
+T Unwrap(absl::StatusOr<T> value) {
+  if (!value.ok()) {
+    std::fprintf(stderr, "unexpected error: %s\n", value.status().ToString().c_str());
+    std::abort();
+  }
+  return *std::move(value);
+}
+
+inline absl::Status StatusOf(const absl::Status& s) { return s; }
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& s) {
+  return s.status();
+}
+
+// Matches an absl::Status (or StatusOr) that is InvalidArgument with `substring` in its message.
+MATCHER_P(IsInvalidArgument, substring, "is InvalidArgument mentioning \"" + std::string(substring) + "\"") {
+  const absl::Status status = StatusOf(arg);
+  *result_listener << "status is " << status.ToString();
+  return status.code() == absl::StatusCode::kInvalidArgument &&
+         status.message().find(substring) != absl::string_view::npos;
+}
+
+// A link of `alpha_s` latency and `bytes_per_s` bandwidth.
+inline LinkParams Link(double alpha_s, double bytes_per_s) { return LinkParams{alpha_s, 1.0 / bytes_per_s}; }
+
+// Intra- and inter-node links alike.
+inline Profile Uniform(double alpha_s, double bytes_per_s, double gamma_s_per_byte = 0) {
+  Profile p;
+  p.intra = p.inter = Link(alpha_s, bytes_per_s);
+  p.gamma_s_per_byte = gamma_s_per_byte;
+  return p;
+}
+
+inline Profile TwoLevel(double intra_alpha, double intra_bw, double inter_alpha, double inter_bw,
+                        double gamma_s_per_byte = 0) {
+  Profile p;
+  p.intra = Link(intra_alpha, intra_bw);
+  p.inter = Link(inter_alpha, inter_bw);
+  p.gamma_s_per_byte = gamma_s_per_byte;
+  return p;
+}
+
+}  // namespace testing
+}  // namespace models
+}  // namespace kcoll
+
+#endif  // KCOLL_MODELS_TEST_UTIL_H_
