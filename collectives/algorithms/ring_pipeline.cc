@@ -14,6 +14,12 @@
 // a message its left neighbour sent at an earlier point of the same schedule, any number of pipelines with
 // distinct tags can be advanced in turn by one thread without deadlock (RunInterleaved).
 //
+// On a stream-ordered transport (NCCL: a wait only launches the batch of transfers posted since the last one) a
+// receive posted ahead would join a batch that the peer's matching send, posted after the peer's own reduction,
+// can only follow: the streams would wait on each other. There Advance() posts the next receive after the forward
+// send instead, so each batch is one ring step (send and receive of the same step on every rank), and the
+// send-before-overwrite waits are left to stream order.
+//
 // Memory traffic: nothing is copied locally. A ReduceScatter block arrives in a chunk-sized scratch buffer that is
 // still in cache when it is reduced, reads this rank's block from `in` and writes `out` once; AllGather blocks land
 // directly in `out`. A block of `out` is only overwritten by an AllGather receive after the ReduceScatter send that
@@ -36,6 +42,7 @@ RingPipeline::RingPipeline(Resources& res, Group group, const Spec& spec)
   left_ = group_.Peer(-1);
   right_ = group_.Peer(+1);
   elem_ = DataTypeSize(spec_.type);
+  post_ahead_ = !res_.transport.StreamOrdered();
   in_ = static_cast<const char*>(spec_.in);
   out_ = static_cast<char*>(spec_.out);
   rs_steps_ = spec_.phases == Phases::kAllGather ? 0 : n_ - 1;
@@ -113,7 +120,8 @@ absl::Status RingPipeline::PostReceive(const Event& e) {
     std::optional<Transport::Request>& pending =
         e.slice == current_.slice ? block_send_[block] : next_block_send_[block];
     if (pending.has_value()) {
-      KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*pending));
+      // A stream-ordered transport runs this receive after the send anyway; a wait would split the current batch.
+      if (!res_.transport.StreamOrdered()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*pending));
       pending.reset();
     }
     target = out_ + b.offset * elem_;
@@ -129,16 +137,18 @@ absl::Status RingPipeline::PostReceive(const Event& e) {
   return absl::OkStatus();
 }
 
+absl::Status RingPipeline::PostNext(const Event& next) {
+  if (next.slice != current_.slice) {
+    next_block_send_.assign(n_, std::nullopt);
+    KCOLL_RETURN_IF_ERROR(PostSliceStart(next.slice));
+  }
+  return PostReceive(next);
+}
+
 absl::Status RingPipeline::Advance() {
   const Event e = current_;
   const std::optional<Event> next = Next(e);
-  if (next.has_value()) {
-    if (next->slice != e.slice) {
-      next_block_send_.assign(n_, std::nullopt);
-      KCOLL_RETURN_IF_ERROR(PostSliceStart(next->slice));
-    }
-    KCOLL_RETURN_IF_ERROR(PostReceive(*next));
-  }
+  if (post_ahead_ && next.has_value()) KCOLL_RETURN_IF_ERROR(PostNext(*next));
   KCOLL_RETURN_IF_ERROR(res_.transport.Wait(current_recv_));
   const int block = ReceivedBlock(e);
   const Block b = BlockIn(e.slice, block);
@@ -150,6 +160,7 @@ absl::Status RingPipeline::Advance() {
   if (next.has_value() && next->slice == e.slice) {  // forward the completed block
     KCOLL_ASSIGN_OR_RETURN(block_send_[block], res_.transport.Send(right_, at, b.count * elem_, spec_.tag));
   }
+  if (!post_ahead_ && next.has_value()) KCOLL_RETURN_IF_ERROR(PostNext(*next));
   if (!next.has_value()) {
     done_ = true;
     return absl::OkStatus();

@@ -57,6 +57,7 @@ class RingPipeline {
   std::optional<Event> Next(const Event& e) const;
   absl::Status PostSliceStart(size_t slice);  // the slice's first send
   absl::Status PostReceive(const Event& e);
+  absl::Status PostNext(const Event& next);  // the next event's receive, and its slice's first send if it starts one
 
   Resources& res_;
   Group group_;
@@ -66,6 +67,8 @@ class RingPipeline {
   int left_ = 0;
   int right_ = 0;
   size_t elem_ = 1;
+  bool post_ahead_ =
+      true;  // post the next receive before waiting for the current one (not on stream-ordered transports)
   size_t slice_elems_ = 0;
   size_t nslices_ = 0;
   int rs_steps_ = 0;

@@ -7,10 +7,12 @@
 // child. The root's `out` chunk is final once it has reduced its children's.
 //
 // The receives of chunk k+1 are posted before chunk k is waited for, into the other half of a double-buffered set
-// of scratch buffers (two per child), so the next chunk travels while this one is reduced. Before the broadcast
-// receives chunk k into `out`, the reduction's send of chunk k is waited for when it read `out` (an interior rank,
-// or a leaf in place). Each direction is split into a start, which only posts (a leaf's send, the root's sends, a
-// receive), and a finish, which waits: RunTreePipelines starts a step on every pipeline before finishing any.
+// of scratch buffers (two per child), so the next chunk travels while this one is reduced; not on a stream-ordered
+// transport (NCCL), where a receive posted ahead would wait, on the stream, for a child that is itself waiting for
+// this rank's later broadcast (see Transport::StreamOrdered), so there each chunk's receives are posted with it. Before
+// the broadcast receives chunk k into `out`, the reduction's send of chunk k is waited for when it read `out` (an
+// interior rank, or a leaf in place). Each direction is split into a start, which only posts (a leaf's send, the root's
+// sends, a receive), and a finish, which waits: RunTreePipelines starts a step on every pipeline before finishing any.
 //
 // With several chunks in flight the tree levels work at the same time on different chunks: after the pipeline
 // fills, a chunk completes every chunk-time instead of every 2 * depth chunk-times.
@@ -50,6 +52,7 @@ int BinomialDepth(int n) {
 TreePipeline::TreePipeline(Resources& res, TreeLinks links, const Spec& spec)
     : res_(res), links_(std::move(links)), spec_(spec) {
   elem_ = DataTypeSize(spec_.type);
+  post_ahead_ = !res_.transport.StreamOrdered();
   in_ = static_cast<const char*>(spec_.in);
   out_ = static_cast<char*>(spec_.out);
   chunk_elems_ = spec_.chunk_elems == 0 ? spec_.count : std::min(spec_.chunk_elems, spec_.count);
@@ -75,7 +78,7 @@ absl::Status TreePipeline::Start() {
                            res_.kernels.Scratch(spec_.scratch_slot + static_cast<int>(i), chunk_elems_ * elem_));
   }
   up_send_.assign(nchunks_, std::nullopt);
-  return PostUpReceives(0);
+  return post_ahead_ ? PostUpReceives(0) : absl::OkStatus();
 }
 
 absl::Status TreePipeline::PostUpReceives(size_t k) {
@@ -89,7 +92,11 @@ absl::Status TreePipeline::PostUpReceives(size_t k) {
 }
 
 absl::Status TreePipeline::StartUp(size_t k) {
-  if (k + 1 < nchunks_) KCOLL_RETURN_IF_ERROR(PostUpReceives(k + 1));
+  if (!post_ahead_) {
+    KCOLL_RETURN_IF_ERROR(PostUpReceives(k));
+  } else if (k + 1 < nchunks_) {
+    KCOLL_RETURN_IF_ERROR(PostUpReceives(k + 1));
+  }
   if (links_.children.empty() && links_.parent >= 0) {
     const Block c = ChunkAt(k);
     KCOLL_ASSIGN_OR_RETURN(up_send_[k],
@@ -128,8 +135,11 @@ absl::Status TreePipeline::SendDown(size_t k) {
 absl::Status TreePipeline::StartDown(size_t k) {
   if (links_.parent < 0) return SendDown(k);
   // The broadcast overwrites the chunk the reduction sent from: `out` on an interior rank, `in` == `out` in place.
+  // (A stream-ordered transport runs the receive after the send anyway.)
   const bool sent_from_out = !links_.children.empty() || in_ == out_;
-  if (sent_from_out && up_send_[k].has_value()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
+  if (sent_from_out && up_send_[k].has_value() && post_ahead_) {
+    KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*up_send_[k]));
+  }
   const Block c = ChunkAt(k);
   KCOLL_ASSIGN_OR_RETURN(down_recv_,
                          res_.transport.Recv(links_.parent, out_ + c.offset * elem_, c.count * elem_, spec_.tag));
@@ -150,20 +160,27 @@ absl::Status RunTreePipelines(Resources& res, const std::vector<TreePipeline*>& 
     ticks = std::max(ticks, p->chunks());
   }
   if (ticks > 0) ticks += lag;
+  // On a host transport every pipeline starts a step before any finishes it: the finishes wait for single requests,
+  // and the two halves of a double binary tree travel at once. On a stream-ordered transport a wait closes the whole
+  // batch posted so far, so each pipeline finishes its step before the next starts: a batch holding one tree's
+  // receive from the parent and the other tree's would wait for a parent that is itself waiting for this rank.
+  const bool split = !res.transport.StreamOrdered();
+  auto step = [&](size_t k, absl::Status (TreePipeline::*start)(size_t),
+                  absl::Status (TreePipeline::*finish)(size_t)) -> absl::Status {
+    for (TreePipeline* p : pipelines) {
+      if (k >= p->chunks()) continue;
+      KCOLL_RETURN_IF_ERROR((p->*start)(k));
+      if (!split) KCOLL_RETURN_IF_ERROR((p->*finish)(k));
+    }
+    if (!split) return absl::OkStatus();
+    for (TreePipeline* p : pipelines) {
+      if (k < p->chunks()) KCOLL_RETURN_IF_ERROR((p->*finish)(k));
+    }
+    return absl::OkStatus();
+  };
   for (size_t t = 0; t < ticks; ++t) {
-    for (TreePipeline* p : pipelines) {
-      if (t < p->chunks()) KCOLL_RETURN_IF_ERROR(p->StartUp(t));
-    }
-    for (TreePipeline* p : pipelines) {
-      if (t < p->chunks()) KCOLL_RETURN_IF_ERROR(p->FinishUp(t));
-    }
-    if (t < lag) continue;
-    for (TreePipeline* p : pipelines) {
-      if (t - lag < p->chunks()) KCOLL_RETURN_IF_ERROR(p->StartDown(t - lag));
-    }
-    for (TreePipeline* p : pipelines) {
-      if (t - lag < p->chunks()) KCOLL_RETURN_IF_ERROR(p->FinishDown(t - lag));
-    }
+    KCOLL_RETURN_IF_ERROR(step(t, &TreePipeline::StartUp, &TreePipeline::FinishUp));
+    if (t >= lag) KCOLL_RETURN_IF_ERROR(step(t - lag, &TreePipeline::StartDown, &TreePipeline::FinishDown));
   }
   return res.transport.WaitAll();
 }

@@ -52,7 +52,8 @@ class TreePipeline {
   // Allocates scratch and posts the receives of chunk 0's reduction. A lone rank (no parent, no children) copies.
   absl::Status Start();
   // Chunk k up the tree, in two halves so that several pipelines can post everything that does not block before any
-  // of them waits: StartUp(k) posts the receives of chunk k+1 and, on a leaf, sends chunk k of `in` to the parent;
+  // of them waits: StartUp(k) posts the receives of chunk k+1 (of chunk k on a stream-ordered transport) and, on a
+  // leaf, sends chunk k of `in` to the parent;
   // FinishUp(k) waits for the children's partial results, reduces them with this rank's contribution and sends the
   // result to the parent. Call for k = 0, 1, ... in order.
   absl::Status StartUp(size_t k);
@@ -72,6 +73,7 @@ class TreePipeline {
   TreeLinks links_;
   Spec spec_;
   size_t elem_ = 1;
+  bool post_ahead_ = true;  // receive chunk k+1 while reducing chunk k (not on stream-ordered transports)
   size_t chunk_elems_ = 0;
   size_t nchunks_ = 0;
   const char* in_ = nullptr;
@@ -84,7 +86,8 @@ class TreePipeline {
 
 // Runs the pipelines' chunks in lock step: at tick t every pipeline moves chunk t up, then chunk t - lag down, each
 // step started on every pipeline before any is finished (so that, e.g., the two trees of a double binary tree
-// exchange their halves at the same time instead of one after the other). A lag of about twice the tree depth keeps
+// exchange their halves at the same time instead of one after the other; on a stream-ordered transport each
+// pipeline finishes its step before the next one starts, see the .cc). A lag of about twice the tree depth keeps
 // a rank from waiting for a chunk's round trip before it can start the next one; any lag is deadlock-free because a
 // rank only waits for messages its neighbours send at the same or an earlier tick. Waits for every transfer before
 // returning.

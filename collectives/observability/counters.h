@@ -111,6 +111,7 @@ class CountingTransport final : public Transport {
   absl::Status Wait(Request request) override { return inner_->Wait(request); }
   absl::Status WaitAll() override { return inner_->WaitAll(); }
   absl::Status Synchronize() override { return inner_->Synchronize(); }
+  bool StreamOrdered() const override { return inner_->StreamOrdered(); }
 
  private:
   void Count(TransferCounts& counts, int peer, size_t bytes) const;

@@ -68,6 +68,7 @@ class NcclTransport final : public Transport {
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   absl::Status Synchronize() override;
+  bool StreamOrdered() const override { return true; }
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }

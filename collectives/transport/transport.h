@@ -46,6 +46,12 @@ class Transport {
   // collective. The same as WaitAll for transports whose WaitAll already completes the data (MPI); a stream-ordered
   // transport (NCCL) waits for its stream here, and only here.
   virtual absl::Status Synchronize() { return WaitAll(); }
+  // Whether Wait and WaitAll only close a batch of transfers that a device stream then runs in order, between the
+  // kernels (NCCL), instead of completing transfers on the host (MPI). A batch then runs as a unit after every earlier
+  // batch, so a schedule must not post a receive ahead of the step whose sends it belongs with (the peer's matching
+  // send may come after a wait on this rank's later batches, and the streams would wait for each other), and a
+  // buffer a send reads is safe from later transfers without waiting for that send.
+  virtual bool StreamOrdered() const { return false; }
 };
 
 }  // namespace kcoll
