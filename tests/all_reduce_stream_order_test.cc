@@ -1,9 +1,11 @@
 // The AllReduce schedules on a stream-ordered transport (Transport::StreamOrdered, as NCCL): MPI underneath, but
 // every Wait completes every transfer posted so far, which is what a stream that runs each batch of transfers as a
-// unit amounts to. A schedule that posts a receive ahead of the step it belongs to deadlocks here (its peer's
-// matching send is only posted after a wait that needs this rank's later sends), and one that relies on waiting
-// for a send before reusing its buffer is exercised without those waits. Results are checked bit for bit against
-// the exact reduction.
+// unit amounts to, and tags are dropped, so that as in NCCL the n-th send from one rank to another meets the n-th
+// receive posted for it. A schedule that posts a receive ahead of the step it belongs to deadlocks here (its peer's
+// matching send is only posted after a wait that needs this rank's later sends), one whose ranks post concurrent
+// streams (channels, trees, directions) in different orders mixes them up, and one that relies on waiting for a
+// send before reusing its buffer is exercised without those waits. Results are checked bit for bit against the
+// exact reduction.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -28,7 +30,7 @@ using testing::ExactReduction;
 using testing::WorldRank;
 using testing::WorldSize;
 
-// MPI with a stream's completion rule: a wait finishes the whole batch posted so far.
+// MPI with a stream's completion rule (a wait finishes the whole batch posted so far) and NCCL's matching (no tags).
 class StreamOrderedMpi final : public Transport {
  public:
   explicit StreamOrderedMpi(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
@@ -36,11 +38,11 @@ class StreamOrderedMpi final : public Transport {
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   bool CanReach(MemoryKind memory) const override { return inner_->CanReach(memory); }
-  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override {
-    return inner_->Send(peer, data, bytes, tag);
+  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int /*tag*/) override {
+    return inner_->Send(peer, data, bytes, 0);
   }
-  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override {
-    return inner_->Recv(peer, data, bytes, tag);
+  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int /*tag*/) override {
+    return inner_->Recv(peer, data, bytes, 0);
   }
   absl::Status Wait(Request) override { return inner_->WaitAll(); }
   absl::Status WaitAll() override { return inner_->WaitAll(); }
