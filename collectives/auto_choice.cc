@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithm_choice.h"
+#include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/status_macros.h"
 #include "models/bus_bandwidth.h"
@@ -13,9 +14,6 @@
 
 namespace kcoll {
 namespace {
-
-// The pipelined algorithms' default chunk (collectives/algorithms: 512 KiB).
-constexpr double kImplementationChunkBytes = 512 * 1024;
 
 absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std::string& path) {
   absl::StatusOr<models::Profile> profile = models::LoadProfile(path);
@@ -76,8 +74,8 @@ models::Topology ModelTopology(const Topology& topology) {
 
 models::CostOptions ModelCostOptions() {
   models::CostOptions options;
-  options.channels = 0;  // one per NIC: one
-  options.chunk_bytes = kImplementationChunkBytes;
+  options.channels = 0;                                           // one per NIC: one
+  options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);  // the pipelined algorithms' default
   return options;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/args_check.h"
 #include "collectives/observability/describe.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
@@ -47,10 +48,21 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
+  if (options.check_args.has_value()) return *options.check_args;
+  const char* env = GetEnv("KCOLL_CHECK_ARGS");
+  if (env == nullptr) return false;
+  const std::string value(env);
+  if (value == "1") return true;
+  if (value == "0") return false;
+  return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options));
+  KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
@@ -76,6 +88,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->kernels_ = std::make_unique<CountingKernels>(std::move(kernels), c->counters_.total);
+  if (check_args) {
+    if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
+      return absl::InternalError("MPI_Comm_dup of the argument-check communicator failed");
+    }
+    c->check_args_ = true;
+  }
   c->transport_ = std::make_unique<CountingTransport>(std::move(mpi), c->topology_, c->counters_.total);
 
   if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
@@ -112,6 +130,12 @@ absl::Status Communicator::Finalize() {
   }
   kernels_.reset();
   transport_.reset();
+  if (control_comm_ != MPI_COMM_NULL) {
+    int mpi_finalized = 0;
+    MPI_Finalized(&mpi_finalized);
+    if (!mpi_finalized) MPI_Comm_free(&control_comm_);
+    control_comm_ = MPI_COMM_NULL;
+  }
   return absl::OkStatus();
 }
 
@@ -198,16 +222,34 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
              options.algorithm, MemoryKind::kHost);
 }
 
+absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
+  if (rejection.ok() || finalized() || !check_args_) return rejection;
+  CollectiveArgs args;
+  args.collective = collective;
+  return CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection);
+}
+
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
   if (finalized()) {
     return absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"));
   }
+  // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = transport_->CanReach(memory) && memory == kernels_->memory();
-  KCOLL_RETURN_IF_ERROR(ValidateArgs(args, rank(), size(), memory, reachable));
-  KCOLL_ASSIGN_OR_RETURN(Algorithm algorithm,
-                         ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested));
-  KCOLL_ASSIGN_OR_RETURN(AlgorithmFn fn, FindAlgorithm(args.collective, algorithm));
+  absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
+  Algorithm algorithm = Algorithm::kAuto;
+  AlgorithmFn fn = nullptr;
+  if (local.ok()) {
+    absl::StatusOr<Algorithm> resolved =
+        ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested);
+    if (resolved.ok()) algorithm = *resolved;
+    absl::StatusOr<AlgorithmFn> found =
+        resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
+    if (found.ok()) fn = *found;
+    local = found.status();
+  }
+  if (check_args_) KCOLL_RETURN_IF_ERROR(CheckArgsAcrossRanks(control_comm_, args, algorithm, local));
+  KCOLL_RETURN_IF_ERROR(local);
   const PrimitiveCounts before = counters_.total;
   const auto start = std::chrono::steady_clock::now();
   const absl::Status status = RunAlgorithm(fn, args);

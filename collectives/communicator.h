@@ -42,6 +42,12 @@ struct CommunicatorOptions {
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
+  // Before every collective, compare its arguments (collective, count, type, op, root, algorithm) across ranks with
+  // one small MPI allgather, and fail every rank with InvalidArgument naming the first rank and field that differ,
+  // instead of hanging in mismatched transfers. A rank that rejects its own arguments fails the others too. Costs
+  // one latency-bound collective per call; must be the same on every rank. Unset: $KCOLL_CHECK_ARGS (0 or 1), else
+  // off.
+  std::optional<bool> check_args;
   // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
   int nchannels = 0;
   // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
@@ -68,6 +74,7 @@ class Communicator {
   int size() const;
   const Topology& topology() const { return topology_; }
   ExecBackend backend() const { return backend_; }
+  bool checks_args() const { return check_args_; }
 
   // recv[i] = op over ranks of send[i], i < count. send == recv is in place. `memory` says where the buffers are.
   absl::Status AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -101,6 +108,11 @@ class Communicator {
                         MemoryKind memory = MemoryKind::kHost);
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
+
+  // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
+  // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
+  // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
+  absl::Status RejectCall(Collective collective, absl::Status rejection);
 
   // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
   // count times the element size.
@@ -138,6 +150,8 @@ class Communicator {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   std::unique_ptr<AutoChoice> auto_choice_;
+  bool check_args_ = false;
+  MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
 };
 
 }  // namespace kcoll
