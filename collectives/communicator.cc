@@ -35,6 +35,16 @@ absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options) {
   return ExecBackend::kSerial;
 }
 
+absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
+  if (options.check_args.has_value()) return *options.check_args;
+  const char* env = GetEnv("KCOLL_CHECK_ARGS");
+  if (env == nullptr) return false;
+  const std::string value(env);
+  if (value == "1") return true;
+  if (value == "0") return false;
+  return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
+}
+
 // A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
 // the others would go on to wait for them in the first collective.
 absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
@@ -46,16 +56,6 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
         absl::StrCat("the profile failed to load on ", failed, " other rank(s); see their error"));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
-  if (options.check_args.has_value()) return *options.check_args;
-  const char* env = GetEnv("KCOLL_CHECK_ARGS");
-  if (env == nullptr) return false;
-  const std::string value(env);
-  if (value == "1") return true;
-  if (value == "0") return false;
-  return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
 }
 
 }  // namespace

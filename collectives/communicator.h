@@ -149,9 +149,9 @@ class Communicator {
   Logger logger_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
-  std::unique_ptr<AutoChoice> auto_choice_;
   bool check_args_ = false;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
+  std::unique_ptr<AutoChoice> auto_choice_;
 };
 
 }  // namespace kcoll
