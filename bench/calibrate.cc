@@ -152,7 +152,7 @@ std::string SeriesTable(const Series& series, bool link) {
   return out;
 }
 
-std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::string_view alpha_name,
+std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
                     absl::string_view beta_name) {
   return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
                          models::FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
@@ -160,13 +160,22 @@ std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::st
                          fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
 }
 
-// The table, the saved fit and the absolute one for reference.
-std::string SeriesReport(const Series& series, bool link, absl::string_view alpha_name, absl::string_view beta_name) {
+models::FitWeighting Other(models::FitWeighting w) {
+  return w == models::FitWeighting::kRelative ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+}
+
+std::string WeightingText(models::FitWeighting w) {
+  return w == models::FitWeighting::kRelative ? "fit on relative errors" : "fit on seconds (large sizes dominate)";
+}
+
+// The table, the saved fit and the other one for reference.
+std::string SeriesReport(const Series& series, models::FitWeighting saved, bool link, absl::string_view alpha_name,
+                         absl::string_view beta_name) {
+  const std::string other = WeightingText(Other(saved));
   return absl::StrCat(
-      SeriesTable(series, link), FitLine(series.fit, "fit (relative errors; saved)", alpha_name, beta_name),
-      series.absolute_fit.ok()
-          ? FitLine(*series.absolute_fit, "fit on seconds (large sizes dominate)", alpha_name, beta_name)
-          : absl::StrCat("  fit on seconds: none (", series.absolute_fit.status().message(), ")\n"));
+      SeriesTable(series, link), FitLine(series.fit, WeightingText(saved) + "; saved", alpha_name, beta_name),
+      series.other_fit.ok() ? FitLine(*series.other_fit, other, alpha_name, beta_name)
+                            : absl::StrCat("  ", other, ": none (", series.other_fit.status().message(), ")\n"));
 }
 
 }  // namespace
@@ -372,18 +381,19 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   return result;
 }
 
-absl::Status FitAll(CalibrationResult& result) {
+absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
+  result.weighting = weighting;
   std::vector<std::pair<Series*, std::string>> series;
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
-    if (!link->pairs.empty())
-      series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
+    if (link->pairs.empty()) continue;
+    series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
   }
   series.emplace_back(&result.reduce, "reduction");
   series.emplace_back(&result.copy_kernel, "copy kernel");
   series.emplace_back(&result.memcpy_series, "memcpy");
   for (auto& [s, name] : series) {
-    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, models::FitWeighting::kRelative, name));
-    s->absolute_fit = models::FitLink(s->samples, models::FitWeighting::kAbsolute);
+    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, weighting, name));
+    s->other_fit = models::FitLink(s->samples, Other(weighting));
   }
   return absl::OkStatus();
 }
@@ -403,7 +413,8 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
                           : absl::StrCat(result.nodes, " nodes of different sizes");
   profile.description =
       absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
-                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum. intra: ");
+                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; least squares on ",
+                   result.weighting == models::FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
   absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
                                                   : "not measured (one rank per node): the inter-node fit");
   absl::StrAppend(&profile.description, "; inter: ",
@@ -442,15 +453,15 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
     absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
                     PairsText(link->pairs), "; one-way = median round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
-    absl::StrAppend(&out, SeriesReport(link->series, true, "alpha", "beta"));
+    absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
                   " ranks at once (median over ranks); bytes = bytes reduced (one input)\n",
-                  SeriesReport(result.reduce, false, "launch", "gamma"));
+                  SeriesReport(result.reduce, result.weighting, false, "launch", "gamma"));
   absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
-                  SeriesReport(result.copy_kernel, false, "launch", "1/bandwidth"));
+                  SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));
   absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
-                  SeriesReport(result.memcpy_series, false, "overhead", "1/bandwidth"));
+                  SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
   absl::StrAppend(
       &out, "\nprofile:\n",
       absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.intra.alpha_s),

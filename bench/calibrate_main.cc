@@ -42,6 +42,8 @@ ABSL_FLAG(int, min_reps, 10, "timed repetitions per size, at least");
 ABSL_FLAG(int, max_reps, 10000, "timed repetitions per size, at most");
 ABSL_FLAG(double, seconds_per_size, 0.2, "timed seconds per size the repetitions aim at");
 ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
+ABSL_FLAG(std::string, fit, "relative",
+          "what the saved fits minimise: relative (every size counts alike) or seconds (large sizes dominate)");
 
 namespace kcoll {
 namespace bench {
@@ -103,6 +105,7 @@ int Launch(const char* program) {
       absl::StrCat("--max_reps=", o.max_reps),
       absl::StrFormat("--seconds_per_size=%.17g", o.seconds_per_size),
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
+      absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
   };
   const char* mpirun_env = std::getenv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -170,7 +173,9 @@ int RunRank(int argc, char** argv) {
     auto result = Calibrate(**transport, **kernels, control, topology, OptionsFromFlags());
     if (!result.ok()) Fail(rank, result.status());
     if (rank == 0) {
-      absl::Status fitted = FitAll(*result);
+      const models::FitWeighting weighting =
+          absl::GetFlag(FLAGS_fit) == "seconds" ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+      absl::Status fitted = FitAll(*result, weighting);
       absl::StatusOr<models::Profile> profile =
           fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);
       if (!profile.ok()) {
@@ -210,6 +215,11 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "calibrate: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
+    return 2;
+  }
+  const std::string fit = absl::GetFlag(FLAGS_fit);
+  if (fit != "relative" && fit != "seconds") {
+    std::fprintf(stderr, "calibrate: --fit=%s: must be relative or seconds\n", fit.c_str());
     return 2;
   }
   absl::Status valid = kcoll::bench::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());

@@ -25,7 +25,7 @@ if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two
 fi
 grep -q "intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
 grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
-grep -q "fit (relative errors; saved): alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
+grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
 grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
@@ -41,6 +41,8 @@ grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail 
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
+"${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"
+grep -q "fit=median: must be relative or seconds" "${TMP}/bad.out" || fail "--fit message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=1 >"${TMP}/bad.out" 2>&1 && fail "--ranks=1 accepted"
 grep -q "at least 2 ranks" "${TMP}/bad.out" || fail "--ranks=1 message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=4 --ranks_per_node=3 >"${TMP}/bad.out" 2>&1 && fail "--ranks_per_node=3 accepted"
