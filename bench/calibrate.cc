@@ -45,6 +45,16 @@ double Median(std::vector<double> values) {
   return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + mid));
 }
 
+// The nearest-rank `percentile` (0 < p <= 100) of `values`: the smallest value with at least p% of them at or below
+// it. 50 is the median (the lower middle for an even count).
+double Percentile(std::vector<double> values, double percentile) {
+  if (values.empty()) return 0;
+  const size_t rank = static_cast<size_t>(std::ceil(percentile / 100.0 * values.size()));
+  const size_t index = std::min(values.size() - 1, rank == 0 ? 0 : rank - 1);
+  std::nth_element(values.begin(), values.begin() + index, values.end());
+  return values[index];
+}
+
 // Completes `request` polling every 200 us in between: a rank that only waits leaves the cores to the ranks that
 // measure (MPI's own waits spin).
 void SleepyWait(MPI_Request* request) {
@@ -132,6 +142,10 @@ std::string PairsText(const std::vector<std::pair<int, int>>& pairs) {
   return out;
 }
 
+std::string StatName(double percentile) {
+  return percentile == 50 ? "median" : absl::StrFormat("%gth-percentile", percentile);
+}
+
 bool Busy(const CalibrationResult& r) { return r.cores > 0 && std::max(r.load_before, r.load_after) > r.cores + 0.5; }
 
 std::string Gbps(double bytes_per_s) { return absl::StrFormat("%.3g GB/s", bytes_per_s / 1e9); }
@@ -194,6 +208,9 @@ absl::Status ValidateCalibrationOptions(const CalibrationOptions& o) {
   if (!std::isfinite(o.step_factor) || o.step_factor <= 1) return bad("step_factor", o.step_factor, "must be > 1");
   if (o.min_reps < 1) return bad("min_reps", o.min_reps, "must be >= 1");
   if (o.max_reps < o.min_reps) return bad("max_reps", o.max_reps, "must be >= min_reps");
+  if (!std::isfinite(o.percentile) || o.percentile <= 0 || o.percentile > 100) {
+    return bad("percentile", o.percentile, "must be in (0, 100]");
+  }
   if (!std::isfinite(o.seconds_per_size) || o.seconds_per_size < 0) {
     return bad("seconds_per_size", o.seconds_per_size, "must be finite and >= 0");
   }
@@ -251,7 +268,7 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
           KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
           round_trips.push_back(t);
         }
-        series.samples.push_back({size, Median(round_trips) / 2});
+        series.samples.push_back({size, Percentile(round_trips, options.percentile) / 2});
         series.reps.push_back(reps);
       } else {
         for (int warmup = 0; warmup < 2; ++warmup) {
@@ -323,7 +340,7 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
       KCOLL_RETURN_IF_ERROR(run(bytes));
       times.push_back(Now() - start);
     }
-    medians.push_back(Median(times));
+    medians.push_back(Percentile(times, options.percentile));
     reps_used.push_back(reps);
   }
   // Per size, the median over ranks.
@@ -359,6 +376,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   result.date = absl::FormatTime("%Y-%m-%d %H:%M %Z", absl::Now(), absl::LocalTimeZone());
   result.cores = static_cast<int>(std::thread::hardware_concurrency());
   result.load_before = LoadAverage();
+  result.percentile = options.percentile;
 
   const std::vector<double> sizes = SweepSizes(options.min_bytes, options.max_bytes, options.step_factor);
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
@@ -413,7 +431,8 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
                           : absl::StrCat(result.nodes, " nodes of different sizes");
   profile.description =
       absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
-                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; least squares on ",
+                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; ",
+                   StatName(result.percentile), " of the repetitions; least squares on ",
                    result.weighting == models::FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
   absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
                                                   : "not measured (one rank per node): the inter-node fit");
@@ -451,12 +470,13 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       continue;
     }
     absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
-                    PairsText(link->pairs), "; one-way = median round trip / 2",
+                    PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
-                  " ranks at once (median over ranks); bytes = bytes reduced (one input)\n",
+                  " ranks at once (", StatName(result.percentile),
+                  " per rank, median over ranks); bytes = bytes reduced (one input)\n",
                   SeriesReport(result.reduce, result.weighting, false, "launch", "gamma"));
   absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
                   SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));

@@ -3,9 +3,10 @@
 // What is measured, and how:
 // - Links: ping-pong between two ranks through kcoll's MPI transport (the path every algorithm's messages take).
 //   For each size of a geometric sweep the initiator times `reps` round trips one by one; the one-way time is half
-//   the median round trip. One pair at a time: the other ranks wait in a barrier that sleeps between polls, so they
-//   do not steal the pair's cores. Pairs are classed as intra-node (same node) and inter-node (different nodes) by
-//   the topology; with emulated nodes both classes go through shared memory and differ only by noise.
+//   the median round trip (--percentile chooses another). One pair at a time: the other ranks wait in a barrier that
+//   sleeps between polls, so they do not steal the pair's cores. Pairs are classed as intra-node (same node) and
+//   inter-node (different nodes) by the topology; with emulated nodes both classes go through shared memory and differ
+//   only by noise.
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
@@ -51,6 +52,10 @@ struct CalibrationOptions {
   int max_reps = 10000;                 // and at most
   double seconds_per_size = 0.2;        // timed time per size the repetitions aim at, between the two bounds
   bool all_pairs = false;               // every pair of each class, rather than the lowest-numbered one
+  // Which repetition stands for a size: the nearest-rank percentile of the timed repetitions. 50, the median, is
+  // the typical call; on a machine shared with other work a low one (10) filters out the repetitions during which
+  // a rank was descheduled, and measures what the hardware can do.
+  double percentile = 50;
 };
 
 // InvalidArgument naming the field: sizes finite with 0 < min <= max, step_factor > 1, 1 <= min_reps <= max_reps,
@@ -94,6 +99,7 @@ struct CalibrationResult {
   int cores = 0;            // hardware threads
   double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
   double load_after = -1;
+  double percentile = 50;  // CalibrationOptions::percentile
   LinkMeasurement intra, inter;
   Series reduce;         // float32 sum, Serial kernels: bytes reduced per rank
   Series copy_kernel;    // Serial Copy kernel

@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,8 @@ ABSL_FLAG(int, min_reps, 10, "timed repetitions per size, at least");
 ABSL_FLAG(int, max_reps, 10000, "timed repetitions per size, at most");
 ABSL_FLAG(double, seconds_per_size, 0.2, "timed seconds per size the repetitions aim at");
 ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
+ABSL_FLAG(double, percentile, 50,
+          "the repetition that stands for a size: 50 (median), or e.g. 10 on a machine busy with other work");
 ABSL_FLAG(std::string, fit, "relative",
           "what the saved fits minimise: relative (every size counts alike) or seconds (large sizes dominate)");
 
@@ -59,6 +62,7 @@ CalibrationOptions OptionsFromFlags() {
   o.max_reps = absl::GetFlag(FLAGS_max_reps);
   o.seconds_per_size = absl::GetFlag(FLAGS_seconds_per_size);
   o.all_pairs = absl::GetFlag(FLAGS_all_pairs);
+  o.percentile = absl::GetFlag(FLAGS_percentile);
   return o;
 }
 
@@ -73,6 +77,12 @@ std::string OutputPath() {
 }
 
 int Cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// The 1-minute load average exceeds the cores: other work competes with the ranks.
+bool Busy() {
+  double load[1];
+  return getloadavg(load, 1) == 1 && load[0] > Cores() + 0.5;
+}
 
 // Not under mpirun: start the ranks.
 int Launch(const char* program) {
@@ -104,6 +114,7 @@ int Launch(const char* program) {
       absl::StrCat("--min_reps=", o.min_reps),
       absl::StrCat("--max_reps=", o.max_reps),
       absl::StrFormat("--seconds_per_size=%.17g", o.seconds_per_size),
+      absl::StrFormat("--percentile=%.17g", o.percentile),
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
   };
@@ -179,7 +190,8 @@ int RunRank(int argc, char** argv) {
       absl::StatusOr<models::Profile> profile =
           fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);
       if (!profile.ok()) {
-        std::fprintf(stderr, "calibrate: %s\n", std::string(profile.status().message()).c_str());
+        std::fprintf(stderr, "calibrate: %s\n%s", std::string(profile.status().message()).c_str(),
+                     Busy() ? "(other work is running: try --percentile=10, or a quiet machine)\n" : "");
         status_code = 1;
       } else {
         std::printf("%s", FormatReport(*result, *profile).c_str());

@@ -62,6 +62,11 @@ TEST(CalibrationOptions, EachBadFieldIsNamed) {
   o.max_reps = 5;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("max_reps=5"));
   o = {};
+  o.percentile = 0;
+  EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("percentile=0"));
+  o.percentile = 101;
+  EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("percentile=101"));
+  o = {};
   o.seconds_per_size = -1;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("seconds_per_size=-1"));
 }
@@ -185,6 +190,9 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(report, HasSubstr("fit on seconds (large sizes dominate): alpha = "));
   EXPECT_THAT(report, HasSubstr("gamma = 4e-10 s/B (2.5 GB/s reduced per rank)"));
   EXPECT_THAT(report, HasSubstr("memcpy = 8 GB/s"));
+  EXPECT_THAT(report, HasSubstr("one-way = median round trip / 2"));
+  r.percentile = 10;
+  EXPECT_THAT(FormatReport(r, *profile), HasSubstr("one-way = 10th-percentile round trip / 2"));
 }
 
 TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {
