@@ -23,6 +23,7 @@ namespace bench {
 namespace {
 
 constexpr int kControlTag = 7301;
+constexpr int kWarmups = 3;  // untimed calls per size; the fastest sets the repetitions
 
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -256,9 +257,12 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
       const size_t bytes = static_cast<size_t>(size);
       int reps = 0;
       if (rank == a) {
+        // The fastest of a few warm-up round trips sets the repetitions: one the scheduler interrupted would leave
+        // too few.
         double probe = 0;
-        for (int warmup = 0; warmup < 2; ++warmup) {
-          KCOLL_ASSIGN_OR_RETURN(probe, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+        for (int warmup = 0; warmup < kWarmups; ++warmup) {
+          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+          probe = warmup == 0 ? t : std::min(probe, t);
         }
         reps = RepsFor(probe, options);
         MPI_Send(&reps, 1, MPI_INT, peer, kControlTag, control);
@@ -271,7 +275,7 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
         series.samples.push_back({size, Percentile(round_trips, options.percentile) / 2});
         series.reps.push_back(reps);
       } else {
-        for (int warmup = 0; warmup < 2; ++warmup) {
+        for (int warmup = 0; warmup < kWarmups; ++warmup) {
           KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
         }
         MPI_Recv(&reps, 1, MPI_INT, peer, kControlTag, control, MPI_STATUS_IGNORE);
@@ -328,9 +332,12 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
     recorded_sizes.push_back(static_cast<double>(bytes));
     MPI_Barrier(control);
     KCOLL_RETURN_IF_ERROR(run(bytes));
-    double start = Now();
-    KCOLL_RETURN_IF_ERROR(run(bytes));
-    double probe = Now() - start;
+    double probe = 0, start = 0;
+    for (int warmup = 0; warmup < kWarmups; ++warmup) {
+      start = Now();
+      KCOLL_RETURN_IF_ERROR(run(bytes));
+      probe = warmup == 0 ? Now() - start : std::min(probe, Now() - start);
+    }
     MPI_Allreduce(MPI_IN_PLACE, &probe, 1, MPI_DOUBLE, MPI_MAX, control);
     const int reps = RepsFor(probe, options);
     std::vector<double> times;
