@@ -28,11 +28,11 @@ absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std:
 
 models::Profile BuiltInProfile() {
   models::Profile p;
-  p.intra.alpha_s = 1.0e-6;
-  p.intra.beta_s_per_byte = 1.0 / 5.0e9;
+  p.intra.alpha_s = 0.16e-6;
+  p.intra.beta_s_per_byte = 1.0 / 11e9;
   p.inter = p.intra;
-  p.gamma_s_per_byte = 1.0 / 2.0e9;
-  p.memcpy_bytes_per_s = 5.0e9;
+  p.gamma_s_per_byte = 1.0 / 26e9;
+  p.memcpy_bytes_per_s = 54e9;
   p.description =
       "kcoll built-in: one shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a 2-core VM "
       "(models/profiles/this_machine_2ranks.json); inter-node = intra-node";
