@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/auto_choice.h"
+#include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/counters.h"
@@ -37,8 +38,12 @@ namespace kcoll {
 
 struct CommunicatorOptions {
   // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
-  // the right choice when the ranks already occupy the cores).
+  // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
   std::optional<ExecBackend> backend;
+  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set, else MPI.
+  std::optional<TransportKind> transport;
+  // Devices, NCCL timeout and MPI CUDA-awareness for the cuda backend.
+  GpuOptions gpu;
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
@@ -75,6 +80,9 @@ class Communicator {
   const Topology& topology() const { return topology_; }
   ExecBackend backend() const { return backend_; }
   bool checks_args() const { return check_args_; }
+  TransportKind transport() const { return transport_kind_; }
+  // One line saying what runs: transport, kernels, device, how device buffers reach the network.
+  const std::string& execution() const { return execution_; }
 
   // recv[i] = op over ranks of send[i], i < count. send == recv is in place. `memory` says where the buffers are.
   absl::Status AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -144,6 +152,8 @@ class Communicator {
               const absl::Status& status);
 
   ExecBackend backend_ = ExecBackend::kSerial;
+  TransportKind transport_kind_ = TransportKind::kMpi;
+  std::string execution_;
   Topology topology_;
   Counters counters_;  // filled by the counting transport and kernels, and by Run
   Logger logger_;
