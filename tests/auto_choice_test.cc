@@ -277,6 +277,9 @@ TEST(BuiltInProfile, IsTheMeasuredExampleRounded) {
   const std::string path = std::string(srcdir != nullptr ? srcdir : ".") + "/" +
                            (workspace != nullptr ? workspace : "kcoll") + "/models/profiles/this_machine_2ranks.json";
   auto measured = models::LoadProfile(path);
+  if (absl::IsNotFound(measured.status())) {
+    GTEST_SKIP() << "no measured example profile in this checkout (" << path << "): run //bench:calibrate to make one";
+  }
   ASSERT_TRUE(measured.ok()) << measured.status();
   const models::Profile built_in = BuiltInProfile();
   auto close = [](double a, double b) { return a <= 1.2 * b && b <= 1.2 * a; };

@@ -63,7 +63,7 @@ absl::Status RecursiveDoublingAllGatherOnGroup(Resources& res, const Group& grou
   KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + me * bytes, send, bytes));
   if (n == 1) return absl::OkStatus();
 
-  const PowerOfTwoFold fold(n);
+  const VirtualPowerOfTwo fold(n);
   if (fold.SitsOut(me)) {
     const int partner = group.ranks[me + 1];
     KCOLL_RETURN_IF_ERROR(res.transport.Send(partner, out + me * bytes, bytes, tag).status());

@@ -63,7 +63,7 @@ absl::Status HalvingReduceScatterOnGroup(Resources& res, const Group& group, con
   if (count == 0) return absl::OkStatus();
   if (n == 1) return out == in ? absl::OkStatus() : res.kernels.Copy(out, in, bytes);
 
-  const PowerOfTwoFold fold(n);
+  const VirtualPowerOfTwo fold(n);
   if (fold.SitsOut(me)) {
     const int partner = group.ranks[me + 1];
     KCOLL_RETURN_IF_ERROR(res.transport.Send(partner, in, n * bytes, tag).status());
