@@ -11,9 +11,9 @@
 namespace kcoll {
 namespace {
 
-TEST(PowerOfTwoFoldTest, EveryRankTakesPartOrSitsOutOnce) {
+TEST(VirtualPowerOfTwoTest, EveryRankTakesPartOrSitsOutOnce) {
   for (int n = 1; n <= 100; ++n) {
-    const PowerOfTwoFold fold(n);
+    const VirtualPowerOfTwo fold(n);
     EXPECT_EQ(fold.p2 & (fold.p2 - 1), 0) << "n=" << n;
     EXPECT_LE(fold.p2, n);
     EXPECT_GT(2 * fold.p2, n);

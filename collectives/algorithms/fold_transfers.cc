@@ -4,7 +4,7 @@
 
 namespace kcoll {
 
-absl::Status FoldIn(Resources& res, const Group& group, const PowerOfTwoFold& fold, const void* in, void* out,
+absl::Status FoldIn(Resources& res, const Group& group, const VirtualPowerOfTwo& fold, const void* in, void* out,
                     void* scratch, size_t count, DataType type, ReduceOp op, int tag) {
   const int partner = FoldPartner(fold, group.index);
   if (partner < 0) return absl::OkStatus();
@@ -20,7 +20,7 @@ absl::Status FoldIn(Resources& res, const Group& group, const PowerOfTwoFold& fo
   return res.kernels.Reduce(op, type, out, scratch, in, count);
 }
 
-absl::Status FoldOut(Resources& res, const Group& group, const PowerOfTwoFold& fold, void* out, size_t count,
+absl::Status FoldOut(Resources& res, const Group& group, const VirtualPowerOfTwo& fold, void* out, size_t count,
                      DataType type, int tag) {
   const int partner = FoldPartner(fold, group.index);
   if (partner < 0) return absl::OkStatus();

@@ -15,18 +15,18 @@
 namespace kcoll {
 
 // The group position paired with `position` by the fold, or -1 if it is not in a pair.
-inline int FoldPartner(const PowerOfTwoFold& fold, int position) {
+inline int FoldPartner(const VirtualPowerOfTwo& fold, int position) {
   return position < 2 * fold.rem ? (position ^ 1) : -1;
 }
 
 // Fold in, for this rank (group.index): a rank that sits out sends `in` to its partner; the partner receives it
 // into `scratch` (count elements) and reduces out = theirs (op) in. Afterwards a participant's contribution is in
 // `out` if it has a partner, else in `in`. Waits for its transfers.
-absl::Status FoldIn(Resources& res, const Group& group, const PowerOfTwoFold& fold, const void* in, void* out,
+absl::Status FoldIn(Resources& res, const Group& group, const VirtualPowerOfTwo& fold, const void* in, void* out,
                     void* scratch, size_t count, DataType type, ReduceOp op, int tag);
 
 // Fold out: the partner sends the finished `out` to the rank that sat out, which receives it into `out`.
-absl::Status FoldOut(Resources& res, const Group& group, const PowerOfTwoFold& fold, void* out, size_t count,
+absl::Status FoldOut(Resources& res, const Group& group, const VirtualPowerOfTwo& fold, void* out, size_t count,
                      DataType type, int tag);
 
 }  // namespace kcoll

@@ -48,7 +48,7 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
   if (n == 1) return res.kernels.Copy(out, in, args.count * elem);
   if (args.count == 0) return absl::OkStatus();
 
-  const PowerOfTwoFold fold(n);
+  const VirtualPowerOfTwo fold(n);
   const int p = fold.p2;
   const bool partnered = FoldPartner(fold, group.index) >= 0;
   // The largest receive: the folded-in buffer, or the first (largest) half of the blocks.

@@ -11,8 +11,6 @@
 
 namespace kcoll {
 
-// Not named PowerOfTwoFold: power_of_two.h has a struct of that name with inline members, and two classes of one
-// name in one program break the one-definition rule (the linker keeps either's PositionOf for both).
 struct VirtualPowerOfTwo {
   explicit VirtualPowerOfTwo(int group_size) : n(group_size) {
     while (p2 * 2 <= n) p2 *= 2;

@@ -33,7 +33,7 @@ absl::Status RecursiveDoublingAllReduce(const CollectiveArgs& args, Resources& r
   if (n == 1) return res.kernels.Copy(out, in, bytes);
   if (args.count == 0) return absl::OkStatus();
 
-  const PowerOfTwoFold fold(n);
+  const VirtualPowerOfTwo fold(n);
   const bool partnered = FoldPartner(fold, group.index) >= 0;
   KCOLL_ASSIGN_OR_RETURN(void* scratch, res.kernels.Scratch(0, bytes));
   KCOLL_RETURN_IF_ERROR(FoldIn(res, group, fold, in, out, scratch, args.count, args.type, args.op, kTag));
