@@ -10,7 +10,7 @@
 // Recursive doubling (kRecursiveDoubling). For a power of two p2 of ranks, at step d = 1, 2, ..., p2/2 every rank
 // exchanges everything it has gathered so far (a contiguous range of d blocks) with the rank d positions away
 // (v ^ d); the range doubles each step and after log2(p2) steps holds every block. For other rank counts the first
-// 2*rem ranks (rem = n - p2) fold in pairs (power_of_two_fold.h): the even rank of each pair hands its block to the
+// 2*rem ranks (rem = n - p2) fold in pairs (power_of_two.h): the even rank of each pair hands its block to the
 // odd one, which then gathers for both and finally sends the even rank the whole result.
 //   T = log2(p2) alpha + (p2-1)/p2 * N beta                    (n a power of two)
 //   T = (log2(p2) + 2) alpha + (1 + (p2-1)/p2 + 1/n) * N beta  (otherwise, on the folded pairs)
@@ -20,7 +20,7 @@
 #include "collectives/algorithms/all_gather.h"
 
 #include "collectives/algorithms/partition.h"
-#include "collectives/algorithms/power_of_two_fold.h"
+#include "collectives/algorithms/power_of_two.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
@@ -63,24 +63,25 @@ absl::Status RecursiveDoublingAllGatherOnGroup(Resources& res, const Group& grou
   KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + me * bytes, send, bytes));
   if (n == 1) return absl::OkStatus();
 
-  const PowerOfTwoFold fold(n);
-  if (fold.SitsOut(me)) {
-    const int partner = group.ranks[me + 1];
+  const PowerOfTwoFold fold = MakePowerOfTwoFold(n, me);
+  if (fold.folded_out) {
+    const int partner = group.ranks[fold.partner];
     KCOLL_RETURN_IF_ERROR(res.transport.Send(partner, out + me * bytes, bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
     KCOLL_RETURN_IF_ERROR(res.transport.Recv(partner, out, n * bytes, tag).status());
     return res.transport.WaitAll();
   }
-  const bool folded = me < 2 * fold.rem;
+  const bool folded = fold.partner >= 0;  // gathers for its partner too
   if (folded) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(group.ranks[me - 1], out + (me - 1) * bytes, bytes, tag).status());
+    KCOLL_RETURN_IF_ERROR(
+        res.transport.Recv(group.ranks[fold.partner], out + fold.partner * bytes, bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
   }
 
-  const int v = fold.VirtualOf(me);
-  auto offset = [&](int virtual_position) { return static_cast<size_t>(fold.FirstBlock(virtual_position)) * bytes; };
-  int lo = v;  // this rank holds the blocks of virtual positions [lo, lo + d)
-  for (int d = 1; d < fold.p2; d *= 2) {
+  const int v = fold.participant;
+  auto offset = [&](int participant) { return static_cast<size_t>(fold.FirstPositionOf(participant)) * bytes; };
+  int lo = v;  // this rank holds the blocks of participants [lo, lo + d)
+  for (int d = 1; d < fold.p; d *= 2) {
     const int partner_lo = lo ^ d;
     const int partner = group.ranks[fold.PositionOf(v ^ d)];
     KCOLL_RETURN_IF_ERROR(
@@ -91,7 +92,7 @@ absl::Status RecursiveDoublingAllGatherOnGroup(Resources& res, const Group& grou
     lo = lo < partner_lo ? lo : partner_lo;
   }
   if (folded) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[me - 1], out, n * bytes, tag).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[fold.partner], out, n * bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
   }
   return absl::OkStatus();

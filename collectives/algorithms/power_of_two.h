@@ -23,6 +23,11 @@ struct PowerOfTwoFold {
 
   // Group position of participant `v`.
   int PositionOf(int v) const { return v < extra ? 2 * v + 1 : v + extra; }
+  // The first of the group positions participant `v` speaks for (its folded-out partner's, else its own), so that
+  // participants [a, b) speak for positions [FirstPositionOf(a), FirstPositionOf(b)); FirstPositionOf(p) == n.
+  // Block-structured collectives (ReduceScatter, AllGather) lay blocks out by position and so exchange contiguous
+  // ranges.
+  int FirstPositionOf(int v) const { return v < extra ? 2 * v : v + extra; }
 };
 
 PowerOfTwoFold MakePowerOfTwoFold(int n, int index);

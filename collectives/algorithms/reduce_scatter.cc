@@ -13,7 +13,7 @@
 // pairs with the rank d positions away (v ^ d), splits the range of blocks both still work on into halves, sends
 // the half its partner keeps and reduces the half it keeps with the partner's data. Each step halves the range;
 // after log2(p2) steps each rank holds its own block, fully reduced. For other rank counts the first 2*rem ranks
-// (rem = n - p2) fold in pairs first (power_of_two_fold.h): the even rank of each pair sends its whole buffer to
+// (rem = n - p2) fold in pairs first (power_of_two.h): the even rank of each pair sends its whole buffer to
 // the odd one, which reduces it into its own and then works for both; at the end it sends the even rank its block.
 //   T = log2(p2) alpha + (p2-1)/p2 * N beta                       (n a power of two)
 //   T = (log2(p2) + 2) alpha + (1 + (p2-1)/p2 + 1/n) * N beta     (otherwise, on the folded pairs)
@@ -24,7 +24,7 @@
 #include "collectives/algorithms/reduce_scatter.h"
 
 #include "collectives/algorithms/partition.h"
-#include "collectives/algorithms/power_of_two_fold.h"
+#include "collectives/algorithms/power_of_two.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
@@ -63,33 +63,33 @@ absl::Status HalvingReduceScatterOnGroup(Resources& res, const Group& group, con
   if (count == 0) return absl::OkStatus();
   if (n == 1) return out == in ? absl::OkStatus() : res.kernels.Copy(out, in, bytes);
 
-  const PowerOfTwoFold fold(n);
-  if (fold.SitsOut(me)) {
-    const int partner = group.ranks[me + 1];
+  const PowerOfTwoFold fold = MakePowerOfTwoFold(n, me);
+  if (fold.folded_out) {
+    const int partner = group.ranks[fold.partner];
     KCOLL_RETURN_IF_ERROR(res.transport.Send(partner, in, n * bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
     KCOLL_RETURN_IF_ERROR(res.transport.Recv(partner, out, bytes, tag).status());
     return res.transport.WaitAll();
   }
-  const bool folded = me < 2 * fold.rem;
+  const bool folded = fold.partner >= 0;  // speaks for its partner too
   KCOLL_ASSIGN_OR_RETURN(void* acc_ptr, res.kernels.Scratch(0, n * bytes));
   char* acc = static_cast<char*>(acc_ptr);
   const char* src = in;  // where the blocks this rank still works on are, reduced so far
   if (folded) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(group.ranks[me - 1], acc, n * bytes, tag).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(group.ranks[fold.partner], acc, n * bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
     KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, acc, in, acc, n * count));
     src = acc;
   }
 
-  const int v = fold.VirtualOf(me);
-  auto offset = [&](int virtual_position) { return static_cast<size_t>(fold.FirstBlock(virtual_position)) * bytes; };
+  const int v = fold.participant;
+  auto offset = [&](int participant) { return static_cast<size_t>(fold.FirstPositionOf(participant)) * bytes; };
   // The half kept at the first step is the largest message this rank receives.
-  const int half = fold.p2 / 2;
-  const size_t largest = v < half ? offset(half) - offset(0) : offset(fold.p2) - offset(half);
+  const int half = fold.p / 2;
+  const size_t largest = v < half ? offset(half) - offset(0) : offset(fold.p) - offset(half);
   KCOLL_ASSIGN_OR_RETURN(void* incoming, res.kernels.Scratch(1, largest));
 
-  int lo = 0, hi = fold.p2;  // the virtual positions whose blocks this rank still works on
+  int lo = 0, hi = fold.p;  // the participants whose blocks this rank still works on
   for (int d = half; d >= 1; d /= 2) {
     const int mid = lo + d;
     const bool lower = v < mid;
@@ -110,7 +110,7 @@ absl::Status HalvingReduceScatterOnGroup(Resources& res, const Group& group, con
   }
   if (!folded) return absl::OkStatus();
   // A folded rank holds its partner's block and its own.
-  KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[me - 1], src + (me - 1) * bytes, bytes, tag).status());
+  KCOLL_RETURN_IF_ERROR(res.transport.Send(group.ranks[fold.partner], src + fold.partner * bytes, bytes, tag).status());
   KCOLL_RETURN_IF_ERROR(res.kernels.Copy(out, src + me * bytes, bytes));
   return res.transport.WaitAll();
 }
