@@ -25,14 +25,14 @@ const char* GetEnv(const char* name) {
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
 
-absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options) {
+absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, TransportKind transport) {
   if (options.backend.has_value()) return *options.backend;
   if (const char* env = GetEnv("KCOLL_EXEC")) {
     auto parsed = ParseExecBackend(env);
     if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_EXEC: ", parsed.status().message()));
     return *parsed;
   }
-  return ExecBackend::kSerial;
+  return transport == TransportKind::kNccl ? ExecBackend::kCuda : ExecBackend::kSerial;
 }
 
 absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
@@ -45,14 +45,29 @@ absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
   return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
 }
 
+// A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
+// the others would go on to wait for them in the first collective.
+absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
+  int failed = local.ok() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+  if (!local.ok()) return local;
+  if (failed > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the profile failed to load on ", failed, " other rank(s); see their error"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
-  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options));
+  KCOLL_ASSIGN_OR_RETURN(TransportKind transport, ChooseTransportKind(options.transport));
+  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, transport));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
+  c->transport_kind_ = transport;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
@@ -67,17 +82,23 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
-  // MPI reads and writes buffers from the host, so kernels must have finished before a transfer starts.
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
-  // Every primitive an algorithm issues is counted on its way through these two decorators.
-  c->kernels_ = std::make_unique<CountingKernels>(std::move(kernels), c->counters_.total);
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path);
+  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
+  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
+  c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
   if (check_args) {
     if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
       return absl::InternalError("MPI_Comm_dup of the argument-check communicator failed");
     }
     c->check_args_ = true;
   }
-  c->transport_ = std::make_unique<CountingTransport>(std::move(mpi), c->topology_, c->counters_.total);
+  // The transport (MPI, or NCCL bootstrapped over MPI) and the kernels that go with it.
+  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(std::move(mpi), transport, backend, options.gpu));
+  c->execution_ = std::move(execution.description);
+  // Every primitive an algorithm issues is counted on its way through these two decorators.
+  c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);
+  c->transport_ =
+      std::make_unique<CountingTransport>(std::move(execution.transport), c->topology_, c->counters_.total);
 
   if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
   if (c->logger_.Enabled(LogLevel::kInfo)) {
@@ -127,7 +148,7 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
   if (requested != Algorithm::kAuto) return requested;
   KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, AlgorithmFromEnv(collective));
   if (from_env.has_value()) return *from_env;
-  return DefaultAlgorithm(collective, bytes, topology_);
+  return auto_choice_->Choose(collective, bytes);
 }
 
 namespace {
@@ -248,7 +269,8 @@ absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& ar
     const size_t result_count = RecvCount(args, rank(), size());
     if (result_count > 0) KCOLL_RETURN_IF_ERROR(kernels_->Divide(args.type, args.recv, result_count, size()));
   }
-  return absl::OkStatus();
+  // The result is in place when the call returns (a stream-ordered transport waits for its stream here).
+  return transport_->Synchronize();
 }
 
 void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before,

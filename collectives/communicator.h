@@ -23,6 +23,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/auto_choice.h"
+#include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/counters.h"
@@ -36,8 +38,12 @@ namespace kcoll {
 
 struct CommunicatorOptions {
   // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
-  // the right choice when the ranks already occupy the cores).
+  // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
   std::optional<ExecBackend> backend;
+  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set, else MPI.
+  std::optional<TransportKind> transport;
+  // Devices, NCCL timeout and MPI CUDA-awareness for the cuda backend.
+  GpuOptions gpu;
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
@@ -49,10 +55,14 @@ struct CommunicatorOptions {
   std::optional<bool> check_args;
   // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
   int nchannels = 0;
+  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
+  // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
+  std::string profile_path;
 };
 
 struct CallOptions {
-  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else kcoll's choice for the size.
+  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else the registered algorithm the cost model
+  // predicts fastest for the size (collectives/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };
@@ -70,6 +80,9 @@ class Communicator {
   const Topology& topology() const { return topology_; }
   ExecBackend backend() const { return backend_; }
   bool checks_args() const { return check_args_; }
+  TransportKind transport() const { return transport_kind_; }
+  // One line saying what runs: transport, kernels, device, how device buffers reach the network.
+  const std::string& execution() const { return execution_; }
 
   // recv[i] = op over ranks of send[i], i < count. send == recv is in place. `memory` says where the buffers are.
   absl::Status AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -109,8 +122,11 @@ class Communicator {
   // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
   absl::Status RejectCall(Collective collective, absl::Status rejection);
 
-  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
+  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
+  // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
+  // What resolves kAuto: the cost models, the profile and where it came from.
+  const AutoChoice& auto_choice() const { return *auto_choice_; }
 
   // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
   // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
@@ -136,6 +152,8 @@ class Communicator {
               const absl::Status& status);
 
   ExecBackend backend_ = ExecBackend::kSerial;
+  TransportKind transport_kind_ = TransportKind::kMpi;
+  std::string execution_;
   Topology topology_;
   Counters counters_;  // filled by the counting transport and kernels, and by Run
   Logger logger_;
@@ -143,6 +161,7 @@ class Communicator {
   std::unique_ptr<Kernels> kernels_;
   bool check_args_ = false;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
+  std::unique_ptr<AutoChoice> auto_choice_;
 };
 
 }  // namespace kcoll

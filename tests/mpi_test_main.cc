@@ -12,6 +12,10 @@
 #include "gtest/gtest.h"
 #include "tests/mpi_test_env.h"
 
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 namespace {
 
 // Prints failed assertions of a non-zero rank, prefixed with the rank.
@@ -35,6 +39,20 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
   std::vector<std::string> failed_;
 };
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// Kokkos' device for this rank: one GPU per rank of a node, as kcoll places its transfers (gpu_placement.h).
+std::string KokkosDeviceArg() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local_rank = 0;
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return "";
+  return "--kokkos-device-id=" + std::to_string(local_rank % devices);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,6 +69,10 @@ int main(int argc, char** argv) {
   std::vector<char*> kokkos_args(argv, argv + argc);
   char disable_warnings[] = "--kokkos-disable-warnings";
   kokkos_args.push_back(disable_warnings);
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::string device_arg = KokkosDeviceArg();
+  if (!device_arg.empty()) kokkos_args.push_back(&device_arg[0]);
+#endif
   int kokkos_argc = static_cast<int>(kokkos_args.size());
   Kokkos::initialize(kokkos_argc, kokkos_args.data());
   int rank = 0, nranks = 1;

@@ -24,6 +24,23 @@ def _kokkos_default_root(rctx):
     cache = env.get("KCOLL_CACHE", "") or (env.get("XDG_CACHE_HOME", "") or env.get("HOME", "/root") + "/.cache") + "/kcoll"
     return cache + "/kokkos-3.4.01"
 
+def _kokkos_cuda_compile_options(rctx, libdir):
+    """The compiler options Kokkos' CMake package gives its C++ users, e.g. -extended-lambda, -arch=sm_80."""
+    targets = rctx.path(libdir + "/cmake/Kokkos/KokkosTargets.cmake")
+    if not targets.exists:
+        return []
+    options = []
+    for line in rctx.read(targets).split("\n"):
+        line = line.strip()
+        if not line.startswith("INTERFACE_COMPILE_OPTIONS"):
+            continue
+        text = line[len("INTERFACE_COMPILE_OPTIONS"):].strip().strip('"')
+        text = text.replace("\\$", "$").replace("$<$<COMPILE_LANGUAGE:CXX>:", ";").replace(">", ";")
+        for word in text.split(";"):
+            if word.startswith("-") and word not in options:
+                options.append(word)
+    return options
+
 def _kokkos_impl(rctx):
     root = rctx.os.environ.get("KOKKOS_ROOT", "") or _kokkos_default_root(rctx)
     config = rctx.path(root + "/include/KokkosCore_config.h")
@@ -46,6 +63,16 @@ def _kokkos_impl(rctx):
     if "OPENMP" in backends:
         copts.append("-fopenmp")
         linkopts.append("-fopenmp")
+    if "CUDA" in backends:
+        # A CUDA Kokkos is compiled with its nvcc_wrapper (--config=cuda) and needs the device flags it was built
+        # with (-arch=sm_XX, extended lambdas), which its CMake package lists; and the CUDA runtime and driver.
+        copts += _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
+        cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
+        cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
+        linkopts += ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lcuda"]
+        if not rctx.path(cudalib + "/libcuda.so").exists and rctx.path(cudalib + "/stubs/libcuda.so").exists:
+            # No driver installed (a build machine): link against the toolkit's stub; the GPU node has the real one.
+            linkopts.append("-L" + cudalib + "/stubs")
 
     rctx.file("BUILD", """
 package(default_visibility = ["//visibility:public"])
@@ -88,7 +115,7 @@ KOKKOS_LINKOPTS = {linkopts}
 
 kokkos_configure = repository_rule(
     implementation = _kokkos_impl,
-    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME"],
+    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME", "CUDA_PATH", "CUDA_HOME"],
     local = True,
 )
 
@@ -187,6 +214,8 @@ cc_library(
     name = "cuda_runtime",
     hdrs = glob(["cuda_include/**"]),
     includes = ["cuda_include"],
+    # Code that can use the CUDA runtime when it is installed tests this define.
+    defines = ["KCOLL_HAVE_CUDA"],
     linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-lcudart"],
 )
 """.format(lib = cudalib))
@@ -200,6 +229,8 @@ cc_library(
     name = "nccl",
     hdrs = ["nccl_include/nccl.h"],
     includes = ["nccl_include"],
+    # Set only when NCCL is present: the NCCL transport and the NCCL baselines compile their host code against it.
+    defines = ["KCOLL_HAVE_NCCL"],
     deps = [":cuda_runtime"],
     linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-lnccl"],
 )

@@ -77,4 +77,15 @@ absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool s
   return kernels;
 }
 
+absl::StatusOr<CudaPlacement> CudaKernelsPlacement() {
+  if (!Kokkos::is_initialized()) {
+    return absl::FailedPreconditionError("Kokkos is not initialized: call Kokkos::initialize first");
+  }
+  CudaPlacement placement;
+  if (!kernels_internal::GetCudaPlacement(&placement.device, &placement.stream)) {
+    return absl::FailedPreconditionError("this Kokkos has no CUDA backend (build kcoll with --config=cuda)");
+  }
+  return placement;
+}
+
 }  // namespace kcoll

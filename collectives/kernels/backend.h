@@ -28,6 +28,15 @@ bool IsAvailable(ExecBackend backend);
 // host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous = true);
 
+// Where the kCuda kernels run: the device of Kokkos' default Cuda instance and its stream (a cudaStream_t, passed as
+// void* so this header needs no CUDA). A stream-ordered transport enqueues its transfers on that stream. Errors:
+// Kokkos has no CUDA backend, or is not initialised.
+struct CudaPlacement {
+  int device = -1;
+  void* stream = nullptr;
+};
+absl::StatusOr<CudaPlacement> CudaKernelsPlacement();
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_KERNELS_BACKEND_H_

@@ -13,6 +13,8 @@ namespace kernels_internal {
 std::unique_ptr<Kernels> MakeSerialKernels(bool synchronous);
 std::unique_ptr<Kernels> MakeOpenMPKernels(bool synchronous);
 std::unique_ptr<Kernels> MakeCudaKernels(bool synchronous);
+// False when Kokkos has no CUDA backend; otherwise fills the device and stream of the instance MakeCudaKernels uses.
+bool GetCudaPlacement(int* device, void** stream);
 
 }  // namespace kernels_internal
 }  // namespace kcoll

@@ -8,8 +8,16 @@ namespace kernels_internal {
 std::unique_ptr<Kernels> MakeCudaKernels(bool synchronous) {
   return std::make_unique<KokkosKernels<Kokkos::Cuda>>("cuda", Kokkos::Cuda(), synchronous);
 }
+
+bool GetCudaPlacement(int* device, void** stream) {
+  const Kokkos::Cuda exec;
+  *device = exec.cuda_device();
+  *stream = static_cast<void*>(exec.cuda_stream());
+  return true;
+}
 #else
 std::unique_ptr<Kernels> MakeCudaKernels(bool) { return nullptr; }
+bool GetCudaPlacement(int*, void**) { return false; }
 #endif
 
 }  // namespace kernels_internal

@@ -110,6 +110,7 @@ class CountingTransport final : public Transport {
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
   absl::Status Wait(Request request) override { return inner_->Wait(request); }
   absl::Status WaitAll() override { return inner_->WaitAll(); }
+  absl::Status Synchronize() override { return inner_->Synchronize(); }
 
  private:
   void Count(TransferCounts& counts, int peer, size_t bytes) const;

@@ -49,8 +49,8 @@ MpiTransport::~MpiTransport() {
 }
 
 bool MpiTransport::CanReach(MemoryKind memory) const {
-  // Device memory needs a CUDA-aware MPI; until that is detected, only host memory goes straight to MPI.
-  return memory == MemoryKind::kHost;
+  // Device memory needs a CUDA-aware MPI, which the communicator detects and reports through set_device_memory.
+  return memory == MemoryKind::kHost || device_memory_;
 }
 
 absl::Status MpiTransport::CheckPeer(int peer, absl::string_view what) const {

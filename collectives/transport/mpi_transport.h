@@ -32,6 +32,9 @@ class MpiTransport final : public Transport {
   // The duplicated communicator kcoll talks on (for the collectives kcoll delegates to MPI, e.g. barriers in tests).
   MPI_Comm comm() const { return comm_; }
 
+  // Whether device buffers may be handed to MPI directly (a CUDA-aware MPI; see mpi_cuda_support.h). Off by default.
+  void set_device_memory(bool enabled) { device_memory_ = enabled; }
+
   // Largest piece one MPI call carries; larger transfers become several requests. Settable for tests.
   void set_max_piece_bytes(size_t bytes) { max_piece_bytes_ = bytes; }
 
@@ -44,6 +47,7 @@ class MpiTransport final : public Transport {
   int rank_;
   int size_;
   size_t max_piece_bytes_ = size_t{1} << 30;
+  bool device_memory_ = false;
   // Every MPI request posted since the last WaitAll; a Request names a contiguous range of them.
   std::vector<MPI_Request> requests_;
   std::vector<std::pair<int, int>> ranges_;  // Request id -> [first, first + count) in requests_

@@ -42,6 +42,10 @@ class Transport {
   virtual absl::Status Wait(Request request) = 0;
   // Completes every transfer posted so far.
   virtual absl::Status WaitAll() = 0;
+  // Returns once every transfer posted so far, and the kernels ordered with them, has finished: the end of a
+  // collective. The same as WaitAll for transports whose WaitAll already completes the data (MPI); a stream-ordered
+  // transport (NCCL) waits for its stream here, and only here.
+  virtual absl::Status Synchronize() { return WaitAll(); }
 };
 
 }  // namespace kcoll

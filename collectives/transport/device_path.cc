@@ -1,0 +1,33 @@
+#include "collectives/transport/device_path.h"
+
+#include "absl/status/status.h"
+
+namespace kcoll {
+
+absl::string_view DevicePathName(DevicePath path) {
+  switch (path) {
+    case DevicePath::kDirect:
+      return "direct";
+    case DevicePath::kStaged:
+      return "staged";
+  }
+  return "invalid";
+}
+
+absl::StatusOr<DevicePath> ChooseDevicePath(TransportKind transport, MemoryKind buffers, bool mpi_cuda_aware) {
+  switch (transport) {
+    case TransportKind::kNccl:
+      if (buffers == MemoryKind::kHost) {
+        return absl::InvalidArgumentError(
+            "transport 'nccl' moves device memory only: host buffers need the cuda execution backend's device "
+            "buffers, or transport 'mpi'");
+      }
+      return DevicePath::kDirect;
+    case TransportKind::kMpi:
+      if (buffers == MemoryKind::kHost || mpi_cuda_aware) return DevicePath::kDirect;
+      return DevicePath::kStaged;
+  }
+  return absl::InvalidArgumentError("transport kind out of range");
+}
+
+}  // namespace kcoll

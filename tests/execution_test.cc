@@ -1,0 +1,120 @@
+// Choosing the transport and kernels of a Communicator: options and $KCOLL_TRANSPORT, and the errors for
+// combinations that cannot run (NCCL with host kernels, NCCL or device kernels without CUDA), on every rank alike.
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/communicator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace {
+
+using testing::AllRanks;
+using ::testing::HasSubstr;
+
+// Sets an environment variable for the scope of a test (every rank sets the same).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+TEST(Execution, DefaultIsMpiWithHostKernels) {
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_EQ((*comm)->transport(), TransportKind::kMpi);
+  EXPECT_THAT((*comm)->execution(), HasSubstr("mpi, serial kernels on host buffers"));
+}
+
+TEST(Execution, TransportFromTheEnvironment) {
+  ScopedEnv env("KCOLL_TRANSPORT", "MPI");
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_EQ((*comm)->transport(), TransportKind::kMpi);
+}
+
+TEST(Execution, UnknownTransportInTheEnvironment) {
+  ScopedEnv env("KCOLL_TRANSPORT", "gloo");
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_FALSE(AllRanks(comm.ok()));
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, nccl"));
+}
+
+TEST(Execution, OptionOverridesTheEnvironment) {
+  ScopedEnv env("KCOLL_TRANSPORT", "gloo");
+  CommunicatorOptions options;
+  options.transport = TransportKind::kMpi;
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+}
+
+TEST(Execution, NcclNeedsTheCudaBackend) {
+  for (ExecBackend backend : {ExecBackend::kSerial, ExecBackend::kOpenMP}) {
+    CommunicatorOptions options;
+    options.transport = TransportKind::kNccl;
+    options.backend = backend;
+    auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+    ASSERT_FALSE(AllRanks(comm.ok()));
+    EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(comm.status().message(),
+                HasSubstr(absl::StrCat("transport 'nccl' needs the cuda execution backend (its buffers are device "
+                                       "memory), not '",
+                                       ExecBackendName(backend), "'")));
+  }
+}
+
+TEST(Execution, NcclFromTheEnvironmentWithoutCudaIsAClearError) {
+  if (IsAvailable(ExecBackend::kCuda)) GTEST_SKIP() << "this Kokkos has CUDA: the GPU tests cover NCCL";
+  ScopedEnv env("KCOLL_TRANSPORT", "nccl");
+  auto comm = Communicator::Create(MPI_COMM_WORLD);  // the backend defaults to cuda with NCCL
+  ASSERT_FALSE(AllRanks(comm.ok()));
+#if defined(KCOLL_HAVE_NCCL)
+  EXPECT_THAT(comm.status().message(), HasSubstr("execution backend 'cuda' is not enabled in this Kokkos"));
+#else
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(comm.status().message(), HasSubstr("kcoll was built without NCCL"));
+#endif
+}
+
+TEST(Execution, DeviceKernelsOverMpiNeedCudaKokkos) {
+  if (IsAvailable(ExecBackend::kCuda)) GTEST_SKIP() << "this Kokkos has CUDA: the GPU tests cover device kernels";
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kCuda;
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_FALSE(AllRanks(comm.ok()));
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(comm.status().message(), HasSubstr("execution backend 'cuda' is not enabled in this Kokkos"));
+}
+
+TEST(Execution, CudaPlacementNeedsCudaKokkos) {
+  auto placement = CudaKernelsPlacement();
+  if (IsAvailable(ExecBackend::kCuda)) {
+    ASSERT_TRUE(placement.ok()) << placement.status();
+    EXPECT_GE(placement->device, 0);
+  } else {
+    ASSERT_FALSE(placement.ok());
+    EXPECT_THAT(placement.status().message(), HasSubstr("this Kokkos has no CUDA backend"));
+  }
+}
+
+TEST(Execution, HostCollectivesStillRunAfterTheFactory) {
+  // The factory's MPI transport still carries collectives, and Synchronize ends each one.
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  const int n = testing::WorldSize();
+  std::vector<int32_t> send(5, testing::WorldRank() + 1), recv(5, 0);
+  const absl::Status s = (*comm)->AllReduce(send.data(), recv.data(), 5, DataType::kInt32, ReduceOp::kSum);
+  ASSERT_TRUE(AllRanks(s.ok())) << s;
+  for (int32_t v : recv) EXPECT_EQ(v, n * (n + 1) / 2);
+}
+
+}  // namespace
+}  // namespace kcoll

@@ -1,0 +1,172 @@
+// The GPU path's pure decisions, on every machine: which device a rank takes, how the overrides and the timeout are
+// read, when two ranks would share a GPU, and how buffers reach each transport.
+#include "collectives/transport/gpu_placement.h"
+
+#include "absl/strings/str_cat.h"
+#include "collectives/transport/device_path.h"
+#include "collectives/transport/transport_kind.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kcoll {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ParseCudaDeviceList, OneDeviceOrOnePerLocalRank) {
+  EXPECT_THAT(*ParseCudaDeviceList("3", "KCOLL_CUDA_DEVICE"), ElementsAre(3));
+  EXPECT_THAT(*ParseCudaDeviceList("0,2, 4 ,6", "KCOLL_CUDA_DEVICE"), ElementsAre(0, 2, 4, 6));
+}
+
+TEST(ParseCudaDeviceList, RejectsWhatIsNotADeviceList) {
+  for (const char* bad : {"", "gpu0", "1,,2", "-1", "1.5", "2,x"}) {
+    auto parsed = ParseCudaDeviceList(bad, "KCOLL_CUDA_DEVICE");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(parsed.status().message(), HasSubstr("KCOLL_CUDA_DEVICE"));
+    EXPECT_THAT(parsed.status().message(), HasSubstr(absl::StrCat("'", bad, "'")));
+  }
+}
+
+TEST(ChooseCudaDevice, OneDevicePerLocalRank) {
+  for (int local = 0; local < 8; ++local) EXPECT_EQ(*ChooseCudaDevice(local, 8, 8, {}), local);
+  // Fewer ranks than devices: the first devices are used.
+  EXPECT_EQ(*ChooseCudaDevice(1, 2, 8, {}), 1);
+}
+
+TEST(ChooseCudaDevice, ARankThatSeesOneDeviceUsesIt) {
+  // The launcher narrowed CUDA_VISIBLE_DEVICES per rank (or the node has one GPU): every rank's device 0.
+  for (int local = 0; local < 4; ++local) EXPECT_EQ(*ChooseCudaDevice(local, 4, 1, {}), 0);
+}
+
+TEST(ChooseCudaDevice, MoreRanksThanDevicesIsAnError) {
+  auto chosen = ChooseCudaDevice(0, 4, 2, {});
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(chosen.status().message(), HasSubstr("4 ranks share this node but it has 2 CUDA devices"));
+}
+
+TEST(ChooseCudaDevice, NoDevice) {
+  auto chosen = ChooseCudaDevice(0, 1, 0, {});
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_THAT(chosen.status().message(), HasSubstr("no CUDA device"));
+}
+
+TEST(ChooseCudaDevice, OverrideWithOneDevice) {
+  EXPECT_EQ(*ChooseCudaDevice(0, 1, 4, {3}), 3);
+  EXPECT_EQ(*ChooseCudaDevice(2, 4, 4, {1}), 1);
+}
+
+TEST(ChooseCudaDevice, OverrideWithAListIndexedByLocalRank) {
+  EXPECT_EQ(*ChooseCudaDevice(0, 2, 8, {6, 7}), 6);
+  EXPECT_EQ(*ChooseCudaDevice(1, 2, 8, {6, 7}), 7);
+  auto short_list = ChooseCudaDevice(2, 3, 8, {6, 7});
+  ASSERT_FALSE(short_list.ok());
+  EXPECT_EQ(short_list.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(short_list.status().message(), HasSubstr("lists 2 devices but local rank 2 needs one"));
+}
+
+TEST(ChooseCudaDevice, OverrideOutOfRange) {
+  auto chosen = ChooseCudaDevice(0, 1, 2, {2});
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(chosen.status().message(), HasSubstr("device 2 is not in [0, 2)"));
+}
+
+TEST(ChooseCudaDevice, BadLocalRank) {
+  auto chosen = ChooseCudaDevice(4, 4, 8, {});
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_THAT(chosen.status().message(), HasSubstr("local rank 4 is not in [0, 4)"));
+}
+
+TEST(CheckKokkosDevice, AgreesOrSaysHowToMakeItAgree) {
+  EXPECT_TRUE(CheckKokkosDevice(2, 2, 2).ok());
+  const absl::Status s = CheckKokkosDevice(3, 0, 3);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("local rank 3 should use CUDA device 3 but Kokkos was initialised on device 0"));
+  EXPECT_THAT(s.message(), HasSubstr("--kokkos-device-id=3"));
+  EXPECT_THAT(s.message(), HasSubstr("KCOLL_CUDA_DEVICE=0"));
+}
+
+TEST(FindSharedDevice, FirstPairOnOneGpu) {
+  EXPECT_FALSE(FindSharedDevice({}).has_value());
+  EXPECT_FALSE(FindSharedDevice({"0000:3b:00.0", "0000:5e:00.0"}).has_value());
+  auto shared = FindSharedDevice({"0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:5e:00.0"});
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->first, 1);
+  EXPECT_EQ(shared->second, 3);
+  // Ranks that could not name their device are not reported as sharing one.
+  EXPECT_FALSE(FindSharedDevice({"", "", "0000:3b:00.0"}).has_value());
+}
+
+TEST(ParseTimeout, SecondsOrDurations) {
+  EXPECT_EQ(*ParseTimeout("30", "T"), absl::Seconds(30));
+  EXPECT_EQ(*ParseTimeout("2.5", "T"), absl::Milliseconds(2500));
+  EXPECT_EQ(*ParseTimeout("90s", "T"), absl::Seconds(90));
+  EXPECT_EQ(*ParseTimeout("2m", "T"), absl::Minutes(2));
+  EXPECT_EQ(*ParseTimeout(" 500ms ", "T"), absl::Milliseconds(500));
+}
+
+TEST(ParseTimeout, RejectsNonPositiveOrInfinite) {
+  for (const char* bad : {"", "0", "-5", "soon", "inf", "nan", "0s", "-1m"}) {
+    auto parsed = ParseTimeout(bad, "KCOLL_NCCL_TIMEOUT");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("KCOLL_NCCL_TIMEOUT"));
+  }
+}
+
+TEST(ParseFlag, Spellings) {
+  for (const char* yes : {"1", "true", "YES", "On"}) EXPECT_TRUE(*ParseFlag(yes, "F")) << yes;
+  for (const char* no : {"0", "false", "No", "off"}) EXPECT_FALSE(*ParseFlag(no, "F")) << no;
+  auto bad = ParseFlag("maybe", "KCOLL_MPI_CUDA_AWARE");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("KCOLL_MPI_CUDA_AWARE: 'maybe'"));
+}
+
+TEST(TransportKind, NamesRoundTrip) {
+  for (TransportKind k : {TransportKind::kMpi, TransportKind::kNccl}) {
+    EXPECT_EQ(*ParseTransportKind(TransportKindName(k)), k);
+  }
+  EXPECT_EQ(*ParseTransportKind("NCCL"), TransportKind::kNccl);
+  auto bad = ParseTransportKind("gloo");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("'gloo' is not one of: mpi, nccl"));
+}
+
+TEST(ChooseDevicePath, EveryTransportMemoryAndAwareness) {
+  struct Case {
+    TransportKind transport;
+    MemoryKind memory;
+    bool aware;
+    DevicePath want;
+  };
+  const Case cases[] = {
+      {TransportKind::kMpi, MemoryKind::kHost, false, DevicePath::kDirect},
+      {TransportKind::kMpi, MemoryKind::kHost, true, DevicePath::kDirect},
+      {TransportKind::kMpi, MemoryKind::kDevice, true, DevicePath::kDirect},
+      {TransportKind::kMpi, MemoryKind::kDevice, false, DevicePath::kStaged},
+      {TransportKind::kNccl, MemoryKind::kDevice, false, DevicePath::kDirect},
+      {TransportKind::kNccl, MemoryKind::kDevice, true, DevicePath::kDirect},
+  };
+  for (const Case& c : cases) {
+    auto path = ChooseDevicePath(c.transport, c.memory, c.aware);
+    ASSERT_TRUE(path.ok()) << path.status();
+    EXPECT_EQ(*path, c.want) << TransportKindName(c.transport) << " memory=" << static_cast<int>(c.memory)
+                             << " aware=" << c.aware << " got " << DevicePathName(*path);
+  }
+}
+
+TEST(ChooseDevicePath, NcclCannotMoveHostBuffers) {
+  for (bool aware : {false, true}) {
+    auto path = ChooseDevicePath(TransportKind::kNccl, MemoryKind::kHost, aware);
+    ASSERT_FALSE(path.ok());
+    EXPECT_EQ(path.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(path.status().message(), HasSubstr("'nccl' moves device memory only"));
+  }
+}
+
+}  // namespace
+}  // namespace kcoll
