@@ -132,6 +132,25 @@ void RecordFailure(benchmark::State& state, BenchContext& ctx, const Case& c, Im
   state.SkipWithError(what.c_str());
 }
 
+// --model: the model's time for a kcoll case and its error against `seconds`; the algorithm it priced (auto
+// resolved as the communicator resolves it). Nothing for peers, unmodeled algorithms or without --model.
+void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, double seconds, Measurement& m,
+              std::optional<Algorithm>* priced) {
+  if (!ctx.model.has_value() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || !(seconds > 0)) return;
+  absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(impl.name());
+  if (!algorithm.ok()) return;
+  if (*algorithm == Algorithm::kAuto) {
+    algorithm = ctx.kcoll->ResolveAlgorithm(c.collective, c.layout.count * DataTypeSize(c.type), Algorithm::kAuto);
+    if (!algorithm.ok()) return;
+  }
+  absl::StatusOr<models::RowPrediction> p =
+      ctx.model->Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), seconds});
+  if (!p.ok() || !p->modeled) return;
+  m.model_us = p->predicted_seconds * 1e6;
+  m.model_error_pct = p->error_percent;
+  *priced = *algorithm;
+}
+
 }  // namespace
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
@@ -265,6 +284,8 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   m.time_us = mean_s * 1e6;
   m.algbw_gbps = AlgBwGBps(static_cast<double>(c.layout.bytes), mean_s);
   m.busbw_gbps = BusBwGBps(c.collective, static_cast<double>(c.layout.bytes), mean_s, ctx.nranks);
+  std::optional<Algorithm> priced;
+  AddModel(ctx, c, impl, mean_s, m, &priced);
 
   if (o.check > 0) {
     int64_t wrong = 0;
@@ -322,7 +343,9 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
 
   ++ctx.cases_done;
   if (ctx.sink != nullptr) {
-    ctx.sink->Record(Identity(ctx, c, impl), c.in_place, m);
+    Row identity = Identity(ctx, c, impl);
+    identity.model_algorithm = priced;
+    ctx.sink->Record(identity, c.in_place, m);
     if (!ctx.progress) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
     std::fprintf(stderr, "[bench %d/%zu %.1fs] %s: %.2f us, busbw %.3f GB/s%s\n", index + 1, ctx.cases.size(), elapsed,

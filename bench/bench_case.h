@@ -27,6 +27,8 @@
 #include "bench/layout.h"
 #include "bench/options.h"
 #include "bench/results.h"
+#include "collectives/communicator.h"
+#include "models/model_check.h"
 
 namespace kcoll {
 namespace bench {
@@ -88,6 +90,9 @@ struct BenchContext {
   std::vector<Case> cases;
   AlignedBuffer send_buffer, recv_buffer;
   std::optional<double> ideal_busbw_gbps;
+  // --model: the cost model of the communicator's machine, and the communicator that resolves `auto`.
+  std::optional<models::ModelCheck> model;
+  const Communicator* kcoll = nullptr;
   ResultSink* sink = nullptr;  // rank 0 only
   std::unique_ptr<Watchdog> watchdog;
   // (implementation, type, op) combinations an implementation cannot run, with the reason.

@@ -23,6 +23,7 @@ namespace bench {
 namespace {
 
 constexpr int kControlTag = 7301;
+constexpr int kWarmups = 3;  // untimed calls per size; the fastest sets the repetitions
 
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -43,6 +44,16 @@ double Median(std::vector<double> values) {
   const double upper = values[mid];
   if (values.size() % 2 == 1) return upper;
   return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + mid));
+}
+
+// The nearest-rank `percentile` (0 < p <= 100) of `values`: the smallest value with at least p% of them at or below
+// it. 50 is the median (the lower middle for an even count).
+double Percentile(std::vector<double> values, double percentile) {
+  if (values.empty()) return 0;
+  const size_t rank = static_cast<size_t>(std::ceil(percentile / 100.0 * values.size()));
+  const size_t index = std::min(values.size() - 1, rank == 0 ? 0 : rank - 1);
+  std::nth_element(values.begin(), values.begin() + index, values.end());
+  return values[index];
 }
 
 // Completes `request` polling every 200 us in between: a rank that only waits leaves the cores to the ranks that
@@ -132,6 +143,10 @@ std::string PairsText(const std::vector<std::pair<int, int>>& pairs) {
   return out;
 }
 
+std::string StatName(double percentile) {
+  return percentile == 50 ? "median" : absl::StrFormat("%gth-percentile", percentile);
+}
+
 bool Busy(const CalibrationResult& r) { return r.cores > 0 && std::max(r.load_before, r.load_after) > r.cores + 0.5; }
 
 std::string Gbps(double bytes_per_s) { return absl::StrFormat("%.3g GB/s", bytes_per_s / 1e9); }
@@ -152,7 +167,7 @@ std::string SeriesTable(const Series& series, bool link) {
   return out;
 }
 
-std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::string_view alpha_name,
+std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
                     absl::string_view beta_name) {
   return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
                          models::FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
@@ -160,13 +175,22 @@ std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::st
                          fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
 }
 
-// The table, the saved fit and the absolute one for reference.
-std::string SeriesReport(const Series& series, bool link, absl::string_view alpha_name, absl::string_view beta_name) {
+models::FitWeighting Other(models::FitWeighting w) {
+  return w == models::FitWeighting::kRelative ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+}
+
+std::string WeightingText(models::FitWeighting w) {
+  return w == models::FitWeighting::kRelative ? "fit on relative errors" : "fit on seconds (large sizes dominate)";
+}
+
+// The table, the saved fit and the other one for reference.
+std::string SeriesReport(const Series& series, models::FitWeighting saved, bool link, absl::string_view alpha_name,
+                         absl::string_view beta_name) {
+  const std::string other = WeightingText(Other(saved));
   return absl::StrCat(
-      SeriesTable(series, link), FitLine(series.fit, "fit (relative errors; saved)", alpha_name, beta_name),
-      series.absolute_fit.ok()
-          ? FitLine(*series.absolute_fit, "fit on seconds (large sizes dominate)", alpha_name, beta_name)
-          : absl::StrCat("  fit on seconds: none (", series.absolute_fit.status().message(), ")\n"));
+      SeriesTable(series, link), FitLine(series.fit, WeightingText(saved) + "; saved", alpha_name, beta_name),
+      series.other_fit.ok() ? FitLine(*series.other_fit, other, alpha_name, beta_name)
+                            : absl::StrCat("  ", other, ": none (", series.other_fit.status().message(), ")\n"));
 }
 
 }  // namespace
@@ -185,6 +209,9 @@ absl::Status ValidateCalibrationOptions(const CalibrationOptions& o) {
   if (!std::isfinite(o.step_factor) || o.step_factor <= 1) return bad("step_factor", o.step_factor, "must be > 1");
   if (o.min_reps < 1) return bad("min_reps", o.min_reps, "must be >= 1");
   if (o.max_reps < o.min_reps) return bad("max_reps", o.max_reps, "must be >= min_reps");
+  if (!std::isfinite(o.percentile) || o.percentile <= 0 || o.percentile > 100) {
+    return bad("percentile", o.percentile, "must be in (0, 100]");
+  }
   if (!std::isfinite(o.seconds_per_size) || o.seconds_per_size < 0) {
     return bad("seconds_per_size", o.seconds_per_size, "must be finite and >= 0");
   }
@@ -230,9 +257,12 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
       const size_t bytes = static_cast<size_t>(size);
       int reps = 0;
       if (rank == a) {
+        // The fastest of a few warm-up round trips sets the repetitions: one the scheduler interrupted would leave
+        // too few.
         double probe = 0;
-        for (int warmup = 0; warmup < 2; ++warmup) {
-          KCOLL_ASSIGN_OR_RETURN(probe, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+        for (int warmup = 0; warmup < kWarmups; ++warmup) {
+          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+          probe = warmup == 0 ? t : std::min(probe, t);
         }
         reps = RepsFor(probe, options);
         MPI_Send(&reps, 1, MPI_INT, peer, kControlTag, control);
@@ -242,10 +272,10 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
           KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
           round_trips.push_back(t);
         }
-        series.samples.push_back({size, Median(round_trips) / 2});
+        series.samples.push_back({size, Percentile(round_trips, options.percentile) / 2});
         series.reps.push_back(reps);
       } else {
-        for (int warmup = 0; warmup < 2; ++warmup) {
+        for (int warmup = 0; warmup < kWarmups; ++warmup) {
           KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
         }
         MPI_Recv(&reps, 1, MPI_INT, peer, kControlTag, control, MPI_STATUS_IGNORE);
@@ -302,9 +332,12 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
     recorded_sizes.push_back(static_cast<double>(bytes));
     MPI_Barrier(control);
     KCOLL_RETURN_IF_ERROR(run(bytes));
-    double start = Now();
-    KCOLL_RETURN_IF_ERROR(run(bytes));
-    double probe = Now() - start;
+    double probe = 0, start = 0;
+    for (int warmup = 0; warmup < kWarmups; ++warmup) {
+      start = Now();
+      KCOLL_RETURN_IF_ERROR(run(bytes));
+      probe = warmup == 0 ? Now() - start : std::min(probe, Now() - start);
+    }
     MPI_Allreduce(MPI_IN_PLACE, &probe, 1, MPI_DOUBLE, MPI_MAX, control);
     const int reps = RepsFor(probe, options);
     std::vector<double> times;
@@ -314,7 +347,7 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
       KCOLL_RETURN_IF_ERROR(run(bytes));
       times.push_back(Now() - start);
     }
-    medians.push_back(Median(times));
+    medians.push_back(Percentile(times, options.percentile));
     reps_used.push_back(reps);
   }
   // Per size, the median over ranks.
@@ -350,6 +383,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   result.date = absl::FormatTime("%Y-%m-%d %H:%M %Z", absl::Now(), absl::LocalTimeZone());
   result.cores = static_cast<int>(std::thread::hardware_concurrency());
   result.load_before = LoadAverage();
+  result.percentile = options.percentile;
 
   const std::vector<double> sizes = SweepSizes(options.min_bytes, options.max_bytes, options.step_factor);
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
@@ -372,18 +406,19 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   return result;
 }
 
-absl::Status FitAll(CalibrationResult& result) {
+absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
+  result.weighting = weighting;
   std::vector<std::pair<Series*, std::string>> series;
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
-    if (!link->pairs.empty())
-      series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
+    if (link->pairs.empty()) continue;
+    series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
   }
   series.emplace_back(&result.reduce, "reduction");
   series.emplace_back(&result.copy_kernel, "copy kernel");
   series.emplace_back(&result.memcpy_series, "memcpy");
   for (auto& [s, name] : series) {
-    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, models::FitWeighting::kRelative, name));
-    s->absolute_fit = models::FitLink(s->samples, models::FitWeighting::kAbsolute);
+    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, weighting, name));
+    s->other_fit = models::FitLink(s->samples, Other(weighting));
   }
   return absl::OkStatus();
 }
@@ -403,7 +438,9 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
                           : absl::StrCat(result.nodes, " nodes of different sizes");
   profile.description =
       absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
-                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum. intra: ");
+                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; ",
+                   StatName(result.percentile), " of the repetitions; least squares on ",
+                   result.weighting == models::FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
   absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
                                                   : "not measured (one rank per node): the inter-node fit");
   absl::StrAppend(&profile.description, "; inter: ",
@@ -440,17 +477,18 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       continue;
     }
     absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
-                    PairsText(link->pairs), "; one-way = median round trip / 2",
+                    PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
-    absl::StrAppend(&out, SeriesReport(link->series, true, "alpha", "beta"));
+    absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
-                  " ranks at once (median over ranks); bytes = bytes reduced (one input)\n",
-                  SeriesReport(result.reduce, false, "launch", "gamma"));
+                  " ranks at once (", StatName(result.percentile),
+                  " per rank, median over ranks); bytes = bytes reduced (one input)\n",
+                  SeriesReport(result.reduce, result.weighting, false, "launch", "gamma"));
   absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
-                  SeriesReport(result.copy_kernel, false, "launch", "1/bandwidth"));
+                  SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));
   absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
-                  SeriesReport(result.memcpy_series, false, "overhead", "1/bandwidth"));
+                  SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
   absl::StrAppend(
       &out, "\nprofile:\n",
       absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.intra.alpha_s),

@@ -3,20 +3,23 @@
 // What is measured, and how:
 // - Links: ping-pong between two ranks through kcoll's MPI transport (the path every algorithm's messages take).
 //   For each size of a geometric sweep the initiator times `reps` round trips one by one; the one-way time is half
-//   the median round trip. One pair at a time: the other ranks wait in a barrier that sleeps between polls, so they
-//   do not steal the pair's cores. Pairs are classed as intra-node (same node) and inter-node (different nodes) by
-//   the topology; with emulated nodes both classes go through shared memory and differ only by noise.
+//   the median round trip (--percentile chooses another). One pair at a time: the other ranks wait in a barrier that
+//   sleeps between polls, so they do not steal the pair's cores. Pairs are classed as intra-node (same node) and
+//   inter-node (different nodes) by the topology; with emulated nodes both classes go through shared memory and differ
+//   only by noise.
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
-// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes) on relative errors: the sweeps
+// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
+// on relative errors: the sweeps
 // span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
 // disappears in the noise of a 20 ms transfer). A straight line cannot follow both regimes a CPU shows - buffers
 // that stay in the caches, and larger ones bound by memory bandwidth (several times slower) - so the saved fit
 // weighs every size alike. That suits choosing algorithms, whose crossovers sit at small and medium sizes, and
 // keeps beta and gamma from the same regimes, so their ratio is right; absolute times of large calls come out
-// low. The report also gives the fit on seconds, dominated by the large, memory-bound sizes, for reference.
+// low. The report also gives the fit on seconds, dominated by the large, memory-bound sizes; --fit=seconds saves
+// that one instead (absolute times of large calls right, small and medium sizes and alpha poorly described).
 // gamma is the reduction's beta; the copy bandwidth is 1 / the memcpy beta. The report shows the 1-minute load
 // average before and after, and warns when other work was running.
 #ifndef KCOLL_BENCH_CALIBRATE_H_
@@ -49,6 +52,10 @@ struct CalibrationOptions {
   int max_reps = 10000;                 // and at most
   double seconds_per_size = 0.2;        // timed time per size the repetitions aim at, between the two bounds
   bool all_pairs = false;               // every pair of each class, rather than the lowest-numbered one
+  // Which repetition stands for a size: the nearest-rank percentile of the timed repetitions. 50, the median, is
+  // the typical call; on a machine shared with other work a low one (10) filters out the repetitions during which
+  // a rank was descheduled, and measures what the hardware can do.
+  double percentile = 50;
 };
 
 // InvalidArgument naming the field: sizes finite with 0 < min <= max, step_factor > 1, 1 <= min_reps <= max_reps,
@@ -70,10 +77,10 @@ std::vector<std::pair<int, int>> PairsOfClass(const Topology& topology, LinkClas
 struct Series {
   std::vector<models::Sample> samples;
   std::vector<int> reps;  // timed repetitions per sample (the smallest over the ranks or pairs that took part)
-  models::LinkFit fit;    // on relative errors: the one saved in the profile
-  // On seconds, for reference only (may fail where the relative fit does not: a noisy large size can make the slope
-  // negative).
-  absl::StatusOr<models::LinkFit> absolute_fit = absl::UnknownError("not fitted");
+  models::LinkFit fit;    // with CalibrationResult::weighting: the one saved in the profile
+  // With the other weighting, for reference only (it may fail where the saved one does not: on seconds, a noisy
+  // large size can make the slope negative).
+  absl::StatusOr<models::LinkFit> other_fit = absl::UnknownError("not fitted");
 };
 
 struct LinkMeasurement {
@@ -92,10 +99,12 @@ struct CalibrationResult {
   int cores = 0;            // hardware threads
   double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
   double load_after = -1;
+  double percentile = 50;  // CalibrationOptions::percentile
   LinkMeasurement intra, inter;
   Series reduce;         // float32 sum, Serial kernels: bytes reduced per rank
   Series copy_kernel;    // Serial Copy kernel
   Series memcpy_series;  // std::memcpy
+  models::FitWeighting weighting = models::FitWeighting::kRelative;  // of the saved fits (FitAll)
 };
 
 // Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as
@@ -115,8 +124,9 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
 absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kernels, MPI_Comm control,
                                             const Topology& topology, const CalibrationOptions& options);
 
-// Fits every measured series (in place). InvalidArgument from FitLink names the series.
-absl::Status FitAll(CalibrationResult& result);
+// Fits every measured series (in place) with `weighting` (the fits the profile takes) and with the other weighting
+// (for the report). InvalidArgument from FitLink names the series.
+absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting = models::FitWeighting::kRelative);
 
 // The profile of a fitted result. A link class the topology lacks takes the other class's parameters (one node:
 // inter = intra; one rank per node: intra = inter), and the description says so. gamma = the reduction's beta;

@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,10 @@ ABSL_FLAG(int, min_reps, 10, "timed repetitions per size, at least");
 ABSL_FLAG(int, max_reps, 10000, "timed repetitions per size, at most");
 ABSL_FLAG(double, seconds_per_size, 0.2, "timed seconds per size the repetitions aim at");
 ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
+ABSL_FLAG(double, percentile, 50,
+          "the repetition that stands for a size: 50 (median), or e.g. 10 on a machine busy with other work");
+ABSL_FLAG(std::string, fit, "relative",
+          "what the saved fits minimise: relative (every size counts alike) or seconds (large sizes dominate)");
 
 namespace kcoll {
 namespace bench {
@@ -57,6 +62,7 @@ CalibrationOptions OptionsFromFlags() {
   o.max_reps = absl::GetFlag(FLAGS_max_reps);
   o.seconds_per_size = absl::GetFlag(FLAGS_seconds_per_size);
   o.all_pairs = absl::GetFlag(FLAGS_all_pairs);
+  o.percentile = absl::GetFlag(FLAGS_percentile);
   return o;
 }
 
@@ -71,6 +77,12 @@ std::string OutputPath() {
 }
 
 int Cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// The 1-minute load average exceeds the cores: other work competes with the ranks.
+bool Busy() {
+  double load[1];
+  return getloadavg(load, 1) == 1 && load[0] > Cores() + 0.5;
+}
 
 // Not under mpirun: start the ranks.
 int Launch(const char* program) {
@@ -102,7 +114,9 @@ int Launch(const char* program) {
       absl::StrCat("--min_reps=", o.min_reps),
       absl::StrCat("--max_reps=", o.max_reps),
       absl::StrFormat("--seconds_per_size=%.17g", o.seconds_per_size),
+      absl::StrFormat("--percentile=%.17g", o.percentile),
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
+      absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
   };
   const char* mpirun_env = std::getenv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -170,11 +184,14 @@ int RunRank(int argc, char** argv) {
     auto result = Calibrate(**transport, **kernels, control, topology, OptionsFromFlags());
     if (!result.ok()) Fail(rank, result.status());
     if (rank == 0) {
-      absl::Status fitted = FitAll(*result);
+      const models::FitWeighting weighting =
+          absl::GetFlag(FLAGS_fit) == "seconds" ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+      absl::Status fitted = FitAll(*result, weighting);
       absl::StatusOr<models::Profile> profile =
           fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);
       if (!profile.ok()) {
-        std::fprintf(stderr, "calibrate: %s\n", std::string(profile.status().message()).c_str());
+        std::fprintf(stderr, "calibrate: %s\n%s", std::string(profile.status().message()).c_str(),
+                     Busy() ? "(other work is running: try --percentile=10, or a quiet machine)\n" : "");
         status_code = 1;
       } else {
         std::printf("%s", FormatReport(*result, *profile).c_str());
@@ -210,6 +227,11 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "calibrate: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
+    return 2;
+  }
+  const std::string fit = absl::GetFlag(FLAGS_fit);
+  if (fit != "relative" && fit != "seconds") {
+    std::fprintf(stderr, "calibrate: --fit=%s: must be relative or seconds\n", fit.c_str());
     return 2;
   }
   absl::Status valid = kcoll::bench::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());

@@ -14,9 +14,10 @@ fail() {
   failed=1
 }
 
-# Few sizes, far apart, so that the slope stays clear even on a busy machine.
-QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=5 --max_reps=200
-  --seconds_per_size=0.005)
+# Few sizes, far apart, and the 10th percentile of the repetitions, so that the slope stays clear even on a busy
+# machine (a rank descheduled for a few milliseconds would otherwise drown a microsecond).
+QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=20 --max_reps=400
+  --seconds_per_size=0.005 --percentile=10)
 
 # 2 ranks, one node: the inter class is not measured.
 if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two.out" 2>&1; then
@@ -25,7 +26,7 @@ if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two
 fi
 grep -q "intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
 grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
-grep -q "fit (relative errors; saved): alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
+grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
 grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
@@ -36,11 +37,13 @@ if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUI
   fail "4-rank calibration exited with an error"
   cat "${TMP}/four.out"
 fi
-grep -q "pair(s) 0-2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
+grep -q "pair(s) 0-2; one-way = 10th-percentile round trip / 2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
 grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
+"${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"
+grep -q "fit=median: must be relative or seconds" "${TMP}/bad.out" || fail "--fit message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=1 >"${TMP}/bad.out" 2>&1 && fail "--ranks=1 accepted"
 grep -q "at least 2 ranks" "${TMP}/bad.out" || fail "--ranks=1 message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --ranks=4 --ranks_per_node=3 >"${TMP}/bad.out" 2>&1 && fail "--ranks_per_node=3 accepted"

@@ -62,6 +62,11 @@ TEST(CalibrationOptions, EachBadFieldIsNamed) {
   o.max_reps = 5;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("max_reps=5"));
   o = {};
+  o.percentile = 0;
+  EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("percentile=0"));
+  o.percentile = 101;
+  EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("percentile=101"));
+  o = {};
   o.seconds_per_size = -1;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("seconds_per_size=-1"));
 }
@@ -153,8 +158,15 @@ TEST(FitAll, TheProfileTakesTheRelativeFits) {
   EXPECT_EQ(profile->intra.beta_s_per_byte, link.link.beta_s_per_byte);
   EXPECT_EQ(profile->gamma_s_per_byte, reduce.link.beta_s_per_byte);
   // The absolute fit, kept for the report, differs.
-  ASSERT_TRUE(r.intra.series.absolute_fit.ok());
-  EXPECT_NE(r.intra.series.absolute_fit->link.beta_s_per_byte, link.link.beta_s_per_byte);
+  ASSERT_TRUE(r.intra.series.other_fit.ok());
+  EXPECT_NE(r.intra.series.other_fit->link.beta_s_per_byte, link.link.beta_s_per_byte);
+  // --fit=seconds saves the other ones.
+  ASSERT_TRUE(FitAll(r, models::FitWeighting::kAbsolute).ok());
+  profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->intra.beta_s_per_byte, models::FitLink(r.intra.series.samples)->link.beta_s_per_byte);
+  EXPECT_EQ(profile->gamma_s_per_byte, models::FitLink(r.reduce.samples)->link.beta_s_per_byte);
+  EXPECT_THAT(profile->description, HasSubstr("least squares on seconds"));
 }
 
 TEST(FitAll, AFailedFitNamesItsSeries) {
@@ -174,10 +186,13 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(report, HasSubstr("inter-node pairs talk through shared memory"));
   EXPECT_THAT(report, HasSubstr("intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1"));
   EXPECT_THAT(report, HasSubstr("beta = 2e-10 s/B (5 GB/s), R^2 = 1.000000"));
-  EXPECT_THAT(report, HasSubstr("fit (relative errors; saved): alpha = 3 us, beta = 5e-10 s/B (2 GB/s)"));
+  EXPECT_THAT(report, HasSubstr("fit on relative errors; saved: alpha = 3 us, beta = 5e-10 s/B (2 GB/s)"));
   EXPECT_THAT(report, HasSubstr("fit on seconds (large sizes dominate): alpha = "));
   EXPECT_THAT(report, HasSubstr("gamma = 4e-10 s/B (2.5 GB/s reduced per rank)"));
   EXPECT_THAT(report, HasSubstr("memcpy = 8 GB/s"));
+  EXPECT_THAT(report, HasSubstr("one-way = median round trip / 2"));
+  r.percentile = 10;
+  EXPECT_THAT(FormatReport(r, *profile), HasSubstr("one-way = 10th-percentile round trip / 2"));
 }
 
 TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {

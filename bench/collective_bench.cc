@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/bandwidth.h"
 #include "bench/bench_case.h"
@@ -29,8 +30,11 @@
 #include "bench/sizes.h"
 #include "bench/table_report.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/auto_choice.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
+#include "models/machine.h"
+#include "models/model_check.h"
 
 extern "C" char** environ;
 
@@ -233,6 +237,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   CommunicatorOptions copts;
   copts.backend = *ParseExecBackend(o.exec);
   copts.ranks_per_node = o.ranks_per_node;
+  copts.profile_path = o.profile_path;  // auto chooses with the same profile the ideal busbw and --model use
   auto comm_or = Communicator::Create(MPI_COMM_WORLD, copts);
   if (!comm_or.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", comm_or.status().ToString()), 1);
   std::unique_ptr<Communicator> comm = std::move(*comm_or);
@@ -261,6 +266,23 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     }
   } else {
     ideal_note = "give --intra_bw (and --inter_bw on several nodes) or --profile for ideal busbw and efficiency";
+  }
+
+  // --model: the communicator's own cost model (the one auto chooses with).
+  std::string model_note;
+  if (o.model) {
+    const AutoChoice& choice = comm->auto_choice();
+    auto check = models::ModelCheck::Create(ModelTopology(topology), choice.profile(), ModelCostOptions());
+    if (!check.ok()) return Fail(rank, absl::StrCat("--model: ", check.status().message()), 2);
+    ctx->model = *std::move(check);
+    ctx->kcoll = comm.get();
+    const models::Profile& p = choice.profile();
+    model_note = absl::StrFormat(
+        "alpha-beta (models/cost_model.h) on %s; profile %s: intra alpha %.3g us, %.3g GB/s; inter alpha %.3g us, "
+        "%.3g GB/s; gamma %.3g GB/s; error = 100 (model - time) / time",
+        models::TopologyToString(ModelTopology(topology)), choice.profile_source(), p.intra.alpha_s * 1e6,
+        p.intra.BytesPerSecond() / 1e9, p.inter.alpha_s * 1e6, p.inter.BytesPerSecond() / 1e9,
+        p.gamma_s_per_byte > 0 ? 1e-9 / p.gamma_s_per_byte : 0.0);
   }
 
   // Sizes and cases.
@@ -355,6 +377,8 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   info.ranks = GatherRanks(topology, MPI_COMM_WORLD, rank, nranks);
   info.ideal_busbw_gbps = ctx->ideal_busbw_gbps;
   info.ideal_note = ideal_note;
+  info.model = o.model;
+  info.model_note = model_note;
   info.intra_bw_gbps = intra;
   info.inter_bw_gbps = inter;
   info.args.assign(argv, argv + argc);

@@ -87,6 +87,11 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
   j["out_of_place_efficiency"] = OptionalNumber(EfficiencyPct(row, false));
   j["in_place_efficiency"] = OptionalNumber(EfficiencyPct(row, true));
   j["bus_bw_vs_mpi"] = OptionalNumber(row.vs_mpi);
+  if (row.model_algorithm.has_value() && row.out_of_place.has_value()) {
+    j["model_algorithm"] = std::string(AlgorithmName(*row.model_algorithm));
+    j["model_time"] = OptionalNumber(row.out_of_place->model_us);
+    j["model_error_pct"] = OptionalNumber(row.out_of_place->model_error_pct);
+  }
   return j;
 }
 
@@ -219,6 +224,16 @@ void JsonReport::OnFinish(const RunSummary& summary) {
     best.push_back(j);
   }
   doc_["kcoll"]["best_vs_mpi"] = best;
+  if (!summary.model_errors.empty()) {
+    Json model = Json::array();
+    for (const models::AlgorithmError& e : summary.model_errors) {
+      model.push_back({{"collective", std::string(CollectiveName(e.collective))},
+                       {"algorithm", std::string(AlgorithmName(e.algorithm))},
+                       {"rows", e.rows},
+                       {"median_abs_error_pct", e.median_abs_error_percent}});
+    }
+    doc_["kcoll"]["model_errors"] = model;
+  }
   doc_["kcoll"]["complete"] = !summary.interrupted;
   doc_["kcoll"]["interrupted"] = summary.interrupted;
   doc_["end_time"] = NowString();

@@ -62,7 +62,8 @@ constexpr Flag kFlags[] = {
     {0, "ranks_per_node", "R", "emulate nodes of R consecutive ranks (sets KCOLL_RANKS_PER_NODE)"},
     {0, "intra_bw", "GB/s", "intra-node bandwidth per rank, for the ideal busbw and efficiency"},
     {0, "inter_bw", "GB/s", "inter-node bandwidth per node, for the ideal busbw on several nodes"},
-    {0, "profile", "FILE", "calibration profile JSON giving the intra/inter bandwidths"},
+    {0, "profile", "FILE", "calibration profile JSON (//bench:calibrate): ideal busbw, auto's choice, --model"},
+    {0, "model", nullptr, "per kcoll row, the alpha-beta model's time and its error against the measured one"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -275,6 +276,8 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
     } else if (name == "profile") {
       if (value.empty()) return Bad(*flag, value, "empty file name");
       o.profile_path = value;
+    } else if (name == "model") {
+      o.model = true;
     } else if (name == "help") {
       o.help = true;
     }

@@ -54,6 +54,7 @@ struct BenchOptions {
   double intra_bw_gbps = 0;  // --intra_bw
   double inter_bw_gbps = 0;  // --inter_bw
   std::string profile_path;  // --profile
+  bool model = false;        // --model: the cost model's predicted time and error % per kcoll row
   bool help = false;         // -h / --help
 };
 

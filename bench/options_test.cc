@@ -58,6 +58,16 @@ TEST(OptionsTest, AcceptsEveryValueSpelling) {
   }
 }
 
+TEST(OptionsTest, ModelFlagTakesNoValue) {
+  auto o = Parse({"--model", "-b", "8"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->model);
+  EXPECT_EQ(o->min_bytes, 8u);
+  auto d = Parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->model);
+}
+
 TEST(OptionsTest, ParsesEveryOption) {
   auto o = Parse({"-b",
                   "8",

@@ -161,6 +161,56 @@ TEST(TableTest, PerIterationColumnsAndMissingChecks) {
   EXPECT_THAT(TableWriter::ColumnHeader(true)[1], HasSubstr("i_min"));
 }
 
+// --model: two more columns (model time, error against the out-of-place time), auto's priced algorithm, the footer
+// with the median |error| per algorithm, and the JSON fields.
+TEST(TableTest, ModelColumnsAndFooter) {
+  RunInfo info = Info();
+  info.model = true;
+  info.model_note = "alpha-beta on 1 node x 2 ranks";
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(info);
+  sink.AddListener(&table);
+  sink.Start();
+  const double errors[] = {10, -30, 50};
+  size_t bytes = 1024;
+  for (double error : errors) {
+    Row id = Identity("auto", "kcoll", bytes);
+    id.model_algorithm = Algorithm::kRing;
+    Measurement m = M(5, 4.0, 0);
+    m.model_us = 5 * (1 + error / 100);
+    m.model_error_pct = error;
+    sink.Record(id, false, m);
+    sink.Record(id, true, M(6, 3.0, 0));
+    bytes *= 2;
+  }
+  sink.Record(Identity("MPI_Allreduce", "mpi", 1024), false, M(10, 2.0, 0));
+  sink.Record(Identity("MPI_Allreduce", "mpi", 1024), true, M(10, 2.0, 0));
+  sink.Finish();
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("# Model: alpha-beta on 1 node x 2 ranks\n"));
+  EXPECT_THAT(text, HasSubstr("      model    error"));
+  EXPECT_THAT(text, HasSubstr("# Model against measurement: median |error| of the out-of-place time per algorithm"));
+  EXPECT_THAT(text, HasSubstr("#     all_reduce  ring                      30.0%  over 3 size(s)\n"));
+  for (const std::string& line : Lines(text)) {
+    if (line[0] == '#') continue;
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f[0] == "1024" && f.size() == 20) {  // the auto row: 17 fields, model, error, priced algorithm
+      EXPECT_EQ(f[17], "5.50");
+      EXPECT_EQ(f[18], "+10%");
+      EXPECT_EQ(f[19], "ring");
+    } else if (f[0] == "1024") {  // the MPI row: no model
+      ASSERT_EQ(f.size(), 19u) << line;
+      EXPECT_EQ(f[17], "-");
+      EXPECT_EQ(f[18], "-");
+    }
+  }
+  const std::vector<models::AlgorithmError> summary = ModelErrors(sink.rows());
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0].rows, 3);
+  EXPECT_DOUBLE_EQ(summary[0].median_abs_error_percent, 30);
+}
+
 TEST(TableTest, WrongElementsFailTheFooter) {
   std::ostringstream out;
   TableWriter table(out);

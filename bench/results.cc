@@ -99,6 +99,22 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
   return out;
 }
 
+std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows) {
+  std::vector<models::RowPrediction> predictions;
+  for (const Row& row : rows) {
+    if (!row.model_algorithm.has_value() || !row.out_of_place.has_value()) continue;
+    const Measurement& m = *row.out_of_place;
+    if (!m.model_us.has_value() || !m.model_error_pct.has_value()) continue;
+    models::RowPrediction p;
+    p.measured = {row.collective, *row.model_algorithm, static_cast<double>(row.bytes), m.time_us * 1e-6};
+    p.modeled = true;
+    p.predicted_seconds = *m.model_us * 1e-6;
+    p.error_percent = *m.model_error_pct;
+    predictions.push_back(p);
+  }
+  return models::SummarizeErrors(predictions);
+}
+
 void ResultSink::Start() {
   for (ResultListener* l : listeners_) l->OnRunStart(info_);
 }
@@ -181,6 +197,7 @@ void ResultSink::Finish(bool interrupted) {
   summary.errors = errors_;
   summary.avg_busbw_kcoll = kcoll_measurements_ > 0 ? kcoll_busbw_sum_ / kcoll_measurements_ : 0;
   summary.best_vs_mpi = ComputeBestVsMpi(rows_);
+  summary.model_errors = ModelErrors(rows_);
   summary.interrupted = interrupted;
   for (ResultListener* l : listeners_) l->OnFinish(summary);
 }

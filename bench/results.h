@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectives/types.h"
+#include "models/model_check.h"
 #include "models/names.h"
 
 namespace kcoll {
@@ -33,6 +34,9 @@ struct Measurement {
   std::optional<IterationStats> stats;  // -I only
   std::vector<double> times_us;         // -I only: per iteration, combined across ranks
   std::vector<std::vector<double>> per_rank_times_us;  // -I only: [rank][iteration]
+  // --model, kcoll rows: the cost model's time for the call and 100 (model - time) / time (models/model_check.h).
+  std::optional<double> model_us;
+  std::optional<double> model_error_pct;
 };
 
 struct Row {
@@ -47,6 +51,7 @@ struct Row {
   std::optional<Measurement> out_of_place, in_place;
   std::optional<double> ideal_busbw_gbps;
   std::optional<double> vs_mpi;  // kcoll rows: out-of-place busbw / the MPI peer's at the same size, type, op, root
+  std::optional<Algorithm> model_algorithm;  // --model: the algorithm the model priced (what auto resolved to)
 };
 
 // busbw / ideal in percent, when both exist.
@@ -111,6 +116,8 @@ struct RunInfo {
   std::string versions;      // "Open MPI v4.1.4, Kokkos 3.4.1"
   int cores = 0;             // cores this process may run on
   double load_average = -1;  // 1-minute load average at the start (-1: unknown): other work competes with the ranks
+  bool model = false;        // --model columns
+  std::string model_note;    // the model's machine: topology and profile
 };
 
 struct RunSummary {
@@ -119,8 +126,13 @@ struct RunSummary {
   double avg_busbw_kcoll = 0;       // over every kcoll measurement
   std::vector<std::string> errors;  // failure messages
   std::vector<BestVsMpi> best_vs_mpi;
+  // --model: median |error %| of the out-of-place model times per (collective, algorithm priced).
+  std::vector<models::AlgorithmError> model_errors;
   bool interrupted = false;
 };
+
+// The median |model error| per (collective, algorithm) over the rows' out-of-place measurements that have one.
+std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows);
 
 class ResultListener {
  public:

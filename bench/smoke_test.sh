@@ -47,6 +47,22 @@ grep -q "i_p99" "$out" || fail "no per-iteration columns"
 grep -q "started by an outside mpirun" "$out" || fail "launch not reported"
 grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside mpirun)"
 
+# 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
+"$bin/all_reduce" --ranks 2 -b 1K -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring,auto --model --json "$json" \
+  >"$out" 2>"$err" || fail "--model exited $?"
+grep -q "^# Model: alpha-beta" "$out" || fail "no model header"
+grep -q "^# Model against measurement: median |error|" "$out" || fail "no model footer"
+grep -Eq "^#     all_reduce  ring +[0-9.]+%  over [0-9]+ size" "$out" || fail "no ring model summary"
+awk '/^ *[0-9]/ { if ($19 !~ /^[+-][0-9]+%$/) { print "no model error: " $0; bad = 1 } } END { exit bad }' "$out" \
+  || fail "a kcoll row has no model error"
+python3 - "$json" <<'PY' || fail "--model JSON check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["results"]:
+    assert r["model_time"] > 0 and "model_error_pct" in r and r["model_algorithm"], r
+assert doc["kcoll"]["model_errors"], doc["kcoll"]
+PY
+
 # 3. A collective whose kcoll algorithms may not exist yet: skipped with a reason, MPI rows still measured, exit 0.
 "$bin/all_gather" "${small[@]}" >"$out" 2>"$err" || fail "all_gather exited $?"
 grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgather block"

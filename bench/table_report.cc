@@ -61,7 +61,7 @@ std::string FormatNcclNumber(double value, int width) {
   return buf;
 }
 
-std::vector<std::string> TableWriter::ColumnHeader(bool per_iter) {
+std::vector<std::string> TableWriter::ColumnHeader(bool per_iter, bool model) {
   std::vector<std::string> lines;
   const char* extra_names = "    ideal     eff     eff    busbw";
   const char* extra_units = "   (GB/s)   (oop)    (ip)   vs MPI";
@@ -91,10 +91,14 @@ std::vector<std::string> TableWriter::ColumnHeader(bool per_iter) {
     lines.push_back(Fmt("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s%s", "(B)", "(elements)",
                         "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", extra_units));
   }
+  if (model) {
+    lines[lines.size() - 2] += "      model    error";
+    lines[lines.size() - 1] += "       (us)    (oop)";
+  }
   return lines;
 }
 
-std::string TableWriter::FormatRow(const Row& row, bool per_iter) {
+std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model) {
   std::string s = Fmt("%12zu  %12zu  %8s  %6s  %6i", row.bytes, row.count, NcclTypeName(row.type).c_str(),
                       NcclOpName(row.op).c_str(), row.root);
   s += Half(row.out_of_place, per_iter);
@@ -103,6 +107,16 @@ std::string TableWriter::FormatRow(const Row& row, bool per_iter) {
   std::optional<double> vs = row.vs_mpi;
   s += Fmt("  %7s  %6s  %6s  %7s", Optional(row.ideal_busbw_gbps, 7).c_str(), Optional(oop, 6).c_str(),
            Optional(ip, 6).c_str(), row.kind == "kcoll" ? Optional(vs, 7).c_str() : "      -");
+  if (model) {
+    const std::optional<double> model_us = row.out_of_place ? row.out_of_place->model_us : std::nullopt;
+    const std::optional<double> error = row.out_of_place ? row.out_of_place->model_error_pct : std::nullopt;
+    s += Fmt("  %9s  %7s", model_us ? FormatNcclNumber(*model_us, 9).c_str() : "-",
+             error ? Fmt("%+.0f%%", *error).c_str() : "-");
+    // What auto ran at this size.
+    if (row.implementation == "auto" && row.model_algorithm.has_value()) {
+      s += Fmt("  %s", std::string(AlgorithmName(*row.model_algorithm)).c_str());
+    }
+  }
   return s;
 }
 
@@ -132,6 +146,7 @@ void TableWriter::OnRunStart(const RunInfo& info) {
   out_ << "# Ideal busbw: "
        << (info.ideal_busbw_gbps.has_value() ? absl::StrCat(*info.ideal_busbw_gbps, " GB/s") : "N/A") << " ("
        << info.ideal_note << ")\n";
+  if (info.model) out_ << "# Model: " << info.model_note << "\n";
   out_ << "#\n# Using devices\n";
   for (const RankInfo& r : info.ranks) {
     out_ << Fmt("#  Rank %2d Group %2d Pid %6d on %10s device %2d [node %d] CPU %s\n", r.rank, 0, r.pid,
@@ -148,10 +163,10 @@ void TableWriter::OnBlockStart(const Block& block) {
 
 void TableWriter::OnRow(const Row& row) {
   if (!header_printed_) {
-    for (const std::string& line : ColumnHeader(info_.per_iter_timing)) out_ << line << "\n";
+    for (const std::string& line : ColumnHeader(info_.per_iter_timing, info_.model)) out_ << line << "\n";
     header_printed_ = true;
   }
-  out_ << FormatRow(row, info_.per_iter_timing) << "\n";
+  out_ << FormatRow(row, info_.per_iter_timing, info_.model) << "\n";
 }
 
 void TableWriter::OnNote(const Block&, const std::string& note) { out_ << "# " << note << "\n"; }
@@ -180,6 +195,13 @@ void TableWriter::OnFinish(const RunSummary& summary) {
                   FormatNcclNumber(b.ratio, 6).c_str());
       if (p50) out_ << "  " << Optional(b.ratio_p50, 6);
       out_ << "\n";
+    }
+  }
+  if (!summary.model_errors.empty()) {
+    out_ << "#\n# Model against measurement: median |error| of the out-of-place time per algorithm\n";
+    for (const models::AlgorithmError& e : summary.model_errors) {
+      out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
+                  std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
     }
   }
   out_ << "#\n";

@@ -1,9 +1,9 @@
 // The nccl-tests text table: nccl-tests' header ("# nThread ... nGpus ...", "#  Rank  0 Group ..."), its column
 // header lines, one line per size with out-of-place and in-place time/algbw/busbw/#wrong in nccl-tests' widths and
 // units (us, GB/s), then kcoll's columns appended at the end of the line (so nccl-tests parsers that split on
-// whitespace still find theirs): ideal busbw, efficiency out of place and in place, and busbw relative to the MPI
-// peer. One block per (collective, implementation), each with nccl-tests' footer lines; a run footer with the best
-// kcoll algorithm against MPI at every size.
+// whitespace still find theirs): ideal busbw, efficiency out of place and in place, busbw relative to the MPI
+// peer, and with --model the cost model's time and error. One block per (collective, implementation), each with
+// nccl-tests' footer lines; a run footer with the best kcoll algorithm against MPI at every size.
 #ifndef KCOLL_BENCH_TABLE_REPORT_H_
 #define KCOLL_BENCH_TABLE_REPORT_H_
 
@@ -33,10 +33,11 @@ class TableWriter : public ResultListener {
   void OnBlockEnd(const Block& block, const BlockSummary& summary) override;
   void OnFinish(const RunSummary& summary) override;
 
-  // The column header lines (nccl-tests' two or three lines plus kcoll's columns).
-  static std::vector<std::string> ColumnHeader(bool per_iter_timing);
+  // The column header lines (nccl-tests' two or three lines plus kcoll's columns; with `model`, the model's time
+  // and its error against the out-of-place time at the end).
+  static std::vector<std::string> ColumnHeader(bool per_iter_timing, bool model = false);
   // One result line.
-  static std::string FormatRow(const Row& row, bool per_iter_timing);
+  static std::string FormatRow(const Row& row, bool per_iter_timing, bool model = false);
 
  private:
   std::ostream& out_;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithm_choice.h"
+#include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/status_macros.h"
 #include "models/bus_bandwidth.h"
@@ -13,9 +14,6 @@
 
 namespace kcoll {
 namespace {
-
-// The pipelined algorithms' default chunk (collectives/algorithms: 512 KiB).
-constexpr double kImplementationChunkBytes = 512 * 1024;
 
 absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std::string& path) {
   absl::StatusOr<models::Profile> profile = models::LoadProfile(path);
@@ -30,11 +28,11 @@ absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std:
 
 models::Profile BuiltInProfile() {
   models::Profile p;
-  p.intra.alpha_s = 1.0e-6;
-  p.intra.beta_s_per_byte = 1.0 / 5.0e9;
+  p.intra.alpha_s = 0.16e-6;
+  p.intra.beta_s_per_byte = 1.0 / 11e9;
   p.inter = p.intra;
-  p.gamma_s_per_byte = 1.0 / 2.0e9;
-  p.memcpy_bytes_per_s = 5.0e9;
+  p.gamma_s_per_byte = 1.0 / 26e9;
+  p.memcpy_bytes_per_s = 54e9;
   p.description =
       "kcoll built-in: one shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a 2-core VM "
       "(models/profiles/this_machine_2ranks.json); inter-node = intra-node";
@@ -76,8 +74,8 @@ models::Topology ModelTopology(const Topology& topology) {
 
 models::CostOptions ModelCostOptions() {
   models::CostOptions options;
-  options.channels = 0;  // one per NIC: one
-  options.chunk_bytes = kImplementationChunkBytes;
+  options.channels = 0;                                           // one per NIC: one
+  options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);  // the pipelined algorithms' default
   return options;
 }
 
