@@ -46,11 +46,12 @@ absl::StatusOr<std::optional<Algorithm>> AlgorithmFromEnv(Collective collective)
 
 namespace {
 
-// Below these sizes the latency term (alpha times the step count) dominates the alpha-beta cost of the
-// bandwidth-optimal schedule, so the one with fewer steps wins. Per collective, on count * elem (see CollectiveArgs
+// The fallback when the cost model prices none of a collective's algorithms. Below these sizes the latency term
+// (alpha times the step count) dominates the alpha-beta cost of the bandwidth-optimal schedule, so the one with
+// fewer steps wins. Per collective, on count * elem (see CollectiveArgs
 // for what count means); the costs are at the top of each collectives/algorithms/*.cc file.
 constexpr size_t kLogStepsMaxTotalBytes = size_t{1} << 20;  // ReduceScatter, AllGather: the whole n-block buffer
-constexpr size_t kTreeMaxBytes = size_t{64} << 10;          // Broadcast, Reduce: one chain stage; no pipelining
+constexpr size_t kTreeMaxBytes = size_t{64} << 10;          // Broadcast, Reduce: too small to pipeline
 constexpr size_t kTreeMaxBlockBytes = size_t{4} << 10;      // Gather, Scatter: per-rank block
 
 Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {

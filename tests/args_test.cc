@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
 #include "tests/collective_test_util.h"
@@ -205,20 +206,38 @@ TEST_F(CheckArgsTest, ARankThatRejectsItsOwnArgumentsFailsTheOthers) {
       EveryRankRejects(s, rank_ == 1 ? "all_gather: recvbuf is null" : "all_gather: rank 1 rejected its arguments"));
 }
 
+// A registered algorithm of `collective` other than `not_this`.
+Algorithm OtherAlgorithm(Collective collective, Algorithm not_this) {
+  for (Algorithm a : AlgorithmsFor(collective)) {
+    if (a != not_this) return a;
+  }
+  return not_this;
+}
+
 TEST_F(ArgsTest, AlgorithmOverridePerCollective) {
-  ScopedEnv env("KCOLL_ALGO", "reduce_scatter=halving_doubling, broadcast=chain");
+  // What kcoll would choose by itself, and for each an algorithm it would not.
+  auto rs_auto = comm_->ResolveAlgorithm(Collective::kReduceScatter, 1 << 30, Algorithm::kAuto);
+  auto bc_auto = comm_->ResolveAlgorithm(Collective::kBroadcast, 8, Algorithm::kAuto);
+  ASSERT_TRUE(rs_auto.ok() && bc_auto.ok()) << rs_auto.status() << bc_auto.status();
+  const Algorithm rs_other = OtherAlgorithm(Collective::kReduceScatter, *rs_auto);
+  const Algorithm bc_other = OtherAlgorithm(Collective::kBroadcast, *bc_auto);
+  ASSERT_NE(rs_other, *rs_auto);
+  ASSERT_NE(bc_other, *bc_auto);
+
+  ScopedEnv env("KCOLL_ALGO",
+                absl::StrCat("reduce_scatter=", AlgorithmName(rs_other), ", broadcast=", AlgorithmName(bc_other)));
   auto rs = comm_->ResolveAlgorithm(Collective::kReduceScatter, 1 << 30, Algorithm::kAuto);
   ASSERT_TRUE(rs.ok()) << rs.status();
-  EXPECT_EQ(*rs, Algorithm::kHalvingDoubling);  // over the default (ring at this size)
+  EXPECT_EQ(*rs, rs_other);
   auto bc = comm_->ResolveAlgorithm(Collective::kBroadcast, 8, Algorithm::kAuto);
   ASSERT_TRUE(bc.ok()) << bc.status();
-  EXPECT_EQ(*bc, Algorithm::kChain);  // over the default (tree at this size)
+  EXPECT_EQ(*bc, bc_other);
   auto a2a = comm_->ResolveAlgorithm(Collective::kAllToAll, 8, Algorithm::kAuto);
   ASSERT_TRUE(a2a.ok()) << a2a.status();
-  EXPECT_EQ(*a2a, Algorithm::kPairwise);  // not mentioned: the default
-  auto explicit_choice = comm_->ResolveAlgorithm(Collective::kBroadcast, 8, Algorithm::kTree);
+  EXPECT_EQ(*a2a, Algorithm::kPairwise);  // not mentioned: kcoll's choice
+  auto explicit_choice = comm_->ResolveAlgorithm(Collective::kBroadcast, 8, *bc_auto);
   ASSERT_TRUE(explicit_choice.ok());
-  EXPECT_EQ(*explicit_choice, Algorithm::kTree);  // the call's own choice wins over the environment
+  EXPECT_EQ(*explicit_choice, *bc_auto);  // the call's own choice wins over the environment
   // And the calls run with it.
   std::vector<int32_t> data(8, rank_ == 0 ? 7 : 0);
   ASSERT_TRUE(AllRanks(comm_->Broadcast(data.data(), data.data(), 8, DataType::kInt32, 0).ok()));

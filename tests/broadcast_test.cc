@@ -1,7 +1,7 @@
 // Broadcast through the public Communicator, for every registered algorithm, over the matrix of
 // collective_test_util.h (every type, every root; in place means send == recv; out of place the non-root ranks pass
-// no send buffer at all). The chain runs the small counts in stages of three elements, so that they take several
-// stages, and the large count in its default stages. Each result is compared bit for bit with the root's data and
+// no send buffer at all). The chain runs the small counts in stages of three elements and the large count in stages of
+// 64 KiB, so that both take several stages. Each result is compared bit for bit with the root's data and
 // with MPI_Bcast.
 #include "tests/collective_test_util.h"
 #include "tests/mpi_reference.h"
@@ -21,9 +21,10 @@ class BroadcastTest : public CollectiveTest {
     if (rank == c.root && c.in_place) recv = data;
     if (rank == c.root || c.in_place) send = c.in_place ? recv.data() : data.data();
     CallOptions options = Options();
-    if (GetParam() == Algorithm::kChain && c.count != kLargeCount)
-      options.tuning.chunk_bytes = 3 * DataTypeSize(c.type);
-
+    // The chain in stages of three elements at the small counts and of 64 KiB at the large one, so both run several.
+    if (GetParam() == Algorithm::kChain) {
+      options.tuning.chunk_bytes = c.count == kLargeCount ? size_t{64} << 10 : 3 * DataTypeSize(c.type);
+    }
     const absl::Status status = comm_->Broadcast(send, recv.data(), c.count, c.type, c.root, options);
     const std::vector<char> mpi = MpiBcast(c.type, data.data(), c.count, c.root, MPI_COMM_WORLD);
     if (!ExpectOk(status, c)) return;

@@ -8,8 +8,8 @@
 // Few rounds, but every round carries the whole buffer: the choice for small buffers.
 //
 // Pipelined chain (kChain). The ranks form a chain root -> 1 -> ... -> n-1 and the buffer is cut into stages of
-// `chunk_bytes` (AlgorithmOptions; kDefaultChainChunkBytes when 0). Each rank forwards stage c as soon as it has
-// received it, while stage c+1 is already arriving, so after the pipeline fills every link is busy:
+// `chunk_bytes` (AlgorithmOptions; chunking.h's kDefaultChunkBytes when 0). Each rank forwards stage c as soon as it
+// has received it, while stage c+1 is already arriving, so after the pipeline fills every link is busy:
 //   T = (n - 2 + k) (alpha + (N/k) beta)    (k = ceil(N / chunk_bytes) stages)
 // which tends to N beta for k >> n: the choice for large buffers.
 //
@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
@@ -96,7 +97,7 @@ absl::Status TreeBroadcast(const CollectiveArgs& args, Resources& res) {
 absl::Status ChainBroadcast(const CollectiveArgs& args, Resources& res) {
   const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
   const size_t elem = DataTypeSize(args.type);
-  const size_t chunk_bytes = ChunkElements(args.options.chunk_bytes, kDefaultChainChunkBytes, elem) * elem;
+  const size_t chunk_bytes = ChunkElems(args.options, args.type) * elem;
   KCOLL_RETURN_IF_ERROR(
       ChainBroadcastOnGroup(res, group, args.send, args.recv, args.count * elem, chunk_bytes, /*tag=*/0));
   return RootCopy(args, res);

@@ -17,9 +17,6 @@ absl::Status BroadcastDownTree(Resources& res, const Tree& tree, const void* roo
 absl::Status ChainBroadcastOnGroup(Resources& res, const Group& group, const void* root_src, void* buffer, size_t bytes,
                                    size_t chunk_bytes, int tag);
 
-// Pipeline stage of the chain when AlgorithmOptions::chunk_bytes is 0.
-inline constexpr size_t kDefaultChainChunkBytes = size_t{64} << 10;
-
 // The communicator-wide versions: the topology's binomial tree rooted at the root; the chain along the ring order
 // starting at the root.
 absl::Status TreeBroadcast(const CollectiveArgs& args, Resources& res);

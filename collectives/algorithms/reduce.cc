@@ -9,8 +9,8 @@
 // The choice for small buffers.
 //
 // Pipelined chain (kChain). The ranks form a chain n-1 -> ... -> 1 -> root and the buffer is cut into stages of
-// `chunk_bytes` (AlgorithmOptions; kDefaultChainChunkBytes when 0). Each rank receives stage c of the partial result
-// from upstream, combines it with its own stage c and forwards it downstream while stage c+1 arrives:
+// `chunk_bytes` (AlgorithmOptions; chunking.h's kDefaultChunkBytes when 0). Each rank receives stage c of the partial
+// result from upstream, combines it with its own stage c and forwards it downstream while stage c+1 arrives:
 //   T = (n - 2 + k) (alpha + (N/k) (beta + gamma))  (k = ceil(N / chunk_bytes) stages)
 // The choice for large buffers.
 //
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "collectives/algorithms/broadcast.h"
+#include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/status_macros.h"
 
@@ -116,7 +117,7 @@ absl::Status TreeReduce(const CollectiveArgs& args, Resources& res) {
 
 absl::Status ChainReduce(const CollectiveArgs& args, Resources& res) {
   const Group group = MakeRootedGroup(res.topology.ring, args.root, res.topology.rank);
-  const size_t chunk = ChunkElements(args.options.chunk_bytes, kDefaultChainChunkBytes, DataTypeSize(args.type));
+  const size_t chunk = ChunkElems(args.options, args.type);
   return ChainReduceOnGroup(res, group, args.send, args.recv, args.count, args.type, args.op, chunk, /*tag=*/0);
 }
 
