@@ -45,6 +45,19 @@ absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
   return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
 }
 
+// A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
+// the others would go on to wait for them in the first collective.
+absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
+  int failed = local.ok() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+  if (!local.ok()) return local;
+  if (failed > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the profile failed to load on ", failed, " other rank(s); see their error"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
@@ -67,6 +80,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path);
+  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
+  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
+  c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
   // MPI reads and writes buffers from the host, so kernels must have finished before a transfer starts.
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
   // Every primitive an algorithm issues is counted on its way through these two decorators.
@@ -127,7 +144,7 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
   if (requested != Algorithm::kAuto) return requested;
   KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, AlgorithmFromEnv(collective));
   if (from_env.has_value()) return *from_env;
-  return DefaultAlgorithm(collective, bytes, topology_);
+  return auto_choice_->Choose(collective, bytes);
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/auto_choice.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/counters.h"
@@ -49,10 +50,14 @@ struct CommunicatorOptions {
   std::optional<bool> check_args;
   // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
   int nchannels = 0;
+  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
+  // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
+  std::string profile_path;
 };
 
 struct CallOptions {
-  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else kcoll's choice for the size.
+  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else the registered algorithm the cost model
+  // predicts fastest for the size (collectives/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };
@@ -109,8 +114,11 @@ class Communicator {
   // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
   absl::Status RejectCall(Collective collective, absl::Status rejection);
 
-  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
+  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
+  // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
+  // What resolves kAuto: the cost models, the profile and where it came from.
+  const AutoChoice& auto_choice() const { return *auto_choice_; }
 
   // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
   // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
@@ -143,6 +151,7 @@ class Communicator {
   std::unique_ptr<Kernels> kernels_;
   bool check_args_ = false;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
+  std::unique_ptr<AutoChoice> auto_choice_;
 };
 
 }  // namespace kcoll
