@@ -44,10 +44,49 @@ absl::StatusOr<std::optional<Algorithm>> AlgorithmFromEnv(Collective collective)
   return ParseAlgorithmOverride(env, collective);
 }
 
-absl::StatusOr<Algorithm> DefaultAlgorithm(Collective collective, size_t /*bytes*/, const Topology& /*topology*/) {
+namespace {
+
+// Below these sizes the latency term (alpha times the step count) dominates the alpha-beta cost of the
+// bandwidth-optimal schedule, so the one with fewer steps wins. Per collective, on count * elem (see CollectiveArgs
+// for what count means); the costs are at the top of each collectives/algorithms/*.cc file.
+constexpr size_t kLogStepsMaxTotalBytes = size_t{1} << 20;  // ReduceScatter, AllGather: the whole n-block buffer
+constexpr size_t kTreeMaxBytes = size_t{64} << 10;          // Broadcast, Reduce: one chain stage; no pipelining
+constexpr size_t kTreeMaxBlockBytes = size_t{4} << 10;      // Gather, Scatter: per-rank block
+
+Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {
+  const size_t total = bytes * static_cast<size_t>(nranks);
+  switch (collective) {
+    case Collective::kAllReduce:
+      return Algorithm::kRing;
+    case Collective::kReduceScatter:
+      return total <= kLogStepsMaxTotalBytes ? Algorithm::kHalvingDoubling : Algorithm::kRing;
+    case Collective::kAllGather:
+      return total <= kLogStepsMaxTotalBytes ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+      return bytes <= kTreeMaxBytes ? Algorithm::kTree : Algorithm::kChain;
+    case Collective::kGather:
+    case Collective::kScatter:
+      return bytes <= kTreeMaxBlockBytes ? Algorithm::kTree : Algorithm::kLinear;
+    case Collective::kAllToAll:
+    case Collective::kSendRecv:
+      return Algorithm::kPairwise;
+    case Collective::kBarrier:
+      return Algorithm::kRecursiveDoubling;  // dissemination
+  }
+  return Algorithm::kAuto;
+}
+
+}  // namespace
+
+absl::StatusOr<Algorithm> DefaultAlgorithm(Collective collective, size_t bytes, const Topology& topology) {
   std::vector<Algorithm> available = AlgorithmsFor(collective);
   if (available.empty()) {
     return absl::UnimplementedError(absl::StrCat(CollectiveName(collective), " has no algorithm yet"));
+  }
+  const Algorithm choice = SizeBasedChoice(collective, bytes, topology.nranks);
+  for (Algorithm a : available) {
+    if (a == choice) return a;
   }
   return available.front();
 }

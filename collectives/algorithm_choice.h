@@ -21,7 +21,11 @@ absl::StatusOr<std::optional<Algorithm>> ParseAlgorithmOverride(absl::string_vie
 // ParseAlgorithmOverride of $KCOLL_ALGO (nullopt when unset).
 absl::StatusOr<std::optional<Algorithm>> AlgorithmFromEnv(Collective collective);
 
-// kcoll's choice when nothing overrides it.
+// kcoll's choice when nothing overrides it, until the cost model chooses: by size, with the thresholds in
+// algorithm_choice.cc. `bytes` is count * elem with count as CollectiveArgs defines it. AllReduce: ring.
+// ReduceScatter / AllGather: halving_doubling / recursive_doubling up to 1 MiB in all (count * elem * nranks), ring
+// above. Broadcast / Reduce: tree up to 64 KiB, chain above. Gather / Scatter: tree up to 4 KiB per rank, linear
+// above. AllToAll, SendRecv: pairwise. Barrier: recursive_doubling (dissemination).
 absl::StatusOr<Algorithm> DefaultAlgorithm(Collective collective, size_t bytes, const Topology& topology);
 
 }  // namespace kcoll

@@ -1,14 +1,19 @@
 #include "collectives/communicator.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/args_check.h"
+#include "collectives/observability/describe.h"
 #include "collectives/status_macros.h"
+#include "collectives/topology/discover.h"
+#include "collectives/topology/gpu_info.h"
 #include "collectives/transport/mpi_transport.h"
 #include "collectives/validate.h"
 
@@ -30,36 +35,27 @@ absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, Tr
   return transport == TransportKind::kNccl ? ExecBackend::kCuda : ExecBackend::kSerial;
 }
 
-absl::StatusOr<int> ChooseRanksPerNode(const CommunicatorOptions& options, int nranks) {
-  int rpn = options.ranks_per_node;
-  std::string source = "ranks_per_node";
-  if (rpn == 0) {
-    if (const char* env = GetEnv("KCOLL_RANKS_PER_NODE")) {
-      source = "KCOLL_RANKS_PER_NODE";
-      if (!absl::SimpleAtoi(env, &rpn)) {
-        return absl::InvalidArgumentError(absl::StrCat(source, ": '", env, "' is not an integer"));
-      }
-      if (rpn == 0) return absl::InvalidArgumentError(absl::StrCat(source, ": 0 ranks per node"));
-    }
-  }
-  if (rpn < 0 || (rpn > 0 && nranks % rpn != 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ": ", rpn, " does not divide the number of ranks ", nranks));
-  }
-  return rpn;
+absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
+  if (options.check_args.has_value()) return *options.check_args;
+  const char* env = GetEnv("KCOLL_CHECK_ARGS");
+  if (env == nullptr) return false;
+  const std::string value(env);
+  if (value == "1") return true;
+  if (value == "0") return false;
+  return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
 }
 
-// Node labels from MPI: ranks that can share memory get the lowest rank among them as their label.
-absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int nranks) {
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm) != MPI_SUCCESS) {
-    return absl::InternalError("MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+// A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
+// the others would go on to wait for them in the first collective.
+absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
+  int failed = local.ok() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+  if (!local.ok()) return local;
+  if (failed > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the profile failed to load on ", failed, " other rank(s); see their error"));
   }
-  int label = rank;
-  MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_INT, MPI_MIN, node_comm);
-  MPI_Comm_free(&node_comm);
-  std::vector<int> labels(nranks);
-  MPI_Allgather(&label, 1, MPI_INT, labels.data(), 1, MPI_INT, comm);
-  return labels;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -67,22 +63,50 @@ absl::StatusOr<std::vector<int>> NodeLabelsFromMpi(MPI_Comm comm, int rank, int 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
   KCOLL_ASSIGN_OR_RETURN(TransportKind transport, ChooseTransportKind(options.transport));
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, transport));
+  KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
+  KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
   c->transport_kind_ = transport;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
-  const int rank = mpi->rank(), nranks = mpi->size();
-  KCOLL_ASSIGN_OR_RETURN(int ranks_per_node, ChooseRanksPerNode(options, nranks));
-  if (ranks_per_node > 0) {
-    c->topology_ = MakeEmulatedTopology(rank, nranks, ranks_per_node);
-  } else {
-    KCOLL_ASSIGN_OR_RETURN(std::vector<int> labels, NodeLabelsFromMpi(mpi->comm(), rank, nranks));
-    c->topology_ = MakeTopology(rank, labels, /*emulated=*/false);
+  TopologyOptions topology_options;
+  topology_options.ranks_per_node = options.ranks_per_node;
+  topology_options.nchannels = options.nchannels;
+  absl::Status gpu_status;
+  if (backend == ExecBackend::kCuda) {
+    absl::StatusOr<std::optional<GpuInfo>> gpu = CurrentCudaDevice();
+    if (gpu.ok()) topology_options.gpu = *gpu;
+    gpu_status = gpu.status();
   }
+  KCOLL_ASSIGN_OR_RETURN(c->topology_, DiscoverTopology(mpi->comm(), topology_options));
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path);
+  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
+  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
+  c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
+  if (check_args) {
+    if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
+      return absl::InternalError("MPI_Comm_dup of the argument-check communicator failed");
+    }
+    c->check_args_ = true;
+  }
+  // The transport (MPI, or NCCL bootstrapped over MPI) and the kernels that go with it.
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(std::move(mpi), transport, backend, options.gpu));
-  c->kernels_ = std::move(execution.kernels);
-  c->transport_ = std::move(execution.transport);
   c->execution_ = std::move(execution.description);
+  // Every primitive an algorithm issues is counted on its way through these two decorators.
+  c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);
+  c->transport_ =
+      std::make_unique<CountingTransport>(std::move(execution.transport), c->topology_, c->counters_.total);
+
+  if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
+  if (c->logger_.Enabled(LogLevel::kInfo)) {
+    // Rank 0 prints the whole block; every other rank its own line, so that each per-rank log names its rank.
+    const std::vector<std::string> lines =
+        c->rank() == 0 ? c->Describe() : std::vector<std::string>{DescribeRank(c->topology_, c->rank())};
+    c->logger_.Log(LogLevel::kInfo, absl::StrJoin(lines, "\n"));
+  }
   return c;
 }
 
@@ -91,9 +115,31 @@ Communicator::~Communicator() { Finalize().IgnoreError(); }
 int Communicator::rank() const { return topology_.rank; }
 int Communicator::size() const { return topology_.nranks; }
 
+std::vector<std::string> Communicator::Describe() const {
+  return DescribeTopology(topology_, CommInfo{std::string(ExecBackendName(backend_)),
+                                              transport_ ? std::string(transport_->name()) : "finalized"});
+}
+
+std::string Communicator::DescribeJson() const {
+  nlohmann::json j = TopologyToJson(topology_);
+  j["backend"] = std::string(ExecBackendName(backend_));
+  j["transport"] = transport_ ? std::string(transport_->name()) : "finalized";
+  j["counters"] = CountersToJson(counters_);
+  return j.dump();
+}
+
 absl::Status Communicator::Finalize() {
+  if (!finalized() && logger_.Enabled(LogLevel::kInfo)) {
+    logger_.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(topology_, counters_), "\n"));
+  }
   kernels_.reset();
   transport_.reset();
+  if (control_comm_ != MPI_COMM_NULL) {
+    int mpi_finalized = 0;
+    MPI_Finalized(&mpi_finalized);
+    if (!mpi_finalized) MPI_Comm_free(&control_comm_);
+    control_comm_ = MPI_COMM_NULL;
+  }
   return absl::OkStatus();
 }
 
@@ -102,7 +148,7 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
   if (requested != Algorithm::kAuto) return requested;
   KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, AlgorithmFromEnv(collective));
   if (from_env.has_value()) return *from_env;
-  return DefaultAlgorithm(collective, bytes, topology_);
+  return auto_choice_->Choose(collective, bytes);
 }
 
 namespace {
@@ -180,16 +226,43 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
              options.algorithm, MemoryKind::kHost);
 }
 
+absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
+  if (rejection.ok() || finalized() || !check_args_) return rejection;
+  CollectiveArgs args;
+  args.collective = collective;
+  return CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection);
+}
+
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
   if (finalized()) {
     return absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"));
   }
+  // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = transport_->CanReach(memory) && memory == kernels_->memory();
-  KCOLL_RETURN_IF_ERROR(ValidateArgs(args, rank(), size(), memory, reachable));
-  KCOLL_ASSIGN_OR_RETURN(Algorithm algorithm,
-                         ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested));
-  KCOLL_ASSIGN_OR_RETURN(AlgorithmFn fn, FindAlgorithm(args.collective, algorithm));
+  absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
+  Algorithm algorithm = Algorithm::kAuto;
+  AlgorithmFn fn = nullptr;
+  if (local.ok()) {
+    absl::StatusOr<Algorithm> resolved =
+        ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested);
+    if (resolved.ok()) algorithm = *resolved;
+    absl::StatusOr<AlgorithmFn> found =
+        resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
+    if (found.ok()) fn = *found;
+    local = found.status();
+  }
+  if (check_args_) KCOLL_RETURN_IF_ERROR(CheckArgsAcrossRanks(control_comm_, args, algorithm, local));
+  KCOLL_RETURN_IF_ERROR(local);
+  const PrimitiveCounts before = counters_.total;
+  const auto start = std::chrono::steady_clock::now();
+  const absl::Status status = RunAlgorithm(fn, args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Record(args, algorithm, before, seconds, status);
+  return status;
+}
+
+absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args) {
   Resources resources{*transport_, *kernels_, topology_};
   KCOLL_RETURN_IF_ERROR(fn(args, resources));
   if (args.op == ReduceOp::kAvg) {
@@ -198,6 +271,27 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   }
   // The result is in place when the call returns (a stream-ordered transport waits for its stream here).
   return transport_->Synchronize();
+}
+
+void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before,
+                          double seconds, const absl::Status& status) {
+  CallRecord call;
+  call.collective = args.collective;
+  call.algorithm = algorithm;
+  call.count = args.count;
+  call.type = args.type;
+  call.op = args.op;
+  call.root = args.root;
+  call.bytes = PayloadBytes(args.collective, args.count, DataTypeSize(args.type), size());
+  call.seconds = seconds;
+  call.primitives = counters_.total;
+  call.primitives -= before;
+  CollectiveCounts& entry = counters_.Entry(args.collective, algorithm);
+  ++entry.calls;
+  entry.bytes += call.bytes;
+  entry.seconds += seconds;
+  entry.primitives += call.primitives;
+  if (logger_.Enabled(LogLevel::kTrace)) logger_.Log(LogLevel::kTrace, DescribeCall(topology_, call, status));
 }
 
 }  // namespace kcoll

@@ -18,13 +18,17 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/auto_choice.h"
 #include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/observability/counters.h"
+#include "collectives/observability/log.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
@@ -43,10 +47,22 @@ struct CommunicatorOptions {
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
+  // Before every collective, compare its arguments (collective, count, type, op, root, algorithm) across ranks with
+  // one small MPI allgather, and fail every rank with InvalidArgument naming the first rank and field that differ,
+  // instead of hanging in mismatched transfers. A rank that rejects its own arguments fails the others too. Costs
+  // one latency-bound collective per call; must be the same on every rank. Unset: $KCOLL_CHECK_ARGS (0 or 1), else
+  // off.
+  std::optional<bool> check_args;
+  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
+  int nchannels = 0;
+  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
+  // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
+  std::string profile_path;
 };
 
 struct CallOptions {
-  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else kcoll's choice for the size.
+  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else the registered algorithm the cost model
+  // predicts fastest for the size (collectives/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };
@@ -63,6 +79,7 @@ class Communicator {
   int size() const;
   const Topology& topology() const { return topology_; }
   ExecBackend backend() const { return backend_; }
+  bool checks_args() const { return check_args_; }
   TransportKind transport() const { return transport_kind_; }
   // One line saying what runs: transport, kernels, device, how device buffers reach the network.
   const std::string& execution() const { return execution_; }
@@ -100,8 +117,27 @@ class Communicator {
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
 
-  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO).
+  // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
+  // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
+  // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
+  absl::Status RejectCall(Collective collective, absl::Status rejection);
+
+  // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
+  // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
+  // What resolves kAuto: the cost models, the profile and where it came from.
+  const AutoChoice& auto_choice() const { return *auto_choice_; }
+
+  // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
+  // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
+  // gives per-call numbers. Printed at Finalize() under KCOLL_DEBUG=INFO.
+  const Counters& counters() const { return counters_; }
+  void ResetCounters() { counters_ = Counters(); }
+
+  // The topology block printed at creation under KCOLL_DEBUG=INFO, one line per entry (docs/observability.md).
+  std::vector<std::string> Describe() const;
+  // The same as JSON text: the fields of TopologyToJson plus "backend", "transport" and "counters".
+  std::string DescribeJson() const;
 
   // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
   // Collective. Called by the destructor if not called before.
@@ -111,13 +147,21 @@ class Communicator {
  private:
   Communicator() = default;
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args);
+  void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
+              const absl::Status& status);
 
   ExecBackend backend_ = ExecBackend::kSerial;
   TransportKind transport_kind_ = TransportKind::kMpi;
   std::string execution_;
   Topology topology_;
+  Counters counters_;  // filled by the counting transport and kernels, and by Run
+  Logger logger_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
+  bool check_args_ = false;
+  MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
+  std::unique_ptr<AutoChoice> auto_choice_;
 };
 
 }  // namespace kcoll

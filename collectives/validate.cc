@@ -1,5 +1,7 @@
 #include "collectives/validate.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -40,8 +42,6 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
   }
 }
 
-namespace {
-
 bool UsesOp(Collective c) {
   return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
 }
@@ -49,6 +49,48 @@ bool UsesOp(Collective c) {
 bool HasRoot(Collective c) {
   return c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather ||
          c == Collective::kScatter;
+}
+
+namespace {
+
+// Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions.
+std::ptrdiff_t InPlaceRecvOffset(const CollectiveArgs& args, int rank) {
+  const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(args.count * DataTypeSize(args.type));
+  switch (args.collective) {
+    case Collective::kAllGather:
+    case Collective::kGather:
+      return -rank * block;  // send == recv + rank * count
+    case Collective::kReduceScatter:
+    case Collective::kScatter:
+      return rank * block;  // recv == send + rank * count
+    default:
+      return 0;  // send == recv
+  }
+}
+
+absl::string_view InPlaceRule(Collective c) {
+  switch (c) {
+    case Collective::kAllGather:
+    case Collective::kGather:
+      return "sendbuf == recvbuf + rank * count";
+    case Collective::kReduceScatter:
+    case Collective::kScatter:
+      return "recvbuf == sendbuf + rank * count";
+    default:
+      return "sendbuf == recvbuf";
+  }
+}
+
+absl::Status CheckOverlap(const CollectiveArgs& args, int rank, size_t send_bytes, size_t recv_bytes) {
+  if (send_bytes == 0 || recv_bytes == 0) return absl::OkStatus();
+  const uintptr_t send = reinterpret_cast<uintptr_t>(args.send), recv = reinterpret_cast<uintptr_t>(args.recv);
+  if (send + send_bytes <= recv || recv + recv_bytes <= send) return absl::OkStatus();
+  const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(recv - send);
+  if (offset == InPlaceRecvOffset(args, rank)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective),
+                                                 ": sendbuf and recvbuf overlap (recvbuf - sendbuf = ", offset,
+                                                 " bytes) but not in place, which needs ", InPlaceRule(args.collective),
+                                                 " (rank ", rank, ", count ", args.count, ")"));
 }
 
 }  // namespace
@@ -83,6 +125,7 @@ absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, Memo
                                                    memory == MemoryKind::kHost ? "host" : "device",
                                                    " memory are not reachable by this communicator's transport"));
   }
+  if (absl::Status s = CheckOverlap(args, rank, send_count * elem, recv_count * elem); !s.ok()) return s;
   if (args.options.nchannels < 0) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": nchannels ", args.options.nchannels, " is negative"));
   }

@@ -10,8 +10,14 @@
 namespace kcoll {
 
 // Checks type, op, root and the buffers `args` names for a communicator of `nranks` ranks whose transport
-// can reach `memory` when `reachable`.
+// can reach `memory` when `reachable`. Send and recv may overlap only in NCCL's in-place positions: send == recv
+// (AllReduce, Broadcast, Reduce, AllToAll, SendRecv), send == recv + rank * count (AllGather; Gather on the root),
+// recv == send + rank * count (ReduceScatter; Scatter on the root).
 absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable);
+
+// Whether `collective` reads a ReduceOp / a root.
+bool UsesOp(Collective collective);
+bool HasRoot(Collective collective);
 
 // Elements the send and recv buffers of `args` hold on `rank` (NCCL's conventions; see CollectiveArgs).
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks);

@@ -1,9 +1,11 @@
 // Turning measurements into a Profile (cost_model.h's machine description), and keeping profiles as JSON.
 //
 // Fit: for one link class, ping-pong samples (bytes, one-way seconds = half the round trip) are fitted by least
-// squares to t = alpha + beta * bytes, with the coefficient of determination R^2. A negative intercept (latency lost
-// in the noise) is not a latency: the fit is then redone with alpha = 0 (the least-squares optimum under alpha >= 0)
-// and says so. The same fit gives gamma from (bytes reduced, seconds) samples of the local reduction (use its beta).
+// squares to t = alpha + beta * bytes, with the coefficient of determination R^2; the squares are of the errors in
+// seconds or, for sweeps over many orders of magnitude, of the relative errors (FitWeighting). A negative intercept
+// (latency lost in the noise) is not a latency: the fit is then redone with alpha = 0 (the least-squares optimum under
+// alpha >= 0) and says so. The same fit gives gamma from (bytes reduced, seconds) samples of the local reduction (use
+// its beta).
 //
 // JSON form (schema version 1; numbers in SI units, unknown keys ignored):
 //   {
@@ -41,9 +43,19 @@ struct LinkFit {
   bool intercept_clamped = false;  // the unconstrained fit had alpha < 0, so alpha was fixed at 0
 };
 
+// What the least squares minimise.
+enum class FitWeighting {
+  // The squared errors in seconds: the largest sizes dominate. Right when only large sizes matter (gamma).
+  kAbsolute,
+  // The squared relative errors (weights 1 / seconds^2): every size counts alike, so a sweep from bytes to
+  // megabytes gives alpha from the small sizes and beta from the large ones. R^2 is then the weighted one.
+  kRelative,
+};
+
 // InvalidArgument: fewer than two samples, a sample with non-finite or negative bytes or seconds (named by index),
-// all samples of one size (no slope to fit), or a fitted beta <= 0 (time does not grow with size).
-absl::StatusOr<LinkFit> FitLink(const std::vector<Sample>& samples);
+// a zero time in a relative fit, all samples of one size (no slope to fit), or a fitted beta <= 0 (time does not
+// grow with size).
+absl::StatusOr<LinkFit> FitLink(const std::vector<Sample>& samples, FitWeighting weighting = FitWeighting::kAbsolute);
 
 // The profile as pretty-printed JSON (the form above).
 std::string ProfileToJson(const Profile& profile);

@@ -118,6 +118,31 @@ inline double ExactReduction(DataType type, ReduceOp op, int nranks, size_t i) {
   return acc;
 }
 
+// What rank `rank` holds at element i for the collectives that only move data (AllGather, Broadcast, AllToAll,
+// Gather, Scatter, SendRecv): small integers, exact in every type (|v| <= 48 signed, v <= 96 unsigned), that
+// differ between neighbouring elements and ranks, so a block landing in the wrong place shows.
+inline double PatternValue(DataType type, int rank, size_t i) {
+  const size_t k = (static_cast<size_t>(rank) * 37 + i * 11) % 97;
+  return IsSigned(type) ? static_cast<double>(k) - 48.0 : static_cast<double>(k);
+}
+
+// A value no collective result in these tests takes (ExactReduction stays within [-48, 112], PatternValue within
+// [-48, 96]), to fill receive buffers with before a call: an element the call should have written but did not
+// stays at it.
+constexpr double kSentinel = 123.0;
+
+// `count` elements of `type` with element i = value(i).
+template <class ValueFn>
+std::vector<char> MakeBuffer(DataType type, size_t count, ValueFn value) {
+  std::vector<char> buffer(count * DataTypeSize(type));
+  for (size_t i = 0; i < count; ++i) EncodeAt(type, buffer.data(), i, value(i));
+  return buffer;
+}
+
+inline std::vector<char> SentinelBuffer(DataType type, size_t count) {
+  return MakeBuffer(type, count, [](size_t) { return kSentinel; });
+}
+
 }  // namespace testing
 }  // namespace kcoll
 

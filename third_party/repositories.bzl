@@ -5,6 +5,8 @@ to the default that tools/setup.sh provides, and generates a small BUILD file pl
 the build can load (which Kokkos backends exist, whether NCCL is present, ...). Nothing is downloaded.
 """
 
+load("//third_party:gloo.bzl", "gloo_configure")
+
 def _symlink_dir(rctx, src, dst):
     rctx.symlink(rctx.path(src), dst)
 
@@ -257,5 +259,6 @@ cuda_configure = repository_rule(
 
 def kcoll_dependencies():
     kokkos_configure(name = "kcoll_kokkos")
+    gloo_configure(name = "kcoll_gloo")
     mpi_configure(name = "kcoll_mpi")
     cuda_configure(name = "kcoll_cuda")

@@ -17,6 +17,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev                        # MPI
   libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev nlohmann-json3-dev
   python3 python3-matplotlib                        # tools/plot
+  libgloo-dev                                       # Gloo, a peer in the AllReduce benchmark
   xz-utils                                          # unpacking Debian source packages
 )
 

@@ -37,6 +37,8 @@ struct CollectiveArgs {
 struct Resources {
   Transport& transport;
   Kernels& kernels;
+  // Nodes, the channels' rings and the trees (binomial, double binary): read orders from here rather than
+  // deriving them, so every algorithm and the logs agree (collectives/topology/graph.h explains them).
   const Topology& topology;
 };
 

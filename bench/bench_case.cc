@@ -1,0 +1,335 @@
+#include "bench/bench_case.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "bench/bandwidth.h"
+#include "bench/exact_data.h"
+#include "bench/timing.h"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// 0: every rank succeeded; 1: some rank's call is Unimplemented; 2: some rank's call failed otherwise.
+int AgreeStatus(const absl::Status& s, MPI_Comm comm) {
+  int code = s.ok() ? 0 : (absl::IsUnimplemented(s) ? 1 : 2);
+  MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, comm);
+  return code;
+}
+
+std::string Describe(const Case& c, const Implementation& impl) {
+  std::string s =
+      absl::StrCat(CollectiveName(c.collective), " ", impl.name(), " ", NcclTypeName(c.type), " ", NcclOpName(c.op));
+  if (c.root >= 0) absl::StrAppend(&s, " root ", c.root);
+  absl::StrAppend(&s, " ", c.layout.bytes, " B ", c.in_place ? "in-place" : "out-of-place");
+  return s;
+}
+
+// Pointers of the call, placed as nccl-tests places them (layout.h).
+Call MakeCall(BenchContext& ctx, const Case& c) {
+  Call call;
+  call.collective = c.collective;
+  call.layout = c.layout;
+  call.type = c.type;
+  call.op = c.op;
+  call.root = c.root < 0 ? 0 : c.root;
+  call.in_place = c.in_place;
+  const size_t elem = DataTypeSize(c.type);
+  const size_t r = static_cast<size_t>(ctx.rank);
+  if (c.in_place) {
+    char* base = ctx.recv_buffer.data();
+    call.send = base + c.layout.send_inplace_offset * r * elem;
+    call.recv = base + c.layout.recv_inplace_offset * r * elem;
+  } else {
+    call.send = ctx.send_buffer.data();
+    call.recv = ctx.recv_buffer.data();
+  }
+  return call;
+}
+
+CheckSpec MakeSpec(const BenchContext& ctx, const Case& c) {
+  CheckSpec spec;
+  spec.collective = c.collective;
+  spec.type = c.type;
+  spec.op = c.op;
+  spec.root = c.root < 0 ? 0 : c.root;
+  spec.rank = ctx.rank;
+  spec.nranks = ctx.nranks;
+  spec.layout = c.layout;
+  return spec;
+}
+
+// Poisons the result memory and writes this rank's inputs where the call reads them.
+void PrepareData(BenchContext& ctx, const Case& c, const Call& call, const CheckSpec& spec) {
+  const size_t elem = DataTypeSize(c.type);
+  const size_t span = std::max(c.layout.send_count, c.layout.recv_count);
+  FillPoison(ctx.recv_buffer.data(), (c.in_place ? span : c.layout.recv_count) * elem);
+  FillInput(spec, const_cast<void*>(call.send), 0, c.layout.send_count);
+}
+
+void Beat(BenchContext& ctx) {
+  if (ctx.watchdog) ctx.watchdog->Beat();
+}
+
+// Runs `call` `times` times; the first error, if any.
+absl::Status RunTimes(BenchContext& ctx, Implementation& impl, const Call& call, int times) {
+  absl::Status first;
+  for (int i = 0; i < times; ++i) {
+    absl::Status s = impl.Run(call);
+    if (!s.ok() && first.ok()) first = s;
+    Beat(ctx);
+  }
+  return first;
+}
+
+// Fault injection for the harness's own tests (-T): rank 1 stops making progress, as a hung collective would.
+void MaybeHang(const BenchContext& ctx) {
+  if (ctx.rank != 1 || std::getenv("KCOLL_BENCH_INJECT_HANG") == nullptr) return;
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+std::tuple<int, size_t, int, int, int> RowKey(const Case& c) {
+  return {static_cast<int>(c.collective), c.layout.bytes, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1,
+          c.root};
+}
+
+Row Identity(const BenchContext& ctx, const Case& c, const Implementation& impl) {
+  Row row;
+  row.collective = c.collective;
+  row.implementation = impl.name();
+  row.kind = impl.kind();
+  row.bytes = c.layout.bytes;
+  row.count = c.layout.count;
+  row.type = c.type;
+  row.op = c.op;
+  row.root = c.root;
+  row.ideal_busbw_gbps = ctx.ideal_busbw_gbps;
+  return row;
+}
+
+// A failed call: every rank knows (agreed); rank 0 records it.
+void RecordFailure(benchmark::State& state, BenchContext& ctx, const Case& c, Implementation& impl,
+                   const absl::Status& mine, const char* phase) {
+  ++ctx.failures;
+  const std::string what = absl::StrCat("FAILED ", Describe(c, impl), " (", phase,
+                                        "): ", mine.ok() ? "failed on another rank (see its stderr)" : mine.ToString());
+  if (!mine.ok() && ctx.rank != 0) std::fprintf(stderr, "[rank %d] %s\n", ctx.rank, what.c_str());
+  if (ctx.sink != nullptr) {
+    ctx.sink->Failure(what);
+    ctx.sink->Note(c.collective, impl.name(), impl.kind(), what);
+  }
+  state.SkipWithError(what.c_str());
+}
+
+}  // namespace
+
+AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+absl::Status AlignedBuffer::Reserve(size_t bytes) {
+  bytes = std::max<size_t>(bytes, 64);
+  if (bytes <= capacity_) return absl::OkStatus();
+  std::free(data_);
+  data_ = nullptr;
+  capacity_ = 0;
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  data_ = static_cast<char*>(std::aligned_alloc(64, rounded));
+  if (data_ == nullptr) return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", rounded, " bytes"));
+  capacity_ = rounded;
+  return absl::OkStatus();
+}
+
+Watchdog::Watchdog(int timeout_s, int rank) : timeout_s_(timeout_s), rank_(rank) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Watchdog::~Watchdog() {
+  stop_ = true;
+  thread_.join();
+}
+
+void Watchdog::Arm(const std::string& what) {
+  Disarm();
+  what_ = what;
+  last_beat_ns_ = NowNs();
+  armed_ = true;
+}
+
+void Watchdog::Beat() { last_beat_ns_ = NowNs(); }
+
+void Watchdog::Disarm() { armed_ = false; }
+
+void Watchdog::Loop() {
+  while (!stop_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (armed_ && NowNs() - last_beat_ns_ > static_cast<int64_t>(timeout_s_) * 1000000000) {
+      std::fprintf(stderr, "[rank %d] timeout (-T %d): no call finished for %d s in %s; aborting\n", rank_, timeout_s_,
+                   timeout_s_, what_.c_str());
+      std::fflush(stderr);
+      _exit(124);
+    }
+  }
+}
+
+void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes) {
+  *send_bytes = *recv_bytes = 0;
+  for (const Case& c : ctx.cases) {
+    const size_t elem = DataTypeSize(c.type);
+    *send_bytes = std::max(*send_bytes, c.layout.send_count * elem);
+    *recv_bytes = std::max(*recv_bytes, std::max(c.layout.send_count, c.layout.recv_count) * elem);
+  }
+}
+
+void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  const BenchOptions& o = ctx.options;
+  const auto skip_key =
+      std::make_tuple(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
+  if (auto it = ctx.unimplemented.find(skip_key); it != ctx.unimplemented.end()) {
+    state.SkipWithError(it->second.c_str());
+    return;
+  }
+  if (ctx.watchdog) ctx.watchdog->Arm(Describe(c, impl));
+
+  const Call call = MakeCall(ctx, c);
+  const CheckSpec spec = MakeSpec(ctx, c);
+  PrepareData(ctx, c, call, spec);
+
+  // The first call synchronises the ranks and tells whether the implementation runs this case at all.
+  MaybeHang(ctx);
+  absl::Status first = RunTimes(ctx, impl, call, 1);
+  const int code = AgreeStatus(first, ctx.comm);
+  if (code == 1) {
+    const std::string why =
+        absl::StrCat("skipped (not implemented): ", first.ok() ? "on another rank" : std::string(first.message()));
+    ctx.unimplemented[skip_key] = why;
+    if (ctx.sink != nullptr) ctx.sink->Note(c.collective, impl.name(), impl.kind(), why);
+    state.SkipWithError(why.c_str());
+    if (ctx.watchdog) ctx.watchdog->Disarm();
+    return;
+  }
+  if (code == 2) {
+    RecordFailure(state, ctx, c, impl, first, "first call");
+    if (ctx.watchdog) ctx.watchdog->Disarm();
+    return;
+  }
+
+  absl::Status warm;
+  for (int i = 0; i < o.warmup_iters && warm.ok(); ++i) warm = RunTimes(ctx, impl, call, o.agg_iters);
+  if (AgreeStatus(warm, ctx.comm) != 0) {
+    RecordFailure(state, ctx, c, impl, warm, "warm-up");
+    if (ctx.watchdog) ctx.watchdog->Disarm();
+    return;
+  }
+  MPI_Barrier(ctx.comm);
+
+  std::vector<double> mine, combined;
+  mine.reserve(o.iters);
+  combined.reserve(o.iters);
+  bool failed = false;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    absl::Status s = RunTimes(ctx, impl, call, o.agg_iters);
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    const AgreedIteration agreed = AgreeIteration(seconds, !s.ok(), o.time_across, ctx.comm);
+    if (agreed.any_failed) {
+      RecordFailure(state, ctx, c, impl, s, "timed iteration");
+      failed = true;
+      break;
+    }
+    state.SetIterationTime(agreed.seconds / o.agg_iters);
+    mine.push_back(seconds / o.agg_iters);
+    combined.push_back(agreed.seconds / o.agg_iters);
+  }
+  if (failed) {
+    if (ctx.watchdog) ctx.watchdog->Disarm();
+    return;
+  }
+
+  Measurement m;
+  m.iterations = static_cast<int>(combined.size());
+  double sum = 0;
+  for (double t : combined) sum += t;
+  const double mean_s = combined.empty() ? 0 : sum / combined.size();
+  m.time_us = mean_s * 1e6;
+  m.algbw_gbps = AlgBwGBps(static_cast<double>(c.layout.bytes), mean_s);
+  m.busbw_gbps = BusBwGBps(c.collective, static_cast<double>(c.layout.bytes), mean_s, ctx.nranks);
+
+  if (o.check > 0) {
+    int64_t wrong = 0;
+    for (int k = 0; k < o.check; ++k) {
+      PrepareData(ctx, c, call, spec);
+      absl::Status s = RunTimes(ctx, impl, call, 1);
+      if (AgreeStatus(s, ctx.comm) != 0) {
+        RecordFailure(state, ctx, c, impl, s, "checked call");
+        if (ctx.watchdog) ctx.watchdog->Disarm();
+        return;
+      }
+      int64_t local = CountWrong(spec, impl.Result(call));
+      // Fault injection for the harness's own tests: pretend one element of rank 0's result is wrong.
+      if (ctx.rank == 0 && std::getenv("KCOLL_BENCH_INJECT_WRONG") != nullptr) ++local;
+      MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT64_T, MPI_SUM, ctx.comm);
+      wrong += local;
+      if (local != 0) break;
+    }
+    m.wrong = wrong;
+    ctx.wrong += wrong;
+  }
+
+  if (o.per_iter_timing && !combined.empty()) {
+    m.times_us = combined;
+    for (double& t : m.times_us) t *= 1e6;
+    m.stats = ComputeIterationStats(m.times_us);
+    std::vector<double> all(ctx.rank == 0 ? mine.size() * ctx.nranks : 0);
+    MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+               MPI_DOUBLE, 0, ctx.comm);
+    if (ctx.rank == 0) {
+      m.per_rank_times_us.resize(ctx.nranks);
+      for (int r = 0; r < ctx.nranks; ++r) {
+        m.per_rank_times_us[r].assign(all.begin() + r * mine.size(), all.begin() + (r + 1) * mine.size());
+        for (double& t : m.per_rank_times_us[r]) t *= 1e6;
+      }
+    }
+  }
+  if (ctx.watchdog) ctx.watchdog->Disarm();
+
+  // Counters (every rank computes the same values; only rank 0 reports them).
+  state.counters["bytes"] = static_cast<double>(c.layout.bytes);
+  state.counters["time_us"] = m.time_us;
+  state.counters["algbw_GBps"] = m.algbw_gbps;
+  state.counters["busbw_GBps"] = m.busbw_gbps;
+  if (m.wrong.has_value()) state.counters["wrong"] = static_cast<double>(*m.wrong);
+  if (ctx.ideal_busbw_gbps.has_value() && *ctx.ideal_busbw_gbps > 0) {
+    state.counters["ideal_GBps"] = *ctx.ideal_busbw_gbps;
+    state.counters["eff_pct"] = 100.0 * m.busbw_gbps / *ctx.ideal_busbw_gbps;
+  }
+  if (impl.kind() == "mpi" && !c.in_place) ctx.mpi_busbw[RowKey(c)] = m.busbw_gbps;
+  if (impl.kind() == "kcoll" && !c.in_place) {
+    auto it = ctx.mpi_busbw.find(RowKey(c));
+    if (it != ctx.mpi_busbw.end() && it->second > 0) state.counters["vs_mpi"] = m.busbw_gbps / it->second;
+  }
+
+  ++ctx.cases_done;
+  if (ctx.sink != nullptr) {
+    ctx.sink->Record(Identity(ctx, c, impl), c.in_place, m);
+    if (!ctx.progress) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
+    std::fprintf(stderr, "[bench %d/%zu %.1fs] %s: %.2f us, busbw %.3f GB/s%s\n", index + 1, ctx.cases.size(), elapsed,
+                 Describe(c, impl).c_str(), m.time_us, m.busbw_gbps,
+                 m.wrong.has_value() && *m.wrong > 0 ? absl::StrCat(", ", *m.wrong, " WRONG").c_str() : "");
+  }
+}
+
+}  // namespace bench
+}  // namespace kcoll

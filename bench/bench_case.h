@@ -1,0 +1,114 @@
+// One Google Benchmark benchmark of the collective benchmarks: a (collective, implementation, type, op, root, size,
+// in place or not) case, and the shared state every case of a run uses.
+//
+// Each case, on every rank: fills the inputs, runs one untimed call (which also tells whether the implementation
+// can run it at all: an Unimplemented status skips the case, said once per block), runs -w warm-up iterations,
+// then Google Benchmark's fixed -n iterations, each of -m calls, timed with a steady clock and combined across
+// ranks (-a) into the manual iteration time; then -c checked calls on fresh inputs, counting wrong elements exactly.
+// Rank 0 records the measurement in the ResultSink; every rank sets the same counters.
+#ifndef KCOLL_BENCH_BENCH_CASE_H_
+#define KCOLL_BENCH_BENCH_CASE_H_
+
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "bench/implementation.h"
+#include "bench/layout.h"
+#include "bench/options.h"
+#include "bench/results.h"
+
+namespace kcoll {
+namespace bench {
+
+struct Case {
+  int implementation = 0;  // index into BenchContext::implementations
+  Collective collective = Collective::kAllReduce;
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;
+  int root = -1;  // -1: not rooted
+  Layout layout;
+  bool in_place = false;
+  std::string name;  // the Google Benchmark name
+};
+
+// A grow-only buffer aligned for vector loads; pages are first touched by whoever writes them.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  ~AlignedBuffer();
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  // At least `bytes` bytes (at least one); contents are not kept when it grows.
+  absl::Status Reserve(size_t bytes);
+  char* data() { return data_; }
+
+ private:
+  char* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+// Aborts the job when no call has finished for `timeout_s` seconds (-T): prints which case hung and exits, which
+// makes mpirun end the other ranks.
+class Watchdog {
+ public:
+  Watchdog(int timeout_s, int rank);
+  ~Watchdog();
+  void Arm(const std::string& what);
+  void Beat();
+  void Disarm();
+
+ private:
+  void Loop();
+  int timeout_s_;
+  int rank_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> armed_{false};
+  std::atomic<int64_t> last_beat_ns_{0};
+  std::string what_;
+  std::thread thread_;
+};
+
+struct BenchContext {
+  BenchOptions options;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0;
+  int nranks = 1;
+  std::vector<std::unique_ptr<Implementation>> implementations;
+  std::vector<Case> cases;
+  AlignedBuffer send_buffer, recv_buffer;
+  std::optional<double> ideal_busbw_gbps;
+  ResultSink* sink = nullptr;  // rank 0 only
+  std::unique_ptr<Watchdog> watchdog;
+  // (implementation, type, op) combinations an implementation cannot run, with the reason.
+  std::map<std::tuple<int, int, int>, std::string> unimplemented;
+  // Out-of-place busbw of the MPI peer's rows, for the vs-MPI counter: (collective, bytes, type, op, root).
+  std::map<std::tuple<int, size_t, int, int, int>, double> mpi_busbw;
+  // Agreed across ranks: any wrong element or failed call so far.
+  int64_t wrong = 0;
+  int failures = 0;
+  std::chrono::steady_clock::time_point start;
+  bool progress = false;  // rank 0: a line per case on stderr (when stdout is not a terminal)
+  int cases_done = 0;
+};
+
+// The benchmark body of `ctx.cases[index]`.
+void RunCase(benchmark::State& state, BenchContext& ctx, int index);
+
+// The largest send and receive buffers (bytes) any case needs; in-place cases use the receive buffer for both.
+void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes);
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_BENCH_CASE_H_

@@ -1,0 +1,488 @@
+#include "bench/calibrate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "collectives/algorithms/registry.h"
+#include "collectives/auto_choice.h"
+#include "collectives/status_macros.h"
+#include "models/predict_report.h"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+constexpr int kControlTag = 7301;
+
+double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// The 1-minute load average, or -1 when unknown.
+double LoadAverage() {
+  double load = -1;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + mid));
+}
+
+// Completes `request` polling every 200 us in between: a rank that only waits leaves the cores to the ranks that
+// measure (MPI's own waits spin).
+void SleepyWait(MPI_Request* request) {
+  int done = 0;
+  while (true) {
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void SleepyBarrier(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  SleepyWait(&request);
+}
+
+int RepsFor(double probe_seconds, const CalibrationOptions& options) {
+  const double wanted = options.seconds_per_size / std::max(probe_seconds, 1e-9);
+  return static_cast<int>(
+      std::clamp(std::ceil(wanted), static_cast<double>(options.min_reps), static_cast<double>(options.max_reps)));
+}
+
+// One round trip of `bytes` from the initiator's side.
+absl::StatusOr<double> RoundTrip(Transport& transport, int peer, const char* send, char* recv, size_t bytes) {
+  const double start = Now();
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, recv, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, send, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  return Now() - start;
+}
+
+absl::Status Echo(Transport& transport, int peer, const char* send, char* recv, size_t bytes) {
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, recv, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, send, bytes, 0).status());
+  return transport.WaitAll();
+}
+
+// The series as (seconds, reps) pairs of doubles, for shipping to rank 0.
+std::vector<double> Pack(const Series& series) {
+  std::vector<double> out;
+  for (size_t i = 0; i < series.samples.size(); ++i) {
+    out.push_back(series.samples[i].seconds);
+    out.push_back(series.reps[i]);
+  }
+  return out;
+}
+
+Series Unpack(const std::vector<double>& packed, const std::vector<double>& sizes) {
+  Series series;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    series.samples.push_back({sizes[i], packed[2 * i]});
+    series.reps.push_back(static_cast<int>(packed[2 * i + 1]));
+  }
+  return series;
+}
+
+// Per size, the median seconds over several series of the same sizes and the fewest reps.
+Series MedianOf(const std::vector<Series>& all) {
+  Series out;
+  if (all.empty()) return out;
+  for (size_t i = 0; i < all[0].samples.size(); ++i) {
+    std::vector<double> seconds;
+    int reps = all[0].reps[i];
+    for (const Series& s : all) {
+      seconds.push_back(s.samples[i].seconds);
+      reps = std::min(reps, s.reps[i]);
+    }
+    out.samples.push_back({all[0].samples[i].bytes, Median(seconds)});
+    out.reps.push_back(reps);
+  }
+  return out;
+}
+
+absl::StatusOr<models::LinkFit> FitNamed(const Series& series, models::FitWeighting weighting, absl::string_view name) {
+  absl::StatusOr<models::LinkFit> fit = models::FitLink(series.samples, weighting);
+  if (!fit.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", fit.status().message()));
+  return fit;
+}
+
+std::string PairsText(const std::vector<std::pair<int, int>>& pairs) {
+  std::string out;
+  for (const auto& [a, b] : pairs) absl::StrAppend(&out, out.empty() ? "" : ", ", a, "-", b);
+  return out;
+}
+
+bool Busy(const CalibrationResult& r) { return r.cores > 0 && std::max(r.load_before, r.load_after) > r.cores + 0.5; }
+
+std::string Gbps(double bytes_per_s) { return absl::StrFormat("%.3g GB/s", bytes_per_s / 1e9); }
+
+// A series as a table with the fit's prediction and error per size, then the fit.
+std::string SeriesTable(const Series& series, bool link) {
+  std::string out = absl::StrFormat("  %12s %7s %12s %11s %12s %8s\n", "bytes", "reps", link ? "one-way" : "time",
+                                    "GB/s", "fit", "error");
+  for (size_t i = 0; i < series.samples.size(); ++i) {
+    const models::Sample& s = series.samples[i];
+    const double fitted = series.fit.link.Seconds(s.bytes);
+    const double error = s.seconds > 0 ? 100.0 * (fitted - s.seconds) / s.seconds : 0;
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %12.0f %7d %12s %11.3f %12s %+7.1f%%\n", s.bytes, series.reps[i],
+                                    models::FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
+                                    models::FormatSeconds(fitted), error));
+  }
+  return out;
+}
+
+std::string FitLine(const models::LinkFit& fit, absl::string_view kind, absl::string_view alpha_name,
+                    absl::string_view beta_name) {
+  return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
+                         models::FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
+                         Gbps(fit.link.BytesPerSecond()), fit.r_squared,
+                         fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
+}
+
+// The table, the saved fit and the absolute one for reference.
+std::string SeriesReport(const Series& series, bool link, absl::string_view alpha_name, absl::string_view beta_name) {
+  return absl::StrCat(
+      SeriesTable(series, link), FitLine(series.fit, "fit (relative errors; saved)", alpha_name, beta_name),
+      series.absolute_fit.ok()
+          ? FitLine(*series.absolute_fit, "fit on seconds (large sizes dominate)", alpha_name, beta_name)
+          : absl::StrCat("  fit on seconds: none (", series.absolute_fit.status().message(), ")\n"));
+}
+
+}  // namespace
+
+absl::Status ValidateCalibrationOptions(const CalibrationOptions& o) {
+  auto bad = [](absl::string_view field, double value, absl::string_view want) {
+    return absl::InvalidArgumentError(absl::StrCat(field, "=", value, ": ", want));
+  };
+  if (!std::isfinite(o.min_bytes) || o.min_bytes < 1) return bad("min_bytes", o.min_bytes, "must be >= 1");
+  if (!std::isfinite(o.max_bytes) || o.max_bytes < o.min_bytes) {
+    return bad("max_bytes", o.max_bytes, absl::StrCat("must be finite and >= min_bytes (", o.min_bytes, ")"));
+  }
+  if (!std::isfinite(o.min_local_bytes) || o.min_local_bytes < 4 || o.min_local_bytes > o.max_bytes) {
+    return bad("min_local_bytes", o.min_local_bytes, "must be >= 4 (one float) and <= max_bytes");
+  }
+  if (!std::isfinite(o.step_factor) || o.step_factor <= 1) return bad("step_factor", o.step_factor, "must be > 1");
+  if (o.min_reps < 1) return bad("min_reps", o.min_reps, "must be >= 1");
+  if (o.max_reps < o.min_reps) return bad("max_reps", o.max_reps, "must be >= min_reps");
+  if (!std::isfinite(o.seconds_per_size) || o.seconds_per_size < 0) {
+    return bad("seconds_per_size", o.seconds_per_size, "must be finite and >= 0");
+  }
+  return absl::OkStatus();
+}
+
+std::vector<double> SweepSizes(double min_bytes, double max_bytes, double step_factor) {
+  std::vector<double> sizes;
+  for (double s = std::floor(min_bytes); s <= max_bytes; s = std::max(s + 1, std::floor(s * step_factor))) {
+    sizes.push_back(s);
+  }
+  const double last = std::floor(max_bytes);
+  if (sizes.empty() || sizes.back() != last) sizes.push_back(last);
+  return sizes;
+}
+
+const char* LinkClassName(LinkClass link_class) {
+  return link_class == LinkClass::kIntra ? "intra-node" : "inter-node";
+}
+
+std::vector<std::pair<int, int>> PairsOfClass(const Topology& topology, LinkClass link_class, bool all) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < topology.nranks; ++a) {
+    for (int b = a + 1; b < topology.nranks; ++b) {
+      if (topology.SameNode(a, b) != (link_class == LinkClass::kIntra)) continue;
+      pairs.emplace_back(a, b);
+      if (!all) return pairs;
+    }
+  }
+  return pairs;
+}
+
+absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, int a, int b,
+                                       const std::vector<double>& sizes, const CalibrationOptions& options) {
+  int rank = 0;
+  MPI_Comm_rank(control, &rank);
+  Series series;
+  if (rank == a || rank == b) {
+    const size_t largest = static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end()));
+    std::vector<char> send(largest, 1), recv(largest, 0);
+    const int peer = rank == a ? b : a;
+    for (double size : sizes) {
+      const size_t bytes = static_cast<size_t>(size);
+      int reps = 0;
+      if (rank == a) {
+        double probe = 0;
+        for (int warmup = 0; warmup < 2; ++warmup) {
+          KCOLL_ASSIGN_OR_RETURN(probe, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+        }
+        reps = RepsFor(probe, options);
+        MPI_Send(&reps, 1, MPI_INT, peer, kControlTag, control);
+        std::vector<double> round_trips;
+        round_trips.reserve(reps);
+        for (int i = 0; i < reps; ++i) {
+          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+          round_trips.push_back(t);
+        }
+        series.samples.push_back({size, Median(round_trips) / 2});
+        series.reps.push_back(reps);
+      } else {
+        for (int warmup = 0; warmup < 2; ++warmup) {
+          KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
+        }
+        MPI_Recv(&reps, 1, MPI_INT, peer, kControlTag, control, MPI_STATUS_IGNORE);
+        for (int i = 0; i < reps; ++i) KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
+      }
+    }
+  }
+  // The initiator's series goes to rank 0.
+  if (a != 0) {
+    std::vector<double> packed(2 * sizes.size());
+    if (rank == a) {
+      packed = Pack(series);
+      MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, 0, kControlTag, control);
+      series = Series();
+    } else if (rank == 0) {
+      MPI_Request request;
+      MPI_Irecv(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, a, kControlTag, control, &request);
+      SleepyWait(&request);
+      series = Unpack(packed, sizes);
+    }
+  }
+  SleepyBarrier(control);
+  return series;
+}
+
+absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOperation operation,
+                                    const std::vector<double>& sizes, const CalibrationOptions& options) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(control, &rank);
+  MPI_Comm_size(control, &nranks);
+  const size_t largest = static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end()));
+  const size_t floats = largest / sizeof(float) + 1;
+  std::vector<float> a(floats, 1.0f), b(floats, 2.0f), dst(floats, 0.0f);
+  auto run = [&](size_t bytes) -> absl::Status {
+    switch (operation) {
+      case LocalOperation::kReduce:
+        return kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, dst.data(), a.data(), b.data(),
+                              bytes / sizeof(float));
+      case LocalOperation::kCopyKernel:
+        return kernels.Copy(dst.data(), a.data(), bytes);
+      case LocalOperation::kMemcpy:
+        std::memcpy(dst.data(), a.data(), bytes);
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  };
+  std::vector<double> medians, reps_used;
+  std::vector<double> recorded_sizes;
+  for (double size : sizes) {
+    // The reduction works on whole floats: record the bytes it actually reduced.
+    const size_t bytes = operation == LocalOperation::kReduce
+                             ? static_cast<size_t>(size) / sizeof(float) * sizeof(float)
+                             : static_cast<size_t>(size);
+    recorded_sizes.push_back(static_cast<double>(bytes));
+    MPI_Barrier(control);
+    KCOLL_RETURN_IF_ERROR(run(bytes));
+    double start = Now();
+    KCOLL_RETURN_IF_ERROR(run(bytes));
+    double probe = Now() - start;
+    MPI_Allreduce(MPI_IN_PLACE, &probe, 1, MPI_DOUBLE, MPI_MAX, control);
+    const int reps = RepsFor(probe, options);
+    std::vector<double> times;
+    times.reserve(reps);
+    for (int i = 0; i < reps; ++i) {
+      start = Now();
+      KCOLL_RETURN_IF_ERROR(run(bytes));
+      times.push_back(Now() - start);
+    }
+    medians.push_back(Median(times));
+    reps_used.push_back(reps);
+  }
+  // Per size, the median over ranks.
+  std::vector<double> all(rank == 0 ? medians.size() * nranks : 0);
+  MPI_Gather(medians.data(), static_cast<int>(medians.size()), MPI_DOUBLE, all.data(), static_cast<int>(medians.size()),
+             MPI_DOUBLE, 0, control);
+  Series series;
+  if (rank != 0) return series;
+  for (size_t i = 0; i < medians.size(); ++i) {
+    std::vector<double> over_ranks;
+    for (int r = 0; r < nranks; ++r) over_ranks.push_back(all[r * medians.size() + i]);
+    series.samples.push_back({recorded_sizes[i], Median(over_ranks)});
+    series.reps.push_back(static_cast<int>(reps_used[i]));
+  }
+  return series;
+}
+
+absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kernels, MPI_Comm control,
+                                            const Topology& topology, const CalibrationOptions& options) {
+  KCOLL_RETURN_IF_ERROR(ValidateCalibrationOptions(options));
+  if (topology.nranks < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("calibration needs at least 2 ranks to measure a link; got ", topology.nranks));
+  }
+  CalibrationResult result;
+  result.nranks = topology.nranks;
+  result.nodes = topology.nnodes;
+  result.ranks_per_node = topology.uniform_ranks_per_node();
+  result.emulated = topology.emulated;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  result.host = host;
+  result.date = absl::FormatTime("%Y-%m-%d %H:%M %Z", absl::Now(), absl::LocalTimeZone());
+  result.cores = static_cast<int>(std::thread::hardware_concurrency());
+  result.load_before = LoadAverage();
+
+  const std::vector<double> sizes = SweepSizes(options.min_bytes, options.max_bytes, options.step_factor);
+  for (LinkMeasurement* link : {&result.intra, &result.inter}) {
+    link->link_class = link == &result.intra ? LinkClass::kIntra : LinkClass::kInter;
+    link->pairs = PairsOfClass(topology, link->link_class, options.all_pairs);
+    std::vector<Series> per_pair;
+    for (const auto& [a, b] : link->pairs) {
+      KCOLL_ASSIGN_OR_RETURN(Series s, MeasurePingPong(transport, control, a, b, sizes, options));
+      per_pair.push_back(std::move(s));
+    }
+    link->series = MedianOf(per_pair);
+  }
+  const std::vector<double> local_sizes = SweepSizes(options.min_local_bytes, options.max_bytes, options.step_factor);
+  KCOLL_ASSIGN_OR_RETURN(result.reduce, MeasureLocal(kernels, control, LocalOperation::kReduce, local_sizes, options));
+  KCOLL_ASSIGN_OR_RETURN(result.copy_kernel,
+                         MeasureLocal(kernels, control, LocalOperation::kCopyKernel, local_sizes, options));
+  KCOLL_ASSIGN_OR_RETURN(result.memcpy_series,
+                         MeasureLocal(kernels, control, LocalOperation::kMemcpy, local_sizes, options));
+  result.load_after = LoadAverage();
+  return result;
+}
+
+absl::Status FitAll(CalibrationResult& result) {
+  std::vector<std::pair<Series*, std::string>> series;
+  for (LinkMeasurement* link : {&result.intra, &result.inter}) {
+    if (!link->pairs.empty())
+      series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
+  }
+  series.emplace_back(&result.reduce, "reduction");
+  series.emplace_back(&result.copy_kernel, "copy kernel");
+  series.emplace_back(&result.memcpy_series, "memcpy");
+  for (auto& [s, name] : series) {
+    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, models::FitWeighting::kRelative, name));
+    s->absolute_fit = models::FitLink(s->samples, models::FitWeighting::kAbsolute);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
+  const bool has_intra = !result.intra.pairs.empty(), has_inter = !result.inter.pairs.empty();
+  if (!has_intra && !has_inter) {
+    return absl::InvalidArgumentError("calibration result: neither intra-node nor inter-node pairs were measured");
+  }
+  models::Profile profile;
+  profile.intra = has_intra ? result.intra.series.fit.link : result.inter.series.fit.link;
+  profile.inter = has_inter ? result.inter.series.fit.link : result.intra.series.fit.link;
+  profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
+  profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
+  std::string shape = result.ranks_per_node > 0
+                          ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")
+                          : absl::StrCat(result.nodes, " nodes of different sizes");
+  profile.description =
+      absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
+                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum. intra: ");
+  absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
+                                                  : "not measured (one rank per node): the inter-node fit");
+  absl::StrAppend(&profile.description, "; inter: ",
+                  has_inter ? absl::StrCat("ping-pong ", PairsText(result.inter.pairs),
+                                           result.emulated ? " (emulated nodes: shared memory, not a network)" : "")
+                            : "not measured (one node): the intra-node fit");
+  absl::StrAppend(&profile.description, absl::StrFormat(". Load average %.2f / %.2f (before / after) on %d cores.",
+                                                        result.load_before, result.load_after, result.cores));
+  KCOLL_RETURN_IF_ERROR(models::ValidateProfile(profile));
+  return profile;
+}
+
+std::string FormatReport(const CalibrationResult& result, const models::Profile& profile) {
+  std::string out =
+      absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, "\n", result.nranks, " ranks on ",
+                   result.nodes, result.emulated ? " emulated" : "", " node(s)",
+                   result.ranks_per_node > 0 ? absl::StrCat(" of ", result.ranks_per_node, " ranks") : "", "\n");
+  absl::StrAppend(&out, absl::StrFormat("load average (1 min) %.2f before, %.2f after, on %d cores\n",
+                                        result.load_before, result.load_after, result.cores));
+  if (Busy(result)) {
+    absl::StrAppend(&out,
+                    "WARNING: other work was running (load average above the core count); the timings include it. "
+                    "Calibrate on a quiet machine.\n");
+  }
+  if (result.emulated && !result.inter.pairs.empty()) {
+    absl::StrAppend(&out,
+                    "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through shared memory, "
+                    "exactly like intra-node pairs, so the two classes differ only by noise.\n");
+  }
+  for (const LinkMeasurement* link : {&result.intra, &result.inter}) {
+    const char* name = LinkClassName(link->link_class);
+    if (link->pairs.empty()) {
+      absl::StrAppend(&out, "\n", name, " link: no such pair in this topology; the profile uses the other class\n");
+      continue;
+    }
+    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
+                    PairsText(link->pairs), "; one-way = median round trip / 2",
+                    link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
+    absl::StrAppend(&out, SeriesReport(link->series, true, "alpha", "beta"));
+  }
+  absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
+                  " ranks at once (median over ranks); bytes = bytes reduced (one input)\n",
+                  SeriesReport(result.reduce, false, "launch", "gamma"));
+  absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
+                  SeriesReport(result.copy_kernel, false, "launch", "1/bandwidth"));
+  absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
+                  SeriesReport(result.memcpy_series, false, "overhead", "1/bandwidth"));
+  absl::StrAppend(
+      &out, "\nprofile:\n",
+      absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.intra.alpha_s),
+                      profile.intra.beta_s_per_byte, Gbps(profile.intra.BytesPerSecond())),
+      absl::StrFormat("  inter: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.inter.alpha_s),
+                      profile.inter.beta_s_per_byte, Gbps(profile.inter.BytesPerSecond())),
+      absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
+                      Gbps(1.0 / profile.gamma_s_per_byte)),
+      absl::StrFormat("  memcpy = %s\n", Gbps(profile.memcpy_bytes_per_s)));
+  return out;
+}
+
+std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
+                              const std::vector<size_t>& sizes) {
+  absl::StatusOr<AutoChoice> choice = AutoChoice::Create(topology, ProfileChoice{profile, "measured"});
+  if (!choice.ok()) return absl::StrCat("auto: ", choice.status().message(), "\n");
+  std::string out = absl::StrCat("\nauto's choice with this profile on ", topology.nranks, " ranks (", topology.nnodes,
+                                 " node(s)), among the registered algorithms:\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-16s", "collective"));
+  for (size_t bytes : sizes) absl::StrAppend(&out, absl::StrFormat(" %20s", absl::StrCat(bytes, " B")));
+  absl::StrAppend(&out, "\n");
+  for (Collective c : AllCollectives()) {
+    if (AlgorithmsFor(c).empty() || c == Collective::kBarrier) continue;
+    absl::StrAppend(&out, absl::StrFormat("  %-16s", CollectiveName(c)));
+    for (size_t bytes : sizes) {
+      absl::StatusOr<Algorithm> a = choice->Choose(c, bytes);
+      absl::StrAppend(&out, absl::StrFormat(" %20s", a.ok() ? std::string(AlgorithmName(*a)) : "error"));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+}  // namespace bench
+}  // namespace kcoll

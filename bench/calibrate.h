@@ -1,0 +1,137 @@
+// Measuring a Profile (models/machine.h) on the machine the ranks run on, for //bench:calibrate.
+//
+// What is measured, and how:
+// - Links: ping-pong between two ranks through kcoll's MPI transport (the path every algorithm's messages take).
+//   For each size of a geometric sweep the initiator times `reps` round trips one by one; the one-way time is half
+//   the median round trip. One pair at a time: the other ranks wait in a barrier that sleeps between polls, so they
+//   do not steal the pair's cores. Pairs are classed as intra-node (same node) and inter-node (different nodes) by
+//   the topology; with emulated nodes both classes go through shared memory and differ only by noise.
+// - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
+//   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
+//   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
+// - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
+// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes) on relative errors: the sweeps
+// span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
+// disappears in the noise of a 20 ms transfer). A straight line cannot follow both regimes a CPU shows - buffers
+// that stay in the caches, and larger ones bound by memory bandwidth (several times slower) - so the saved fit
+// weighs every size alike. That suits choosing algorithms, whose crossovers sit at small and medium sizes, and
+// keeps beta and gamma from the same regimes, so their ratio is right; absolute times of large calls come out
+// low. The report also gives the fit on seconds, dominated by the large, memory-bound sizes, for reference.
+// gamma is the reduction's beta; the copy bandwidth is 1 / the memcpy beta. The report shows the 1-minute load
+// average before and after, and warns when other work was running.
+#ifndef KCOLL_BENCH_CALIBRATE_H_
+#define KCOLL_BENCH_CALIBRATE_H_
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "collectives/kernels/kernels.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/transport.h"
+#include "models/calibration.h"
+#include "models/machine.h"
+
+namespace kcoll {
+namespace bench {
+
+struct CalibrationOptions {
+  double min_bytes = 8;                 // ping-pong sweep
+  double max_bytes = double{64 << 20};  // ping-pong sweep (and the largest local buffer)
+  double step_factor = 4;               // both sweeps
+  double min_local_bytes = 4096;        // reduction and copy sweep
+  int min_reps = 10;                    // timed repetitions per size, at least
+  int max_reps = 10000;                 // and at most
+  double seconds_per_size = 0.2;        // timed time per size the repetitions aim at, between the two bounds
+  bool all_pairs = false;               // every pair of each class, rather than the lowest-numbered one
+};
+
+// InvalidArgument naming the field: sizes finite with 0 < min <= max, step_factor > 1, 1 <= min_reps <= max_reps,
+// seconds_per_size finite and >= 0.
+absl::Status ValidateCalibrationOptions(const CalibrationOptions& options);
+
+// min, min * factor, ... while <= max, then max itself if the sweep did not end on it. Sizes are whole bytes, each
+// at least one more than the last.
+std::vector<double> SweepSizes(double min_bytes, double max_bytes, double step_factor);
+
+enum class LinkClass { kIntra, kInter };
+const char* LinkClassName(LinkClass link_class);
+
+// Pairs (a < b) of ranks whose link is of `link_class`: every one of them with `all`, else only the first in
+// (a, b) order: (0, 1) inside node 0 and (0, first rank of node 1) across nodes. Empty when the class has no pair.
+std::vector<std::pair<int, int>> PairsOfClass(const Topology& topology, LinkClass link_class, bool all);
+
+// A series of (bytes, seconds) and its fit.
+struct Series {
+  std::vector<models::Sample> samples;
+  std::vector<int> reps;  // timed repetitions per sample (the smallest over the ranks or pairs that took part)
+  models::LinkFit fit;    // on relative errors: the one saved in the profile
+  // On seconds, for reference only (may fail where the relative fit does not: a noisy large size can make the slope
+  // negative).
+  absl::StatusOr<models::LinkFit> absolute_fit = absl::UnknownError("not fitted");
+};
+
+struct LinkMeasurement {
+  LinkClass link_class = LinkClass::kIntra;
+  std::vector<std::pair<int, int>> pairs;  // empty: the class does not occur in this topology
+  Series series;                           // per size: the median over the pairs
+};
+
+struct CalibrationResult {
+  int nranks = 0;
+  int nodes = 0;
+  int ranks_per_node = 0;  // 0: nodes of different sizes
+  bool emulated = false;
+  std::string host;
+  std::string date;
+  int cores = 0;            // hardware threads
+  double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
+  double load_after = -1;
+  LinkMeasurement intra, inter;
+  Series reduce;         // float32 sum, Serial kernels: bytes reduced per rank
+  Series copy_kernel;    // Serial Copy kernel
+  Series memcpy_series;  // std::memcpy
+};
+
+// Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as
+// `transport`). Rank 0 gets the series (one-way seconds; not yet fitted), the other ranks an empty one.
+absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, int a, int b,
+                                       const std::vector<double>& sizes, const CalibrationOptions& options);
+
+enum class LocalOperation { kReduce, kCopyKernel, kMemcpy };
+
+// The local operation over `sizes` on every rank at once (collective over `control`); rank 0 gets the series (not
+// yet fitted), the other ranks an empty one.
+absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOperation operation,
+                                    const std::vector<double>& sizes, const CalibrationOptions& options);
+
+// Everything above for `topology` (collective over `control`); the result is complete on rank 0 only. Needs at least
+// two ranks.
+absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kernels, MPI_Comm control,
+                                            const Topology& topology, const CalibrationOptions& options);
+
+// Fits every measured series (in place). InvalidArgument from FitLink names the series.
+absl::Status FitAll(CalibrationResult& result);
+
+// The profile of a fitted result. A link class the topology lacks takes the other class's parameters (one node:
+// inter = intra; one rank per node: intra = inter), and the description says so. gamma = the reduction's beta;
+// memcpy_bytes_per_s = 1 / the memcpy beta.
+absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result);
+
+// The readable report: each series with its fit, alpha / beta / R^2 per link class, gamma, copy bandwidth.
+std::string FormatReport(const CalibrationResult& result, const models::Profile& profile);
+
+// What `auto` (collectives/auto_choice.h) would run with this profile on the measured topology: for every
+// collective with registered algorithms, the choice at each of `sizes` (count * element size).
+std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
+                              const std::vector<size_t>& sizes);
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_CALIBRATE_H_

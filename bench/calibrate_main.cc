@@ -1,0 +1,222 @@
+// Measures this machine's profile (alpha, beta per link class, gamma, memcpy bandwidth) for the cost model and the
+// communicator's automatic algorithm choice, prints a report and saves the profile as JSON (models/calibration.h).
+//
+//   bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]
+//   mpirun -np N bazel-bin/bench/calibrate [--ranks_per_node=R] [--out=...]     (already under mpirun)
+//   KCOLL_PROFILE=profile.json <your program>                                   (use it)
+//
+// See bench/calibrate.h for what is measured and how.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "bench/calibrate.h"
+#include "bench/calibrate_launch.h"
+#include "collectives/kernels/backend.h"
+#include "collectives/topology/discover.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/mpi_transport.h"
+#include "kcoll_mpi_paths.h"
+
+ABSL_FLAG(int, ranks, 0, "ranks to launch (0: one per core, at least 2); under mpirun, must match the job or be 0");
+ABSL_FLAG(int, ranks_per_node, 0,
+          "emulate nodes of this many consecutive ranks (0: $KCOLL_RANKS_PER_NODE, else the nodes MPI reports)");
+ABSL_FLAG(std::string, out, "kcoll_profile.json",
+          "where to save the profile (relative paths are taken from where bazel run was started)");
+ABSL_FLAG(double, min_bytes, 8, "smallest ping-pong message");
+ABSL_FLAG(double, max_bytes, 64 << 20, "largest ping-pong message and local buffer");
+ABSL_FLAG(double, step_factor, 4, "size multiplier of the sweeps");
+ABSL_FLAG(double, min_local_bytes, 4096, "smallest reduction / copy size");
+ABSL_FLAG(int, min_reps, 10, "timed repetitions per size, at least");
+ABSL_FLAG(int, max_reps, 10000, "timed repetitions per size, at most");
+ABSL_FLAG(double, seconds_per_size, 0.2, "timed seconds per size the repetitions aim at");
+ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+CalibrationOptions OptionsFromFlags() {
+  CalibrationOptions o;
+  o.min_bytes = absl::GetFlag(FLAGS_min_bytes);
+  o.max_bytes = absl::GetFlag(FLAGS_max_bytes);
+  o.step_factor = absl::GetFlag(FLAGS_step_factor);
+  o.min_local_bytes = absl::GetFlag(FLAGS_min_local_bytes);
+  o.min_reps = absl::GetFlag(FLAGS_min_reps);
+  o.max_reps = absl::GetFlag(FLAGS_max_reps);
+  o.seconds_per_size = absl::GetFlag(FLAGS_seconds_per_size);
+  o.all_pairs = absl::GetFlag(FLAGS_all_pairs);
+  return o;
+}
+
+std::string CurrentDirectory() {
+  char buffer[4096];
+  return getcwd(buffer, sizeof(buffer)) != nullptr ? std::string(buffer) : std::string();
+}
+
+std::string OutputPath() {
+  const char* bwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  return ResolveOutputPath(absl::GetFlag(FLAGS_out), bwd != nullptr ? bwd : "", CurrentDirectory());
+}
+
+int Cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// Not under mpirun: start the ranks.
+int Launch(const char* program) {
+  int ranks = absl::GetFlag(FLAGS_ranks);
+  if (ranks == 0) ranks = std::max(2, Cores());
+  if (ranks < 2) {
+    std::fprintf(stderr, "--ranks=%d: the calibration needs at least 2 ranks\n", ranks);
+    return 2;
+  }
+  const int rpn = absl::GetFlag(FLAGS_ranks_per_node);
+  if (rpn < 0 || (rpn > 0 && ranks % rpn != 0)) {
+    std::fprintf(stderr, "--ranks_per_node=%d must be >= 0 and divide --ranks=%d\n", rpn, ranks);
+    return 2;
+  }
+  const absl::Status writable = CheckWritable(OutputPath());
+  if (!writable.ok()) {
+    std::fprintf(stderr, "calibrate: %s\n", std::string(writable.message()).c_str());
+    return 2;
+  }
+  const CalibrationOptions o = OptionsFromFlags();
+  std::vector<std::string> args = {
+      absl::StrCat("--ranks=", ranks),
+      absl::StrCat("--ranks_per_node=", rpn),
+      absl::StrCat("--out=", OutputPath()),
+      absl::StrFormat("--min_bytes=%.17g", o.min_bytes),
+      absl::StrFormat("--max_bytes=%.17g", o.max_bytes),
+      absl::StrFormat("--step_factor=%.17g", o.step_factor),
+      absl::StrFormat("--min_local_bytes=%.17g", o.min_local_bytes),
+      absl::StrCat("--min_reps=", o.min_reps),
+      absl::StrCat("--max_reps=", o.max_reps),
+      absl::StrFormat("--seconds_per_size=%.17g", o.seconds_per_size),
+      absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
+  };
+  const char* mpirun_env = std::getenv("KCOLL_MPIRUN");
+  const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
+  const char* test_tmpdir = std::getenv("TEST_TMPDIR");
+  // The program itself: argv[0] may be relative to a directory mpirun does not start in.
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  const std::string binary = len > 0 ? std::string(self, len) : std::string(program);
+  LaunchCommand command =
+      MakeLaunchCommand(mpirun, binary, ranks, args, Cores(), test_tmpdir != nullptr ? test_tmpdir : "");
+  std::fprintf(stderr, "[calibrate] %s\n", absl::StrJoin(command.argv, " ").c_str());
+  std::fflush(stderr);
+  const std::string error = ExecLaunchCommand(command);
+  std::fprintf(stderr, "%s\n", error.c_str());
+  return 1;
+}
+
+// Prints `status` and ends the whole job.
+[[noreturn]] void Fail(int rank, const absl::Status& status) {
+  std::fprintf(stderr, "calibrate (rank %d): %s\n", rank, std::string(status.message()).c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);
+}
+
+int RunRank(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int kokkos_argc = 1;
+  char* kokkos_argv[] = {argv[0], nullptr};
+  Kokkos::initialize(kokkos_argc, kokkos_argv);
+  int status_code = 0;
+  {
+    const int asked = absl::GetFlag(FLAGS_ranks);
+    if (asked != 0 && asked != nranks) {
+      Fail(rank, absl::InvalidArgumentError(absl::StrCat("--ranks=", asked, " but the MPI job has ", nranks,
+                                                         " ranks (under mpirun, leave --ranks out)")));
+    }
+    if (rank == 0) {
+      const absl::Status writable = CheckWritable(OutputPath());
+      if (!writable.ok()) Fail(rank, writable);
+    }
+    const int rpn = absl::GetFlag(FLAGS_ranks_per_node);
+    if (rpn < 0 || (rpn > 0 && nranks % rpn != 0)) {
+      Fail(rank, absl::InvalidArgumentError(
+                     absl::StrCat("--ranks_per_node=", rpn, " must be >= 0 and divide the ranks (", nranks, ")")));
+    }
+    TopologyOptions topology_options;
+    topology_options.ranks_per_node = rpn;
+    auto discovered = DiscoverTopology(MPI_COMM_WORLD, topology_options);
+    if (!discovered.ok()) Fail(rank, discovered.status());
+    const Topology& topology = *discovered;
+    auto transport = MpiTransport::Create(MPI_COMM_WORLD);
+    if (!transport.ok()) Fail(rank, transport.status());
+    auto kernels = MakeKernels(ExecBackend::kSerial, /*synchronous=*/true);
+    if (!kernels.ok()) Fail(rank, kernels.status());
+    MPI_Comm control;
+    MPI_Comm_dup(MPI_COMM_WORLD, &control);
+    if (rank == 0) {
+      std::printf("[calibrate] %d ranks, %s; measuring...\n", nranks, topology.Describe().c_str());
+      std::fflush(stdout);
+    }
+    auto result = Calibrate(**transport, **kernels, control, topology, OptionsFromFlags());
+    if (!result.ok()) Fail(rank, result.status());
+    if (rank == 0) {
+      absl::Status fitted = FitAll(*result);
+      absl::StatusOr<models::Profile> profile =
+          fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);
+      if (!profile.ok()) {
+        std::fprintf(stderr, "calibrate: %s\n", std::string(profile.status().message()).c_str());
+        status_code = 1;
+      } else {
+        std::printf("%s", FormatReport(*result, *profile).c_str());
+        const std::vector<size_t> sizes = {4096, size_t{1} << 20, size_t{64} << 20};
+        std::printf("%s", FormatAutoChoices(topology, *profile, sizes).c_str());
+        const std::string out = OutputPath();
+        absl::Status saved = models::SaveProfile(*profile, out);
+        if (saved.ok()) {
+          std::printf("\nprofile saved to %s (use it with KCOLL_PROFILE=%s or CommunicatorOptions::profile_path)\n",
+                      out.c_str(), out.c_str());
+        } else {
+          std::fprintf(stderr, "calibrate: %s\n", std::string(saved.message()).c_str());
+          status_code = 1;
+        }
+      }
+    }
+    MPI_Bcast(&status_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Comm_free(&control);
+  }
+  Kokkos::finalize();
+  MPI_Finalize();
+  return status_code;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace kcoll
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Measures alpha/beta per link class, gamma and memcpy bandwidth and saves a kcoll profile.\n"
+      "  bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "calibrate: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
+    return 2;
+  }
+  absl::Status valid = kcoll::bench::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());
+  if (!valid.ok()) {
+    std::fprintf(stderr, "calibrate: --%s\n", std::string(valid.message()).c_str());
+    return 2;
+  }
+  if (!kcoll::bench::UnderMpiLauncher()) return kcoll::bench::Launch(argv[0]);
+  return kcoll::bench::RunRank(argc, argv);
+}

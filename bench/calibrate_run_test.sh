@@ -1,0 +1,56 @@
+#!/bin/bash
+# Runs //bench:calibrate for real (2 ranks, and 4 ranks as 2 emulated nodes, with a tiny sweep so it takes seconds)
+# and checks the report and the saved profile: the predictor must load it. Also the launcher's refusals.
+set -u
+
+RUNFILES="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-kcoll}"
+CALIBRATE="${RUNFILES}/bench/calibrate"
+PREDICT="${RUNFILES}/models/predict"
+TMP="${TEST_TMPDIR:-/tmp}"
+failed=0
+
+fail() {
+  echo "FAIL: $*"
+  failed=1
+}
+
+# Few sizes, far apart, so that the slope stays clear even on a busy machine.
+QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=5 --max_reps=200
+  --seconds_per_size=0.005)
+
+# 2 ranks, one node: the inter class is not measured.
+if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two.out" 2>&1; then
+  fail "2-rank calibration exited with an error"
+  cat "${TMP}/two.out"
+fi
+grep -q "intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
+grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
+grep -q "fit (relative errors; saved): alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
+grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
+grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
+"${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
+  { fail "the saved profile does not load"; cat "${TMP}/predict.out"; }
+
+# 4 ranks as 2 emulated nodes: both classes, with the emulation note.
+if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUICK[@]}" >"${TMP}/four.out" 2>&1; then
+  fail "4-rank calibration exited with an error"
+  cat "${TMP}/four.out"
+fi
+grep -q "pair(s) 0-2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
+grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
+grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
+
+# Refusals, before anything is launched (nothing measured: no mpirun line).
+"${CALIBRATE}" --ranks=1 >"${TMP}/bad.out" 2>&1 && fail "--ranks=1 accepted"
+grep -q "at least 2 ranks" "${TMP}/bad.out" || fail "--ranks=1 message: $(cat "${TMP}/bad.out")"
+"${CALIBRATE}" --ranks=4 --ranks_per_node=3 >"${TMP}/bad.out" 2>&1 && fail "--ranks_per_node=3 accepted"
+grep -q "ranks_per_node=3 must be >= 0 and divide --ranks=4" "${TMP}/bad.out" || fail "rpn message: $(cat "${TMP}/bad.out")"
+"${CALIBRATE}" --step_factor=1 >"${TMP}/bad.out" 2>&1 && fail "--step_factor=1 accepted"
+grep -q "step_factor=1" "${TMP}/bad.out" || fail "step_factor message: $(cat "${TMP}/bad.out")"
+"${CALIBRATE}" --ranks=2 --out=/nonexistent/dir/p.json "${QUICK[@]}" >"${TMP}/bad.out" 2>&1 && fail "bad --out accepted"
+grep -q "profile path '/nonexistent/dir/p.json' cannot be written: directory '/nonexistent/dir'" "${TMP}/bad.out" ||
+  fail "bad --out message: $(cat "${TMP}/bad.out")"
+grep -q "mpirun" "${TMP}/bad.out" && fail "bad --out was only found after launching"
+
+[[ ${failed} -eq 0 ]] && echo "PASSED"
+exit ${failed}

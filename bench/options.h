@@ -1,0 +1,78 @@
+// Command-line options of the collective benchmarks, with nccl-tests' letters and long names where nccl-tests has
+// them (-b -e -f -i -n -w -m -c -o -d -r -a -T -I -J) and kcoll's own long options. Values come as "-b 8", "-b8",
+// "--minbytes 8" or "--minbytes=8". Google Benchmark's --benchmark_* flags and Kokkos' --kokkos-* flags are left for
+// their libraries. Every bad value is an InvalidArgument naming the flag and the value.
+#ifndef KCOLL_BENCH_OPTIONS_H_
+#define KCOLL_BENCH_OPTIONS_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "collectives/types.h"
+#include "models/names.h"
+
+namespace kcoll {
+namespace bench {
+
+// How one iteration's time is combined across ranks (nccl-tests' -a).
+enum class TimeAcrossRanks { kRank0 = 0, kAverage = 1, kMin = 2, kMax = 3 };
+const char* TimeAcrossRanksName(TimeAcrossRanks mode);
+
+// What --algo selects: kcoll algorithms by name, "auto" (kcoll's own per-call choice), and the peers.
+struct AlgoSelection {
+  bool all = true;                    // every registered kcoll algorithm plus every peer
+  std::vector<Algorithm> algorithms;  // kcoll algorithms named (kAuto for "auto")
+  bool mpi = false;                   // the vendor MPI collective
+  bool gloo = false;                  // Gloo (AllReduce only)
+};
+
+struct BenchOptions {
+  size_t min_bytes = 8;                                 // -b
+  size_t max_bytes = size_t{128} << 20;                 // -e
+  size_t step_factor = 2;                               // -f (used when > 1)
+  size_t step_bytes = 0;                                // -i (used when -f is 1 or not given and -i is)
+  int iters = 20;                                       // -n
+  int warmup_iters = 5;                                 // -w
+  int agg_iters = 1;                                    // -m
+  int check = 1;                                        // -c: number of checked calls per size (0: no check)
+  std::vector<ReduceOp> ops{ReduceOp::kSum};            // -o (or "all")
+  std::vector<DataType> types{DataType::kFloat32};      // -d (or "all")
+  std::optional<int> root = 0;                          // -r; nullopt: every rank in turn ("all")
+  TimeAcrossRanks time_across = TimeAcrossRanks::kMax;  // -a
+  int timeout_s = 0;                                    // -T: abort when one call takes longer (0: never)
+  bool per_iter_timing = false;                         // -I
+  AlgoSelection algos;                                  // --algo
+  std::string json_path;                                // --json / -J
+  std::string exec = "serial";                          // --exec serial|openmp
+  int ranks = 2;                                        // --ranks
+  bool ranks_given = false;
+  int ranks_per_node = 0;    // --ranks_per_node (0: the nodes MPI reports)
+  double intra_bw_gbps = 0;  // --intra_bw
+  double inter_bw_gbps = 0;  // --inter_bw
+  std::string profile_path;  // --profile
+  bool help = false;         // -h / --help
+};
+
+// Facts the parser checks values against.
+struct ParseContext {
+  bool gloo_available = false;              // built with Gloo
+  std::vector<std::string> exec_available;  // "serial", "openmp"
+};
+
+// Parses args (argv without the program name). Arguments starting with --benchmark_ or --kokkos- are skipped.
+absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& args, const ParseContext& context);
+
+// Checks that need the number of ranks (root, ranks per node, --ranks under an outside mpirun).
+absl::Status ValidateForRanks(const BenchOptions& options, int nranks, bool launched_by_us);
+
+// The help text.
+std::string Usage(absl::string_view program, const ParseContext& context);
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_OPTIONS_H_

@@ -1,0 +1,296 @@
+// The table and JSON reporters on a synthetic run: nccl-tests' structure (header lines, columns, footers) and JSON
+// keys, kcoll's additions, and the pairing of out-of-place and in-place halves into rows.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "bench/json_report.h"
+#include "bench/results.h"
+#include "bench/table_report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+RunInfo Info() {
+  RunInfo info;
+  info.program = "all_reduce";
+  info.collectives = {Collective::kAllReduce};
+  info.min_bytes = 1024;
+  info.max_bytes = 2048;
+  info.step_factor = 2;
+  info.warmup_iters = 1;
+  info.iters = 3;
+  info.agg_iters = 1;
+  info.check = 1;
+  info.time_across = "max";
+  info.nranks = 2;
+  info.ranks_per_node = 2;
+  info.exec = "serial";
+  info.exec_note = "one thread per rank";
+  info.launch = "mpirun -np 2";
+  info.ranks = {{0, 0, 100, "host"}, {1, 0, 101, "host"}};
+  info.ideal_busbw_gbps = 10.0;
+  info.ideal_note = "intra 10 GB/s";
+  info.args = {"all_reduce", "-b", "1K"};
+  info.start_time = "2024-01-01 00:00:00";
+  info.versions = "test";
+  return info;
+}
+
+Row Identity(const std::string& impl, const std::string& kind, size_t bytes) {
+  Row r;
+  r.collective = Collective::kAllReduce;
+  r.implementation = impl;
+  r.kind = kind;
+  r.bytes = bytes;
+  r.count = bytes / 4;
+  r.type = DataType::kFloat32;
+  r.op = ReduceOp::kSum;
+  r.root = -1;
+  r.ideal_busbw_gbps = 10.0;
+  return r;
+}
+
+Measurement M(double time_us, double busbw, int64_t wrong) {
+  Measurement m;
+  m.time_us = time_us;
+  m.algbw_gbps = busbw;
+  m.busbw_gbps = busbw;
+  m.wrong = wrong;
+  m.iterations = 3;
+  return m;
+}
+
+// Feeds a run of two blocks (MPI peer then kcoll ring) of two sizes each.
+void FeedRun(ResultSink& sink, int64_t wrong_in_ring = 0) {
+  sink.Start();
+  for (size_t bytes : {1024, 2048}) {
+    sink.Record(Identity("MPI_Allreduce", "mpi", bytes), false, M(10, 2.0, 0));
+    sink.Record(Identity("MPI_Allreduce", "mpi", bytes), true, M(11, 1.5, 0));
+  }
+  sink.Note(Collective::kAllReduce, "gloo", "gloo", "skipped (not implemented): no float16");
+  for (size_t bytes : {1024, 2048}) {
+    sink.Record(Identity("ring", "kcoll", bytes), false, M(5, 4.0, wrong_in_ring));
+    sink.Record(Identity("ring", "kcoll", bytes), true, M(6, 3.0, 0));
+  }
+  sink.Finish();
+}
+
+std::vector<std::string> Lines(const std::string& text) { return absl::StrSplit(text, '\n', absl::SkipEmpty()); }
+
+TEST(FormatTest, NcclNumberWidths) {
+  EXPECT_EQ(FormatNcclNumber(1.234, 7), "   1.23");
+  EXPECT_EQ(FormatNcclNumber(12345.6, 7), "12345.6");
+  EXPECT_EQ(FormatNcclNumber(1234567, 7), "1234567");
+  EXPECT_EQ(FormatNcclNumber(123456789, 7), "1.2e+08");
+  EXPECT_EQ(FormatNcclNumber(0.004, 6), "  0.00");
+  EXPECT_EQ(FormatNcclNumber(999.99, 6), "999.99");
+}
+
+TEST(TableTest, HeaderRowsAndFootersHaveNcclTestsStructure) {
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(Info());
+  sink.AddListener(&table);
+  FeedRun(sink);
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("# Collective test starting: all_reduce\n"));
+  EXPECT_THAT(text, HasSubstr("# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 1 "
+                              "iters: 3 agg iters: 1 validation: 1 graph: 0\n"));
+  EXPECT_THAT(text, HasSubstr("#  Rank  0 Group  0 Pid    100 on       host device  0 [node 0] CPU serial\n"));
+  EXPECT_THAT(text, HasSubstr("#  Rank  1 Group  0 Pid    101 on       host device  1 [node 0] CPU serial\n"));
+  EXPECT_THAT(text, HasSubstr("# all_reduce: MPI_Allreduce (mpi peer)\n"));
+  EXPECT_THAT(text, HasSubstr("# all_reduce: ring (kcoll algorithm)\n"));
+  EXPECT_THAT(text, HasSubstr("# skipped (not implemented): no float16\n"));
+  EXPECT_THAT(text, HasSubstr("# Out of bounds values : 0 OK\n"));
+  EXPECT_THAT(text, HasSubstr("# Avg bus bandwidth    : 1.75 \n"));  // MPI block: (2 + 1.5 + 2 + 1.5) / 4
+  EXPECT_THAT(text, HasSubstr("# Avg bus bandwidth    : 3.5 \n"));   // ring block
+  EXPECT_THAT(text, HasSubstr("# Collective test concluded: all_reduce\n"));
+
+  // nccl-tests' column header, then kcoll's columns after it.
+  const std::vector<std::string> header = TableWriter::ColumnHeader(false);
+  ASSERT_EQ(header.size(), 3u);
+  EXPECT_THAT(header[1], StartsWith("#       size         count      type   redop    root     time   algbw   busbw "
+                                    " #wrong     time   algbw   busbw  #wrong"));
+  EXPECT_THAT(header[2], StartsWith("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"));
+
+  // Each data line: 13 nccl-tests fields then ideal, two efficiencies, and the ratio to MPI.
+  int data_lines = 0;
+  for (const std::string& line : Lines(text)) {
+    if (line[0] == '#') continue;
+    ++data_lines;
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    ASSERT_EQ(f.size(), 17u) << line;
+    EXPECT_EQ(f[2], "float");
+    EXPECT_EQ(f[3], "sum");
+    EXPECT_EQ(f[4], "-1");
+    EXPECT_EQ(f[13], "10.00");  // ideal
+    if (f[0] == "1024" && line.find("  4.00") != std::string::npos) {
+      EXPECT_EQ(f[14], "40.00");  // 4 of 10 GB/s out of place
+      EXPECT_EQ(f[15], "30.00");
+      EXPECT_EQ(f[16], "2.00");  // 4.0 / MPI's 2.0
+    }
+  }
+  EXPECT_EQ(data_lines, 4);
+  EXPECT_THAT(text, HasSubstr("Best kcoll algorithm against the MPI peer"));
+}
+
+TEST(TableTest, PerIterationColumnsAndMissingChecks) {
+  Row row = Identity("ring", "kcoll", 1024);
+  Measurement m = M(5, 4, 0);
+  m.wrong.reset();
+  m.stats = ComputeIterationStats({4, 5, 6});
+  row.out_of_place = m;
+  row.in_place = m;
+  const std::string line = TableWriter::FormatRow(row, /*per_iter_timing=*/true);
+  std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  ASSERT_EQ(f.size(), 25u) << line;  // 5 + 2 * (4 + 4) + 4
+  EXPECT_EQ(f[8], "N/A");            // #wrong without -c
+  EXPECT_EQ(f[9], "4.00");           // i_min
+  EXPECT_EQ(f[10], "6.00");          // i_max
+  EXPECT_EQ(TableWriter::ColumnHeader(true).size(), 3u);
+  EXPECT_THAT(TableWriter::ColumnHeader(true)[1], HasSubstr("i_min"));
+}
+
+TEST(TableTest, WrongElementsFailTheFooter) {
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(Info());
+  sink.AddListener(&table);
+  FeedRun(sink, /*wrong_in_ring=*/3);
+  EXPECT_THAT(out.str(), HasSubstr("# Out of bounds values : 6 FAILED\n"));  // two sizes, 3 each
+  EXPECT_EQ(sink.wrong(), 6);
+}
+
+TEST(IterationStatsTest, NearestRankPercentilesAndCv) {
+  std::vector<double> t;
+  for (int i = 1; i <= 100; ++i) t.push_back(i);
+  IterationStats s = ComputeIterationStats(t);
+  EXPECT_EQ(s.min_us, 1);
+  EXPECT_EQ(s.max_us, 100);
+  EXPECT_EQ(s.p50_us, 50);
+  EXPECT_EQ(s.p95_us, 95);
+  EXPECT_EQ(s.p99_us, 99);
+  EXPECT_DOUBLE_EQ(s.avg_us, 50.5);
+  IterationStats flat = ComputeIterationStats({2, 2, 2});
+  EXPECT_EQ(flat.cv_pct, 0);
+  IterationStats two = ComputeIterationStats({1, 3});  // mean 2, population stdev 1
+  EXPECT_DOUBLE_EQ(two.cv_pct, 50);
+}
+
+TEST(ResultSinkTest, PairsHalvesAndComputesTheRatioToMpi) {
+  ResultSink sink(Info());
+  FeedRun(sink);
+  ASSERT_EQ(sink.rows().size(), 4u);
+  const Row& ring = sink.rows()[2];
+  EXPECT_EQ(ring.implementation, "ring");
+  ASSERT_TRUE(ring.out_of_place.has_value());
+  ASSERT_TRUE(ring.in_place.has_value());
+  ASSERT_TRUE(ring.vs_mpi.has_value());
+  EXPECT_DOUBLE_EQ(*ring.vs_mpi, 2.0);
+  EXPECT_FALSE(sink.rows()[0].vs_mpi.has_value());  // the MPI row itself
+  std::vector<BestVsMpi> best = ComputeBestVsMpi(sink.rows());
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].best_algorithm, "ring");
+  EXPECT_DOUBLE_EQ(best[0].ratio, 2.0);
+}
+
+TEST(ResultSinkTest, AHalfWithoutItsPartnerStillMakesARow) {
+  ResultSink sink(Info());
+  sink.Start();
+  sink.Record(Identity("ring", "kcoll", 1024), false, M(5, 4, 0));  // in-place filtered out
+  sink.Record(Identity("ring", "kcoll", 2048), true, M(5, 4, 0));   // out-of-place filtered out
+  sink.Finish();
+  ASSERT_EQ(sink.rows().size(), 2u);
+  EXPECT_TRUE(sink.rows()[0].out_of_place.has_value());
+  EXPECT_FALSE(sink.rows()[0].in_place.has_value());
+  EXPECT_FALSE(sink.rows()[1].out_of_place.has_value());
+  EXPECT_TRUE(sink.rows()[1].in_place.has_value());
+}
+
+TEST(JsonTest, FileHasNcclTestsKeysAndKcollFields) {
+  const std::string path = ::testing::TempDir() + "/report.json";
+  JsonReport json(path);
+  ASSERT_TRUE(json.Open().ok());
+  ResultSink sink(Info());
+  sink.AddListener(&json);
+  FeedRun(sink);
+  ASSERT_TRUE(json.status().ok()) << json.status();
+
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str());
+  EXPECT_EQ(doc["version"], 3);
+  for (const char* key : {"start_time", "args", "env", "config", "results", "out_of_bounds", "average_bus_bandwidth",
+                          "errors", "end_time", "kcoll"}) {
+    EXPECT_TRUE(doc.contains(key)) << key;
+  }
+  for (const char* key : {"nthreads", "ngpus", "minimum_bytes", "maximum_bytes", "step_factor", "warmup_iters",
+                          "iterations", "aggregated_iterations", "validation", "devices"}) {
+    EXPECT_TRUE(doc["config"].contains(key)) << key;
+  }
+  EXPECT_EQ(doc["config"]["devices"].size(), 2u);
+  ASSERT_EQ(doc["results"].size(), 4u);
+  for (const auto& r : doc["results"]) {
+    for (const char* key : {"size", "count", "type", "redop", "root", "out_of_place", "in_place", "actual_iterations",
+                            "experiment_name", "collective", "algorithm", "implementation", "ideal_bus_bw",
+                            "out_of_place_efficiency", "in_place_efficiency", "bus_bw_vs_mpi"}) {
+      EXPECT_TRUE(r.contains(key)) << key;
+    }
+    for (const char* key : {"time", "alg_bw", "bus_bw", "nwrong"}) {
+      EXPECT_TRUE(r["out_of_place"].contains(key)) << key;
+      EXPECT_TRUE(r["in_place"].contains(key)) << key;
+    }
+    EXPECT_EQ(r["type"], "float");
+    EXPECT_EQ(r["root"], "    -1");  // nccl-tests writes the root as a "%6i" string
+  }
+  EXPECT_EQ(doc["results"][0]["implementation"], "mpi");
+  EXPECT_EQ(doc["results"][0]["algorithm"], "MPI_Allreduce");
+  EXPECT_EQ(doc["results"][2]["algorithm"], "ring");
+  EXPECT_DOUBLE_EQ(doc["results"][2]["bus_bw_vs_mpi"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(doc["results"][2]["out_of_place_efficiency"].get<double>(), 40.0);
+  EXPECT_EQ(doc["out_of_bounds"]["count"], 0);
+  EXPECT_EQ(doc["out_of_bounds"]["okay"], "true");
+  EXPECT_DOUBLE_EQ(doc["average_bus_bandwidth"]["bandwidth"].get<double>(), 3.5);  // kcoll rows
+  EXPECT_EQ(doc["kcoll"]["complete"], true);
+  EXPECT_EQ(doc["kcoll"]["blocks"].size(), 3u);
+  EXPECT_EQ(doc["kcoll"]["blocks"][1]["notes"][0], "skipped (not implemented): no float16");
+  EXPECT_EQ(doc["kcoll"]["best_vs_mpi"].size(), 2u);
+}
+
+TEST(JsonTest, FileIsValidAfterEveryRow) {
+  const std::string path = ::testing::TempDir() + "/partial.json";
+  JsonReport json(path);
+  ASSERT_TRUE(json.Open().ok());
+  ResultSink sink(Info());
+  sink.AddListener(&json);
+  sink.Start();
+  sink.Record(Identity("ring", "kcoll", 1024), false, M(5, 4, 0));
+  sink.Record(Identity("ring", "kcoll", 1024), true, M(5, 4, 0));
+  // No Finish(): as if the sweep were interrupted here.
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str());
+  EXPECT_EQ(doc["results"].size(), 1u);
+  EXPECT_EQ(doc["kcoll"]["complete"], false);
+}
+
+TEST(JsonTest, UnwritablePathIsAnError) {
+  JsonReport json("/nonexistent-dir/x.json");
+  EXPECT_THAT(std::string(json.Open().message()), HasSubstr("--json '/nonexistent-dir/x.json': cannot be written"));
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace kcoll

@@ -1,0 +1,219 @@
+#include "bench/results.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+std::tuple<int, size_t, int, int, int> KeyOf(const Row& r) {
+  return {static_cast<int>(r.collective), r.bytes, static_cast<int>(r.type), r.op ? static_cast<int>(*r.op) : -1,
+          r.root};
+}
+
+bool SameRow(const Row& a, const Row& b) {
+  return a.collective == b.collective && a.implementation == b.implementation && a.kind == b.kind &&
+         a.bytes == b.bytes && a.count == b.count && a.type == b.type && a.op == b.op && a.root == b.root;
+}
+
+}  // namespace
+
+IterationStats ComputeIterationStats(const std::vector<double>& times_us) {
+  IterationStats s;
+  if (times_us.empty()) return s;
+  std::vector<double> sorted = times_us;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  auto percentile = [&](int p) {
+    // Nearest rank: ceil(p/100 * n), 1-based.
+    size_t rank = (n * static_cast<size_t>(p) + 99) / 100;
+    if (rank < 1) rank = 1;
+    return sorted[std::min(n, rank) - 1];
+  };
+  s.min_us = sorted.front();
+  s.max_us = sorted.back();
+  s.p50_us = percentile(50);
+  s.p95_us = percentile(95);
+  s.p99_us = percentile(99);
+  double sum = 0;
+  for (double t : sorted) sum += t;
+  s.avg_us = sum / n;
+  double var = 0;
+  for (double t : sorted) var += (t - s.avg_us) * (t - s.avg_us);
+  s.stdev_us = std::sqrt(var / n);
+  s.cv_pct = s.avg_us > 0 ? 100.0 * s.stdev_us / s.avg_us : 0;
+  return s;
+}
+
+std::optional<double> EfficiencyPct(const Row& row, bool in_place) {
+  const std::optional<Measurement>& m = in_place ? row.in_place : row.out_of_place;
+  if (!m.has_value() || !row.ideal_busbw_gbps.has_value() || *row.ideal_busbw_gbps <= 0) return std::nullopt;
+  return 100.0 * m->busbw_gbps / *row.ideal_busbw_gbps;
+}
+
+std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
+  std::map<std::tuple<int, size_t, int, int, int>, BestVsMpi> best;
+  std::map<std::tuple<int, size_t, int, int, int>, double> best_p50_us;
+  std::map<std::tuple<int, size_t, int, int, int>, double> mpi;
+  std::map<std::tuple<int, size_t, int, int, int>, double> mpi_p50_us;
+  auto p50 = [](const Row& r) { return r.out_of_place->stats ? r.out_of_place->stats->p50_us : 0.0; };
+  std::vector<std::tuple<int, size_t, int, int, int>> order;
+  for (const Row& r : rows) {
+    if (!r.out_of_place.has_value()) continue;
+    const auto key = KeyOf(r);
+    if (r.kind == "mpi") {
+      mpi[key] = r.out_of_place->busbw_gbps;
+      mpi_p50_us[key] = p50(r);
+    } else if (r.kind == "kcoll") {
+      auto it = best.find(key);
+      if (it == best.end()) {
+        BestVsMpi b;
+        b.collective = r.collective;
+        b.bytes = r.bytes;
+        b.type = r.type;
+        b.op = r.op;
+        b.root = r.root;
+        b.best_algorithm = r.implementation;
+        b.kcoll_busbw = r.out_of_place->busbw_gbps;
+        best.emplace(key, b);
+        best_p50_us[key] = p50(r);
+        order.push_back(key);
+      } else if (r.out_of_place->busbw_gbps > it->second.kcoll_busbw) {
+        it->second.best_algorithm = r.implementation;
+        it->second.kcoll_busbw = r.out_of_place->busbw_gbps;
+        best_p50_us[key] = p50(r);
+      }
+    }
+  }
+  std::vector<BestVsMpi> out;
+  for (const auto& key : order) {
+    auto m = mpi.find(key);
+    if (m == mpi.end()) continue;
+    BestVsMpi b = best[key];
+    b.mpi_busbw = m->second;
+    b.ratio = m->second > 0 ? b.kcoll_busbw / m->second : 0;
+    if (best_p50_us[key] > 0 && mpi_p50_us[key] > 0) b.ratio_p50 = mpi_p50_us[key] / best_p50_us[key];
+    out.push_back(b);
+  }
+  return out;
+}
+
+void ResultSink::Start() {
+  for (ResultListener* l : listeners_) l->OnRunStart(info_);
+}
+
+void ResultSink::EnterBlock(Collective collective, const std::string& implementation, const std::string& kind) {
+  if (block_.has_value() && block_->collective == collective && block_->implementation == implementation &&
+      block_->kind == kind) {
+    return;
+  }
+  CompletePending();
+  EndBlock();
+  block_ = Block{collective, implementation, kind};
+  block_summary_ = BlockSummary{};
+  block_notes_.clear();
+  for (ResultListener* l : listeners_) l->OnBlockStart(*block_);
+}
+
+void ResultSink::CompletePending() {
+  if (!pending_.has_value()) return;
+  Row& row = *pending_;
+  for (const std::optional<Measurement>* m : {&row.out_of_place, &row.in_place}) {
+    if (!m->has_value()) continue;
+    const Measurement& meas = **m;
+    if (meas.wrong.has_value()) {
+      wrong_ += *meas.wrong;
+      block_summary_.wrong += *meas.wrong;
+    }
+    block_summary_.avg_busbw += meas.busbw_gbps;  // a sum until EndBlock
+    ++block_summary_.measurements;
+    if (row.kind == "kcoll") {
+      kcoll_busbw_sum_ += meas.busbw_gbps;
+      ++kcoll_measurements_;
+    }
+  }
+  if (row.kind == "mpi" && row.out_of_place.has_value()) mpi_busbw_[KeyOf(row)] = row.out_of_place->busbw_gbps;
+  if (row.kind == "kcoll" && row.out_of_place.has_value()) {
+    auto it = mpi_busbw_.find(KeyOf(row));
+    if (it != mpi_busbw_.end() && it->second > 0) row.vs_mpi = row.out_of_place->busbw_gbps / it->second;
+  }
+  rows_.push_back(row);
+  pending_.reset();
+  for (ResultListener* l : listeners_) l->OnRow(rows_.back());
+}
+
+void ResultSink::EndBlock() {
+  if (!block_.has_value()) return;
+  BlockSummary summary = block_summary_;
+  if (summary.measurements > 0) summary.avg_busbw /= summary.measurements;
+  for (ResultListener* l : listeners_) l->OnBlockEnd(*block_, summary);
+  block_.reset();
+}
+
+void ResultSink::Record(const Row& identity, bool in_place, const Measurement& m) {
+  EnterBlock(identity.collective, identity.implementation, identity.kind);
+  if (pending_.has_value() && !SameRow(*pending_, identity)) CompletePending();
+  if (!pending_.has_value()) {
+    pending_ = identity;
+    pending_->out_of_place.reset();
+    pending_->in_place.reset();
+  }
+  (in_place ? pending_->in_place : pending_->out_of_place) = m;
+  if (in_place) CompletePending();
+}
+
+void ResultSink::Note(Collective collective, const std::string& implementation, const std::string& kind,
+                      const std::string& note) {
+  EnterBlock(collective, implementation, kind);
+  if (std::find(block_notes_.begin(), block_notes_.end(), note) != block_notes_.end()) return;
+  block_notes_.push_back(note);
+  CompletePending();
+  for (ResultListener* l : listeners_) l->OnNote(*block_, note);
+}
+
+void ResultSink::Finish(bool interrupted) {
+  CompletePending();
+  EndBlock();
+  RunSummary summary;
+  summary.wrong = wrong_;
+  summary.failures = failures_;
+  summary.errors = errors_;
+  summary.avg_busbw_kcoll = kcoll_measurements_ > 0 ? kcoll_busbw_sum_ / kcoll_measurements_ : 0;
+  summary.best_vs_mpi = ComputeBestVsMpi(rows_);
+  summary.interrupted = interrupted;
+  for (ResultListener* l : listeners_) l->OnFinish(summary);
+}
+
+std::string NcclTypeName(DataType type) {
+  switch (type) {
+    case DataType::kInt8:
+      return "int8";
+    case DataType::kUint8:
+      return "uint8";
+    case DataType::kInt32:
+      return "int32";
+    case DataType::kUint32:
+      return "uint32";
+    case DataType::kInt64:
+      return "int64";
+    case DataType::kUint64:
+      return "uint64";
+    case DataType::kFloat16:
+      return "half";
+    case DataType::kBfloat16:
+      return "bfloat16";
+    case DataType::kFloat32:
+      return "float";
+    case DataType::kFloat64:
+      return "double";
+  }
+  return "?";
+}
+
+std::string NcclOpName(const std::optional<ReduceOp>& op) {
+  return op.has_value() ? std::string(ReduceOpName(*op)) : "none";
+}
+
+}  // namespace bench
+}  // namespace kcoll

@@ -1,0 +1,189 @@
+// What a benchmark run produces, independent of how it is printed: one Row per (implementation, size, type, op,
+// root) with its out-of-place and in-place measurements, grouped in Blocks (one collective and one implementation),
+// and the listeners that print them (the nccl-tests table, the JSON file, progress on stderr).
+#ifndef KCOLL_BENCH_RESULTS_H_
+#define KCOLL_BENCH_RESULTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "collectives/types.h"
+#include "models/names.h"
+
+namespace kcoll {
+namespace bench {
+
+// Per-iteration statistics (nccl-tests' -I): over the per-iteration times, combined across ranks.
+struct IterationStats {
+  double min_us = 0, max_us = 0, avg_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, stdev_us = 0, cv_pct = 0;
+};
+// Percentiles are nearest-rank (the smallest time with at least p% of the times at or below it).
+IterationStats ComputeIterationStats(const std::vector<double>& times_us);
+
+struct Measurement {
+  double time_us = 0;  // mean time of one operation, combined across ranks (-a)
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::optional<int64_t> wrong;         // elements wrong summed over ranks; empty when not checked (-c 0)
+  int iterations = 0;                   // timed iterations (each of agg_iters operations)
+  std::optional<IterationStats> stats;  // -I only
+  std::vector<double> times_us;         // -I only: per iteration, combined across ranks
+  std::vector<std::vector<double>> per_rank_times_us;  // -I only: [rank][iteration]
+};
+
+struct Row {
+  Collective collective = Collective::kAllReduce;
+  std::string implementation;  // "ring", "auto", "MPI_Allreduce", "gloo"
+  std::string kind;            // "kcoll", "mpi", "gloo"
+  size_t bytes = 0;            // nccl-tests' size column (and S)
+  size_t count = 0;            // the call's count argument
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;  // empty: the collective does not reduce ("none")
+  int root = -1;               // -1: not rooted
+  std::optional<Measurement> out_of_place, in_place;
+  std::optional<double> ideal_busbw_gbps;
+  std::optional<double> vs_mpi;  // kcoll rows: out-of-place busbw / the MPI peer's at the same size, type, op, root
+};
+
+// busbw / ideal in percent, when both exist.
+std::optional<double> EfficiencyPct(const Row& row, bool in_place);
+
+struct Block {
+  Collective collective = Collective::kAllReduce;
+  std::string implementation;
+  std::string kind;
+};
+
+struct BlockSummary {
+  int64_t wrong = 0;     // elements wrong over the block's checked rows
+  double avg_busbw = 0;  // over every measurement of the block (out-of-place and in-place), as nccl-tests
+  int measurements = 0;
+};
+
+// The best kcoll row at one (collective, size, type, op, root) against the MPI peer's.
+struct BestVsMpi {
+  Collective collective = Collective::kAllReduce;
+  size_t bytes = 0;
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;
+  int root = -1;
+  std::string best_algorithm;
+  double kcoll_busbw = 0;
+  double mpi_busbw = 0;
+  double ratio = 0;
+  // With -I 1: the same ratio from the median iterations (MPI's median time / kcoll's), steadier than the means.
+  std::optional<double> ratio_p50;
+};
+std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows);
+
+// Everything the header of a run shows.
+struct RankInfo {
+  int rank = 0;
+  int node = 0;
+  int pid = 0;
+  std::string hostname;
+};
+
+struct RunInfo {
+  std::string program;  // "all_reduce", ..., or "all"
+  std::vector<Collective> collectives;
+  size_t min_bytes = 0, max_bytes = 0, step_factor = 0, step_bytes = 0;
+  int warmup_iters = 0, iters = 0, agg_iters = 0, check = 0;
+  bool per_iter_timing = false;
+  std::string time_across;  // "max", "average", ...
+  int time_across_code = 3;
+  int nranks = 1, ranks_per_node = 1, nodes = 1;
+  bool emulated_nodes = false;
+  std::string exec;       // "serial", "openmp"
+  std::string exec_note;  // threads per rank, why
+  std::string launch;     // how the ranks were started (mpirun line or "external mpirun")
+  std::vector<RankInfo> ranks;
+  std::optional<double> ideal_busbw_gbps;
+  std::string ideal_note;  // inputs of the ideal, or why there is none
+  double intra_bw_gbps = 0, inter_bw_gbps = 0;
+  std::vector<std::string> args;
+  std::vector<std::string> env;  // KCOLL_*, OMP_*, OMPI_MCA_* variables
+  std::string start_time;
+  std::string versions;      // "Open MPI v4.1.4, Kokkos 3.4.1"
+  int cores = 0;             // cores this process may run on
+  double load_average = -1;  // 1-minute load average at the start (-1: unknown): other work competes with the ranks
+};
+
+struct RunSummary {
+  int64_t wrong = 0;                // over every checked row
+  int failures = 0;                 // calls that failed (not Unimplemented)
+  double avg_busbw_kcoll = 0;       // over every kcoll measurement
+  std::vector<std::string> errors;  // failure messages
+  std::vector<BestVsMpi> best_vs_mpi;
+  bool interrupted = false;
+};
+
+class ResultListener {
+ public:
+  virtual ~ResultListener() = default;
+  virtual void OnRunStart(const RunInfo& info) {}
+  virtual void OnBlockStart(const Block& block) {}
+  virtual void OnRow(const Row& row) {}
+  // Something the reader must know about the block: a skipped implementation, a failed call.
+  virtual void OnNote(const Block& block, const std::string& note) {}
+  virtual void OnBlockEnd(const Block& block, const BlockSummary& summary) {}
+  virtual void OnFinish(const RunSummary& summary) {}
+};
+
+// Collects measurements in the order the benchmarks run them, pairs each size's out-of-place and in-place halves
+// into a Row, and tells the listeners. Rows of a peer are remembered so that later kcoll rows get their ratio.
+class ResultSink {
+ public:
+  explicit ResultSink(RunInfo info) : info_(std::move(info)) {}
+  void AddListener(ResultListener* listener) { listeners_.push_back(listener); }
+  const RunInfo& info() const { return info_; }
+
+  void Start();
+  // A measurement of `row` (its identity fields; the measurement slots are ignored).
+  void Record(const Row& identity, bool in_place, const Measurement& m);
+  // A note on the block of (collective, implementation); repeated notes of one block are told once.
+  void Note(Collective collective, const std::string& implementation, const std::string& kind, const std::string& note);
+  void Failure(const std::string& message) {
+    ++failures_;
+    errors_.push_back(message);
+  }
+  // Completes the last row and block and tells OnFinish.
+  void Finish(bool interrupted = false);
+
+  const std::vector<Row>& rows() const { return rows_; }
+  int64_t wrong() const { return wrong_; }
+  int failures() const { return failures_; }
+
+ private:
+  void EnterBlock(Collective collective, const std::string& implementation, const std::string& kind);
+  void CompletePending();
+  void EndBlock();
+
+  RunInfo info_;
+  std::vector<ResultListener*> listeners_;
+  std::optional<Block> block_;
+  BlockSummary block_summary_;
+  std::optional<Row> pending_;
+  std::vector<Row> rows_;
+  std::vector<std::string> block_notes_;
+  // Out-of-place busbw of MPI peer rows: (collective, bytes, type, op, root) -> busbw.
+  std::map<std::tuple<int, size_t, int, int, int>, double> mpi_busbw_;
+  int64_t wrong_ = 0;
+  int failures_ = 0;
+  std::vector<std::string> errors_;
+  double kcoll_busbw_sum_ = 0;
+  int kcoll_measurements_ = 0;
+};
+
+// nccl-tests' names: "float", "half", "double", "bfloat16", "int8", ...; "none" for collectives without an op.
+std::string NcclTypeName(DataType type);
+std::string NcclOpName(const std::optional<ReduceOp>& op);
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_RESULTS_H_

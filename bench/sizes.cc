@@ -1,0 +1,109 @@
+#include "bench/sizes.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace kcoll {
+namespace bench {
+
+absl::StatusOr<size_t> ParseByteSize(absl::string_view text) {
+  const absl::string_view original = text;
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("'", original, "' is not a size in bytes (", why,
+                                                   "; use a number with an optional K, M or G suffix: 8, 1K, 128M)"));
+  };
+  text = absl::StripAsciiWhitespace(text);
+  if (text.empty()) return bad("empty");
+  // Optional unit spelling after the multiplier: "KiB", "KB", "B".
+  if (absl::ConsumeSuffix(&text, "iB") || absl::ConsumeSuffix(&text, "ib")) {
+    if (text.empty() || !absl::ascii_isalpha(text.back())) return bad("'iB' needs a K, M or G before it");
+  } else if (!text.empty() && (text.back() == 'B' || text.back() == 'b') && text.size() > 1) {
+    text.remove_suffix(1);
+  }
+  double multiplier = 1;
+  if (!text.empty() && absl::ascii_isalpha(text.back())) {
+    switch (absl::ascii_toupper(text.back())) {
+      case 'K':
+        multiplier = 1024.0;
+        break;
+      case 'M':
+        multiplier = 1024.0 * 1024;
+        break;
+      case 'G':
+        multiplier = 1024.0 * 1024 * 1024;
+        break;
+      case 'T':
+        multiplier = 1024.0 * 1024 * 1024 * 1024;
+        break;
+      default:
+        return bad(absl::StrCat("unknown suffix '", text.substr(text.size() - 1), "'"));
+    }
+    text.remove_suffix(1);
+  }
+  double value = 0;
+  if (text.empty() || !absl::SimpleAtod(text, &value) || !std::isfinite(value)) return bad("not a number");
+  if (value < 0) return bad("negative");
+  const double bytes = value * multiplier;
+  if (bytes != std::floor(bytes)) return bad("not a whole number of bytes");
+  if (bytes > static_cast<double>(std::numeric_limits<size_t>::max() / 2)) return bad("too large");
+  return static_cast<size_t>(bytes);
+}
+
+std::string FormatByteSize(size_t bytes) {
+  const char* suffixes[] = {"", "K", "M", "G", "T"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (unit < 4 && value >= 1024 && std::fmod(value, 1024) == 0) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit < 4 && value >= 1024 && std::fmod(value * 2, 1024) == 0) {  // e.g. 1536 -> 1.5K
+    return absl::StrCat(value / 1024, suffixes[unit + 1]);
+  }
+  return absl::StrCat(static_cast<uint64_t>(value), suffixes[unit]);
+}
+
+absl::StatusOr<std::vector<size_t>> MakeSizeList(size_t min_bytes, size_t max_bytes, size_t step_factor,
+                                                 size_t step_bytes, size_t max_count) {
+  if (min_bytes > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("minimum size ", min_bytes, " B (-b) is larger than maximum size ", max_bytes, " B (-e)"));
+  }
+  const bool by_factor = step_factor > 1;
+  if (!by_factor && step_bytes == 0) {
+    return absl::InvalidArgumentError("the size step cannot advance: give -f > 1 or -i > 0");
+  }
+  if (by_factor && min_bytes == 0 && max_bytes > 0) {
+    return absl::InvalidArgumentError("-b 0 with -f: multiplying 0 never grows; start at -b 1 or more, or use -i");
+  }
+  std::vector<size_t> sizes;
+  size_t size = min_bytes;
+  while (true) {
+    sizes.push_back(size);
+    if (sizes.size() > max_count) {
+      return absl::InvalidArgumentError(absl::StrCat("the size list from ", min_bytes, " to ", max_bytes,
+                                                     " B has more than ", max_count, " sizes: use a larger step"));
+    }
+    if (size == max_bytes) break;
+    size_t next;
+    if (by_factor) {
+      if (size > max_bytes / step_factor) break;  // the next one would pass max (or overflow)
+      next = size * step_factor;
+    } else {
+      if (max_bytes - size < step_bytes) break;
+      next = size + step_bytes;
+    }
+    if (next > max_bytes) break;
+    size = next;
+  }
+  return sizes;
+}
+
+}  // namespace bench
+}  // namespace kcoll

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the benchmark binaries for real on 2 ranks over a few small sizes, as a user would (they launch their own
+# mpirun), and checks what a user relies on: exit status 0 and no wrong element with -c 1, a JSON file that parses
+# with nccl-tests' keys, skipped (not failed) implementations, non-zero exits for wrong results and bad options.
+set -euo pipefail
+export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
+# Several MPI jobs may run at once under bazel test: keep their PMIx and shared-memory files apart.
+export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
+bin="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-kcoll}/bench"
+[[ -x "$bin/all_reduce" ]] || bin="$(dirname "$0")"
+out="$TMPDIR/out.txt" err="$TMPDIR/err.txt" json="$TMPDIR/ar.json"
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+small=(--ranks 2 -b 8 -e 64K -f 8 -n 3 -w 1 -c 1)
+
+# 1. AllReduce, every implementation, checked: exit 0, every #wrong 0, JSON complete.
+"$bin/all_reduce" "${small[@]}" --json "$json" >"$out" 2>"$err" || fail "all_reduce exited $?"
+grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer"
+grep -q "^# all_reduce: MPI_Allreduce (mpi peer)" "$out" || fail "no MPI block"
+grep -q "^# all_reduce: ring (kcoll algorithm)" "$out" || fail "no ring block"
+rows=$(grep -c '^ *[0-9]' "$out")
+[[ $rows -ge 6 ]] || fail "expected data rows, got $rows"
+# Column 9 and 13 are #wrong (out of place, in place).
+awk '/^ *[0-9]/ { if ($9 != "0" || $13 != "0") { print "wrong: " $0; bad = 1 } } END { exit bad }' "$out" \
+  || fail "a row has #wrong != 0"
+python3 - "$json" <<'PY' || fail "JSON check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["version"] == 3
+for key in ("config", "results", "out_of_bounds", "average_bus_bandwidth"):
+    assert key in doc, key
+assert doc["out_of_bounds"]["count"] == 0
+assert doc["kcoll"]["complete"] is True
+algos = {r["algorithm"] for r in doc["results"]}
+assert "MPI_Allreduce" in algos and "ring" in algos, algos
+for r in doc["results"]:
+    for half in ("out_of_place", "in_place"):
+        assert r[half]["nwrong"] == 0, r
+        assert r[half]["bus_bw"] > 0, r
+PY
+
+# 2. Started by an outside mpirun, with one algorithm and per-iteration timing.
+mpirun="$(grep -o '"/[^"]*mpirun"' "$bin/../external/kcoll_mpi/kcoll_mpi_paths.h" 2>/dev/null | tr -d '"' || true)"
+mpirun="${KCOLL_MPIRUN:-${mpirun:-mpirun}}"
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpirun" --oversubscribe -np 2 \
+  "$bin/all_reduce" -b 1K -e 1K -n 3 -w 1 -c 1 --algo ring -I 1 >"$out" 2>"$err" || fail "outside mpirun exited $?"
+grep -q "i_p99" "$out" || fail "no per-iteration columns"
+grep -q "started by an outside mpirun" "$out" || fail "launch not reported"
+grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside mpirun)"
+
+# 3. A collective whose kcoll algorithms may not exist yet: skipped with a reason, MPI rows still measured, exit 0.
+"$bin/all_gather" "${small[@]}" >"$out" 2>"$err" || fail "all_gather exited $?"
+grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgather block"
+grep -q "^# Out of bounds values : 0 OK" "$out" || fail "all_gather footer"
+
+# 4. A wrong element makes the exit status non-zero and the footer FAILED.
+if KCOLL_BENCH_INJECT_WRONG=1 "$bin/all_reduce" --ranks 2 -b 64 -e 64 -n 2 -w 0 -c 1 --algo ring >"$out" 2>"$err"; then
+  fail "a wrong element did not fail the run"
+fi
+grep -q "FAILED" "$out" || fail "no FAILED footer"
+
+# 5. -T: a rank that stops making progress ends the job with a message instead of hanging it.
+start=$SECONDS
+if KCOLL_BENCH_INJECT_HANG=1 timeout 60 "$bin/all_reduce" --ranks 2 -T 1 -b 8 -e 8 -n 1 -w 0 --algo ring \
+    >"$out" 2>"$err"; then
+  fail "a hung rank did not fail the run"
+fi
+grep -q "timeout (-T 1): no call finished for 1 s" "$err" || fail "no timeout message"
+[[ $((SECONDS - start)) -lt 30 ]] || fail "the timeout took $((SECONDS - start)) s"
+
+# 6. The kernel benchmark: every space, a small size, the summary against STREAM.
+"$bin/kernels" -b 64K -e 64K -n 2 -w 0 -d float32,bfloat16 -o sum,max >"$out" 2>"$err" || fail "kernels exited $?"
+grep -q "kokkos/reduce/serial/bfloat16/max/65536" "$out" || fail "no bfloat16 max kernel row"
+grep -q "stream/add/serial/float32/65536" "$out" || fail "no STREAM row"
+grep -Eq "^ +serial +65536 " "$out" || fail "no Kokkos vs STREAM summary"
+if "$bin/kernels" -d nosuch >"$out" 2>"$err"; then fail "kernels accepted -d nosuch"; fi
+grep -q -- "-d 'nosuch'" "$err" || fail "kernels: message does not name -d"
+
+# 7. Bad options: a message naming the flag and value, exit 2, no rank started.
+for args in "-b 12Q" "-r 5" "--algo nosuch" "--benchmark_format=xml" "--benchmark_nonsense=1"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$bin/all_reduce" --ranks 2 $args >"$out" 2>"$err"
+  code=$?
+  set -e
+  [[ $code -eq 2 ]] || fail "'$args' exited $code, not 2"
+  flag="${args%% *}"
+  flag="${flag%%=*}"
+  grep -q -- "$flag" "$err" || fail "'$args': message does not name $flag"
+done
+echo "smoke test passed"

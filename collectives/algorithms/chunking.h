@@ -1,0 +1,32 @@
+// How pipelined schedules size their pieces: the call's AlgorithmOptions when set, kcoll's defaults otherwise.
+#ifndef KCOLL_COLLECTIVES_ALGORITHMS_CHUNKING_H_
+#define KCOLL_COLLECTIVES_ALGORITHMS_CHUNKING_H_
+
+#include <cstddef>
+
+#include "collectives/algorithms/algorithm.h"
+
+namespace kcoll {
+
+// Bytes per pipeline stage when the call does not say. A stage's receive buffer and the block it is reduced into
+// must stay in the core's cache between the transfer and the reduction: 512 KiB is a quarter of a 2 MiB L2 and
+// small enough that a stage is received, reduced and forwarded while still cached, yet large enough that the
+// per-message cost of the transport (a few microseconds) stays below 5% of the transfer at shared-memory speeds.
+inline constexpr size_t kDefaultChunkBytes = size_t{512} << 10;
+
+// NCCL's limit on rings per communicator; more channels only add latency on a host transport.
+inline constexpr int kMaxChannels = 32;
+
+// Elements per pipeline stage for `type`: options.chunk_bytes (or `default_bytes` when 0), at least one element.
+inline size_t ChunkElems(const AlgorithmOptions& options, DataType type, size_t default_bytes = kDefaultChunkBytes) {
+  const size_t bytes = options.chunk_bytes > 0 ? options.chunk_bytes : default_bytes;
+  const size_t elems = bytes / DataTypeSize(type);
+  return elems > 0 ? elems : 1;
+}
+
+// Ceiling of a / b for b > 0.
+inline size_t DivCeil(size_t a, size_t b) { return (a + b - 1) / b; }
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_ALGORITHMS_CHUNKING_H_

@@ -1,0 +1,67 @@
+// Pipelined multi-channel ring AllReduce (NCCL's ring algorithm).
+//
+// The buffer is split into `nchannels` contiguous shares (sizes differ by at most one element), one per channel.
+// Every channel is an independent ring over the same rank order with its own message tag and its own pair of
+// scratch buffers, and runs the sliced ring schedule of ring_pipeline.cc on its share: the share is processed in
+// slices of n * chunk elements, each slice a full ring ReduceScatter + AllGather of n blocks of at most one chunk.
+// The channels are advanced in turn, one receive each, so their messages are in flight at the same time.
+//
+// Why slices: the block being received, the block of `in` it is reduced with and the `out` block it is reduced
+// into are all chunk-sized, so a reduction finds its operands in cache instead of streaming buffer-sized scratch
+// through memory; and each rank starts forwarding after one chunk instead of one n-th of the buffer, which keeps
+// the ring busy. Inside a channel the receive of the next block is posted before the current one is reduced
+// (double-buffered scratch), the overlap NCCL gets from its FIFO of steps.
+//
+// Defaults: chunk_bytes 512 KiB (chunking.h: a cache-sized stage, big enough to amortise per-message costs), and
+// two channels once every channel gets at least a full slice of work, else one (DefaultRingChannels). nchannels is
+// capped at kMaxChannels (32, NCCL's limit). Each rank sends 2(n-1)/n of the buffer, the ring optimum, in
+// 2(n-1) steps per slice.
+#include "collectives/algorithms/ring_pipelined.h"
+
+#include <deque>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/algorithms/chunking.h"
+#include "collectives/algorithms/group.h"
+#include "collectives/algorithms/ring_pipeline.h"
+
+namespace kcoll {
+
+int DefaultRingChannels(size_t bytes, int nranks) {
+  const size_t slice = kDefaultChunkBytes * static_cast<size_t>(nranks);
+  return bytes >= 2 * slice ? 2 : 1;
+}
+
+absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) {
+  const Group ring = MakeGroup(res.topology.ring, res.topology.rank);
+  const size_t elem = DataTypeSize(args.type);
+  int nchannels = args.options.nchannels;
+  if (nchannels < 0 || nchannels > kMaxChannels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ring_pipelined: nchannels ", nchannels, " is outside [0, ", kMaxChannels, "] (0: default)"));
+  }
+  if (nchannels == 0) nchannels = DefaultRingChannels(args.count * elem, ring.size());
+  const size_t chunk = ChunkElems(args.options, args.type);
+
+  std::deque<RingPipeline> channels;
+  std::vector<RingPipeline*> run;
+  for (int c = 0; c < nchannels; ++c) {
+    const Block share = BlockOf(args.count, nchannels, c);
+    if (share.count == 0 && c > 0) continue;  // every rank skips the same channels
+    RingPipeline::Spec spec;
+    spec.phases = RingPipeline::Phases::kAllReduce;
+    spec.in = static_cast<const char*>(args.send) + share.offset * elem;
+    spec.out = static_cast<char*>(args.recv) + share.offset * elem;
+    spec.count = share.count;
+    spec.type = args.type;
+    spec.op = args.op;
+    spec.tag = c;
+    spec.slice_block_elems = chunk;
+    spec.scratch_slot = 2 * c;
+    channels.emplace_back(res, ring, spec);
+    run.push_back(&channels.back());
+  }
+  return RunInterleaved(res, run);
+}
+
+}  // namespace kcoll

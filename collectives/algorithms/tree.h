@@ -1,0 +1,21 @@
+#ifndef KCOLL_COLLECTIVES_ALGORITHMS_TREE_H_
+#define KCOLL_COLLECTIVES_ALGORITHMS_TREE_H_
+
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/group.h"
+
+namespace kcoll {
+
+// AllReduce over `group` by a binomial tree rooted at group position 0: reduce up, broadcast down, pipelined in
+// chunks of `chunk_elems` (0: one chunk). `send` may equal `recv`. Leaves kAvg as a sum. Uses Kernels::Scratch
+// slots [scratch_slot, scratch_slot + 2 * ceil(log2 n)).
+absl::Status BinomialTreeAllReduceOnGroup(Resources& res, const Group& group, const void* send, void* recv,
+                                          size_t count, DataType type, ReduceOp op, int tag, size_t chunk_elems,
+                                          int scratch_slot);
+
+// The communicator-wide binomial tree AllReduce (positions in the topology's ring order, rooted at its first rank).
+absl::Status TreeAllReduce(const CollectiveArgs& args, Resources& res);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_ALGORITHMS_TREE_H_

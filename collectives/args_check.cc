@@ -1,0 +1,86 @@
+#include "collectives/args_check.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/validate.h"
+
+namespace kcoll {
+namespace {
+
+constexpr int kFields = 7;
+static_assert(sizeof(ArgsRecord) == kFields * sizeof(int64_t), "ArgsRecord is sent as kFields int64 values");
+
+std::string Describe(const char* field, int64_t value) {
+  const std::string field_name(field);
+  if (value < 0) return absl::StrCat("no ", field_name);
+  if (field_name == "collective") return std::string(CollectiveName(static_cast<Collective>(value)));
+  if (field_name == "type") return absl::StrCat("type ", DataTypeName(static_cast<DataType>(value)));
+  if (field_name == "op") return absl::StrCat("op ", ReduceOpName(static_cast<ReduceOp>(value)));
+  if (field_name == "algorithm") return absl::StrCat("algorithm ", AlgorithmName(static_cast<Algorithm>(value)));
+  return absl::StrCat(field_name, " ", value);
+}
+
+}  // namespace
+
+ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool accepted) {
+  ArgsRecord r;
+  r.accepted = accepted ? 1 : 0;
+  r.collective = static_cast<int64_t>(args.collective);
+  if (args.collective != Collective::kBarrier) {
+    r.count = static_cast<int64_t>(args.count);
+    r.type = static_cast<int64_t>(args.type);
+  }
+  if (UsesOp(args.collective)) r.op = static_cast<int64_t>(args.op);
+  if (HasRoot(args.collective)) r.root = args.root;
+  r.algorithm = static_cast<int64_t>(algorithm);
+  return r;
+}
+
+absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records) {
+  if (records.empty()) return absl::OkStatus();
+  const ArgsRecord& first = records[0];
+  // The collective rank 0 called names the error, so that every rank's message is the same.
+  const std::string name = first.collective >= 0
+                               ? std::string(CollectiveName(static_cast<Collective>(first.collective)))
+                               : std::string("collective");
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (records[r].accepted == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": rank ", r, " rejected its arguments (see its error); no rank ran the call"));
+    }
+  }
+  struct Field {
+    const char* name;
+    int64_t ArgsRecord::*member;
+  };
+  constexpr Field kCompared[] = {{"collective", &ArgsRecord::collective},
+                                 {"count", &ArgsRecord::count},
+                                 {"type", &ArgsRecord::type},
+                                 {"op", &ArgsRecord::op},
+                                 {"root", &ArgsRecord::root},
+                                 {"algorithm", &ArgsRecord::algorithm}};
+  for (size_t r = 1; r < records.size(); ++r) {
+    for (const Field& f : kCompared) {
+      if (records[r].*f.member == first.*f.member) continue;
+      return absl::InvalidArgumentError(absl::StrCat(name, ": arguments differ across ranks: rank ", r, " has ",
+                                                     Describe(f.name, records[r].*f.member), " but rank 0 has ",
+                                                     Describe(f.name, first.*f.member), " (field '", f.name, "')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
+                                  const absl::Status& local) {
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  const ArgsRecord mine = MakeArgsRecord(args, algorithm, local.ok());
+  std::vector<ArgsRecord> all(nranks);
+  const int code = MPI_Allgather(&mine, kFields, MPI_INT64_T, all.data(), kFields, MPI_INT64_T, comm);
+  if (code != MPI_SUCCESS) return absl::InternalError("argument check: MPI_Allgather failed");
+  if (!local.ok()) return local;
+  return CompareArgsRecords(all);
+}
+
+}  // namespace kcoll

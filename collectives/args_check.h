@@ -1,0 +1,42 @@
+// The optional cross-rank argument check (CommunicatorOptions::check_args, $KCOLL_CHECK_ARGS=1): before a
+// collective moves any data, the ranks exchange what they were asked to do and fail together, with a message
+// naming the first rank and field that differ, instead of hanging in mismatched transfers.
+#ifndef KCOLL_COLLECTIVES_ARGS_CHECK_H_
+#define KCOLL_COLLECTIVES_ARGS_CHECK_H_
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "collectives/algorithms/algorithm.h"
+
+namespace kcoll {
+
+// What one rank was asked to do. Fields the collective ignores (op without a reduction, root without a root) are
+// -1 so that they never count as a mismatch.
+struct ArgsRecord {
+  int64_t accepted = 1;  // 0: the rank rejected its own arguments
+  int64_t collective = -1;
+  int64_t count = -1;
+  int64_t type = -1;
+  int64_t op = -1;
+  int64_t root = -1;
+  int64_t algorithm = -1;
+};
+
+ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool accepted);
+
+// OK if every record matches rank 0's and every rank accepted its arguments; else InvalidArgument naming the first
+// rank (and field) at fault. Every rank, given the same records, returns the same status.
+absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records);
+
+// Allgathers this rank's record over `comm` and compares. If this rank rejected its own arguments (`local` not
+// OK), returns `local`. Collective over `comm`.
+absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
+                                  const absl::Status& local);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_ARGS_CHECK_H_

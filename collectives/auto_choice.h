@@ -1,0 +1,92 @@
+// What `auto` runs: among the algorithms registered for a collective (algorithms/registry.h), the one the
+// alpha-beta cost model (models/algorithm_choice.h) predicts fastest for the call's size on the communicator's
+// machine. Built once per communicator (the models' set-up is O(n log n) in the ranks); each call is then a few
+// arithmetic operations per registered algorithm.
+//
+// The machine the models see (ModelTopology): the communicator's nodes and ranks per node, one NIC per node and,
+// inside a node, one link per rank (Topology::intra_links_per_rank = 1: ranks talk through shared memory, so what a
+// rank sends to several peers at once shares its memory bandwidth). Nodes of different sizes cannot be described
+// by the models' uniform topology; they are priced as one rank per node (every link inter-node), which keeps the
+// slow links in every algorithm's cost. The pipelined algorithms are priced with the implementation's default
+// chunk (512 KiB) and one channel (ModelCostOptions).
+//
+// The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else BuiltInProfile().
+//
+// A registered algorithm the models cannot price (models::Applies is false) is left out of the comparison: with no
+// cost to compare, choosing it would be a guess. It still runs when asked for by name (the call's option or
+// $KCOLL_ALGO). When no registered algorithm of a collective has a model, `auto` falls back to DefaultAlgorithm
+// (collectives/algorithm_choice.h).
+#ifndef KCOLL_COLLECTIVES_AUTO_CHOICE_H_
+#define KCOLL_COLLECTIVES_AUTO_CHOICE_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "collectives/topology/topology.h"
+#include "models/algorithm_choice.h"
+#include "models/cost_model.h"
+#include "models/machine.h"
+#include "models/names.h"
+
+namespace kcoll {
+
+// The profile used when none is given: one shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a
+// 2-core Debian 12 VM (models/profiles/this_machine_2ranks.json):
+//   intra = inter: alpha = 1.0 us, beta = 1 / 5.0 GB/s (ping-pong through kcoll's MPI transport, Open MPI's
+//   shared-memory path, fitted on relative errors from 8 B to 64 MiB);
+//   gamma = 1 / 2.0 GB/s (float32 sum, Serial kernels, both ranks at once, memory-bound sizes);
+//   memcpy = 5.0 GB/s.
+// The inter-node link is the intra-node one: a machine without a profile is assumed to be one node (or emulated
+// nodes on one machine). Calibrate real clusters and pass the profile.
+models::Profile BuiltInProfile();
+
+struct ProfileChoice {
+  models::Profile profile;
+  std::string source;  // "profile_path=<path>", "KCOLL_PROFILE=<path>" or "built-in"
+};
+
+// `profile_path` if not empty, else $KCOLL_PROFILE if set and not empty, else BuiltInProfile(). A file that cannot
+// be read or is not a valid profile gives InvalidArgument naming the setting, the path and the field.
+absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path);
+
+// The machine and tuning the models see for `topology` (see the top of this file).
+models::Topology ModelTopology(const Topology& topology);
+models::CostOptions ModelCostOptions();
+
+class AutoChoice {
+ public:
+  // InvalidArgument when the profile is invalid.
+  static absl::StatusOr<AutoChoice> Create(const Topology& topology, ProfileChoice profile);
+
+  // The registered algorithm (AlgorithmsFor) with the least predicted time; DefaultAlgorithm when none has a model.
+  // `bytes` is count * element size, with count as CollectiveArgs defines it (per rank for reduce_scatter and
+  // all_gather, per peer for alltoall, gather and scatter); it is converted to nccl-tests' size for the models.
+  absl::StatusOr<Algorithm> Choose(Collective collective, size_t bytes) const;
+
+  // The same among `registered` only (in any order); nullopt when none of them has a model.
+  absl::StatusOr<std::optional<Algorithm>> ChooseAmong(Collective collective, size_t bytes,
+                                                       const std::vector<Algorithm>& registered) const;
+
+  // Each algorithm of `registered` that has a model, with its predicted seconds for the call, in simplicity order.
+  absl::StatusOr<std::vector<models::Candidate>> Candidates(Collective collective, size_t bytes,
+                                                            const std::vector<Algorithm>& registered) const;
+
+  const models::AlgorithmChooser& chooser() const { return chooser_; }
+  const models::Profile& profile() const { return profile_.profile; }
+  const std::string& profile_source() const { return profile_.source; }
+
+ private:
+  AutoChoice(const Topology& topology, models::AlgorithmChooser chooser, ProfileChoice profile)
+      : topology_(topology), chooser_(std::move(chooser)), profile_(std::move(profile)) {}
+
+  Topology topology_;
+  models::AlgorithmChooser chooser_;
+  ProfileChoice profile_;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_AUTO_CHOICE_H_

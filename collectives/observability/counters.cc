@@ -1,0 +1,170 @@
+#include "collectives/observability/counters.h"
+
+namespace kcoll {
+
+TransferCounts& TransferCounts::operator+=(const TransferCounts& o) {
+  calls += o.calls;
+  bytes += o.bytes;
+  intra_node_bytes += o.intra_node_bytes;
+  inter_node_bytes += o.inter_node_bytes;
+  return *this;
+}
+
+TransferCounts& TransferCounts::operator-=(const TransferCounts& o) {
+  calls -= o.calls;
+  bytes -= o.bytes;
+  intra_node_bytes -= o.intra_node_bytes;
+  inter_node_bytes -= o.inter_node_bytes;
+  return *this;
+}
+
+bool TransferCounts::operator==(const TransferCounts& o) const {
+  return calls == o.calls && bytes == o.bytes && intra_node_bytes == o.intra_node_bytes &&
+         inter_node_bytes == o.inter_node_bytes;
+}
+
+KernelCounts& KernelCounts::operator+=(const KernelCounts& o) {
+  calls += o.calls;
+  bytes += o.bytes;
+  return *this;
+}
+
+KernelCounts& KernelCounts::operator-=(const KernelCounts& o) {
+  calls -= o.calls;
+  bytes -= o.bytes;
+  return *this;
+}
+
+bool KernelCounts::operator==(const KernelCounts& o) const { return calls == o.calls && bytes == o.bytes; }
+
+PrimitiveCounts& PrimitiveCounts::operator+=(const PrimitiveCounts& o) {
+  send += o.send;
+  recv += o.recv;
+  reduce += o.reduce;
+  copy += o.copy;
+  divide += o.divide;
+  return *this;
+}
+
+PrimitiveCounts& PrimitiveCounts::operator-=(const PrimitiveCounts& o) {
+  send -= o.send;
+  recv -= o.recv;
+  reduce -= o.reduce;
+  copy -= o.copy;
+  divide -= o.divide;
+  return *this;
+}
+
+bool PrimitiveCounts::operator==(const PrimitiveCounts& o) const {
+  return send == o.send && recv == o.recv && reduce == o.reduce && copy == o.copy && divide == o.divide;
+}
+
+CollectiveCounts& Counters::Entry(Collective collective, Algorithm algorithm) {
+  for (CollectiveCounts& c : collectives) {
+    if (c.collective == collective && c.algorithm == algorithm) return c;
+  }
+  collectives.push_back(CollectiveCounts{collective, algorithm});
+  return collectives.back();
+}
+
+const CollectiveCounts* Counters::Find(Collective collective, Algorithm algorithm) const {
+  for (const CollectiveCounts& c : collectives) {
+    if (c.collective == collective && c.algorithm == algorithm) return &c;
+  }
+  return nullptr;
+}
+
+uint64_t PayloadBytes(Collective collective, size_t count, size_t element_bytes, int nranks) {
+  const uint64_t one = static_cast<uint64_t>(count) * element_bytes;
+  switch (collective) {
+    case Collective::kAllReduce:
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+    case Collective::kSendRecv:
+      return one;
+    case Collective::kReduceScatter:
+    case Collective::kAllGather:
+    case Collective::kAllToAll:
+    case Collective::kGather:
+    case Collective::kScatter:
+      return one * static_cast<uint64_t>(nranks);
+    case Collective::kBarrier:
+      return 0;
+  }
+  return one;
+}
+
+TrafficPerCall SummarizeTraffic(const Counters& counters, Collective collective, std::optional<Algorithm> algorithm) {
+  TrafficPerCall out;
+  PrimitiveCounts sum;
+  uint64_t payload = 0;
+  for (const CollectiveCounts& c : counters.collectives) {
+    if (c.collective != collective || (algorithm.has_value() && c.algorithm != *algorithm)) continue;
+    out.calls += c.calls;
+    payload += c.bytes;
+    out.seconds += c.seconds;
+    sum += c.primitives;
+  }
+  if (out.calls == 0) return out;
+  const double n = static_cast<double>(out.calls);
+  out.payload_bytes = payload / n;
+  out.sent_bytes = sum.send.bytes / n;
+  out.intra_node_sent_bytes = sum.send.intra_node_bytes / n;
+  out.inter_node_sent_bytes = sum.send.inter_node_bytes / n;
+  out.received_bytes = sum.recv.bytes / n;
+  out.inter_node_share =
+      sum.send.bytes > 0 ? static_cast<double>(sum.send.inter_node_bytes) / static_cast<double>(sum.send.bytes) : 0;
+  out.seconds /= n;
+  return out;
+}
+
+void CountingTransport::Count(TransferCounts& counts, int peer, size_t bytes) const {
+  ++counts.calls;
+  counts.bytes += bytes;
+  if (topology_.SameNode(topology_.rank, peer)) {
+    counts.intra_node_bytes += bytes;
+  } else {
+    counts.inter_node_bytes += bytes;
+  }
+}
+
+absl::StatusOr<Transport::Request> CountingTransport::Send(int peer, const void* data, size_t bytes, int tag) {
+  absl::StatusOr<Request> r = inner_->Send(peer, data, bytes, tag);
+  if (r.ok()) Count(counts_.send, peer, bytes);
+  return r;
+}
+
+absl::StatusOr<Transport::Request> CountingTransport::Recv(int peer, void* data, size_t bytes, int tag) {
+  absl::StatusOr<Request> r = inner_->Recv(peer, data, bytes, tag);
+  if (r.ok()) Count(counts_.recv, peer, bytes);
+  return r;
+}
+
+absl::Status CountingKernels::Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) {
+  absl::Status s = inner_->Reduce(op, type, dst, a, b, n);
+  if (s.ok()) {
+    ++counts_.reduce.calls;
+    counts_.reduce.bytes += n * DataTypeSize(type);
+  }
+  return s;
+}
+
+absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes) {
+  absl::Status s = inner_->Copy(dst, src, bytes);
+  if (s.ok()) {
+    ++counts_.copy.calls;
+    counts_.copy.bytes += bytes;
+  }
+  return s;
+}
+
+absl::Status CountingKernels::Divide(DataType type, void* data, size_t n, int divisor) {
+  absl::Status s = inner_->Divide(type, data, n, divisor);
+  if (s.ok()) {
+    ++counts_.divide.calls;
+    counts_.divide.bytes += n * DataTypeSize(type);
+  }
+  return s;
+}
+
+}  // namespace kcoll

@@ -1,0 +1,146 @@
+// What a communicator did, counted as it runs: per primitive (send, recv, reduce, copy, divide) the calls and
+// bytes, transfers split into intra-node and inter-node bytes by peer (using the communicator's Topology), and per
+// (collective, algorithm) the calls, payload bytes, time and the primitives those calls issued. Counting is a few
+// additions per primitive, cheap enough to stay on.
+//
+// The counting happens in two decorators the Communicator puts around its transport and kernels, so algorithms
+// count without knowing it. Read through Communicator::counters(); SummarizeTraffic() turns them into the per-call
+// numbers a benchmark reports.
+#ifndef KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_
+#define KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collectives/kernels/kernels.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/transport.h"
+#include "models/names.h"
+
+namespace kcoll {
+
+// Transfers posted (Send or Recv), by this rank.
+struct TransferCounts {
+  uint64_t calls = 0;
+  uint64_t bytes = 0;
+  uint64_t intra_node_bytes = 0;  // peer on this rank's node (itself included)
+  uint64_t inter_node_bytes = 0;  // peer on another node
+
+  TransferCounts& operator+=(const TransferCounts& o);
+  TransferCounts& operator-=(const TransferCounts& o);
+  bool operator==(const TransferCounts& o) const;
+};
+
+// Kernel calls: bytes are those written (n elements of the type for Reduce and Divide, the byte count for Copy).
+struct KernelCounts {
+  uint64_t calls = 0;
+  uint64_t bytes = 0;
+
+  KernelCounts& operator+=(const KernelCounts& o);
+  KernelCounts& operator-=(const KernelCounts& o);
+  bool operator==(const KernelCounts& o) const;
+};
+
+struct PrimitiveCounts {
+  TransferCounts send;
+  TransferCounts recv;
+  KernelCounts reduce;
+  KernelCounts copy;
+  KernelCounts divide;
+
+  PrimitiveCounts& operator+=(const PrimitiveCounts& o);
+  PrimitiveCounts& operator-=(const PrimitiveCounts& o);
+  bool operator==(const PrimitiveCounts& o) const;
+};
+
+// The calls of one collective with one algorithm.
+struct CollectiveCounts {
+  Collective collective = Collective::kAllReduce;
+  Algorithm algorithm = Algorithm::kRing;
+  uint64_t calls = 0;
+  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (see PayloadBytes)
+  double seconds = 0;  // wall time inside the communicator, summed over calls
+  PrimitiveCounts primitives;
+};
+
+struct Counters {
+  PrimitiveCounts total;                      // every primitive, collectives or not
+  std::vector<CollectiveCounts> collectives;  // one entry per (collective, algorithm) that ran, in first-run order
+
+  // The entry of (collective, algorithm), created empty if absent.
+  CollectiveCounts& Entry(Collective collective, Algorithm algorithm);
+  // The entry, or nullptr.
+  const CollectiveCounts* Find(Collective collective, Algorithm algorithm) const;
+};
+
+// nccl-tests' size of one call: the buffer each rank holds for the collective. AllReduce, Broadcast, Reduce,
+// SendRecv: count elements; ReduceScatter, AllGather, AllToAll, Gather, Scatter: count * nranks; Barrier: 0.
+uint64_t PayloadBytes(Collective collective, size_t count, size_t element_bytes, int nranks);
+
+// Per-call averages for the benchmark, over the calls of `collective` (with `algorithm`, or with any algorithm).
+// All zero when no call matched.
+struct TrafficPerCall {
+  uint64_t calls = 0;
+  double payload_bytes = 0;  // nccl-tests' size
+  double sent_bytes = 0;     // sent by this rank
+  double intra_node_sent_bytes = 0;
+  double inter_node_sent_bytes = 0;
+  double received_bytes = 0;
+  double inter_node_share = 0;  // inter_node_sent_bytes / sent_bytes (0 when nothing was sent)
+  double seconds = 0;
+};
+TrafficPerCall SummarizeTraffic(const Counters& counters, Collective collective,
+                                std::optional<Algorithm> algorithm = std::nullopt);
+
+// Counts every transfer posted through it into `counts`, classifying the peer with `topology`, then forwards it.
+class CountingTransport final : public Transport {
+ public:
+  CountingTransport(std::unique_ptr<Transport> inner, const Topology& topology, PrimitiveCounts& counts)
+      : inner_(std::move(inner)), topology_(topology), counts_(counts) {}
+
+  Transport& inner() { return *inner_; }
+
+  absl::string_view name() const override { return inner_->name(); }
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  bool CanReach(MemoryKind memory) const override { return inner_->CanReach(memory); }
+  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
+  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  absl::Status Wait(Request request) override { return inner_->Wait(request); }
+  absl::Status WaitAll() override { return inner_->WaitAll(); }
+  absl::Status Synchronize() override { return inner_->Synchronize(); }
+
+ private:
+  void Count(TransferCounts& counts, int peer, size_t bytes) const;
+
+  std::unique_ptr<Transport> inner_;
+  const Topology& topology_;
+  PrimitiveCounts& counts_;
+};
+
+// Counts every kernel call made through it into `counts`, then forwards it.
+class CountingKernels final : public Kernels {
+ public:
+  CountingKernels(std::unique_ptr<Kernels> inner, PrimitiveCounts& counts)
+      : inner_(std::move(inner)), counts_(counts) {}
+
+  Kernels& inner() { return *inner_; }
+
+  absl::string_view name() const override { return inner_->name(); }
+  MemoryKind memory() const override { return inner_->memory(); }
+  absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override;
+  absl::Status Copy(void* dst, const void* src, size_t bytes) override;
+  absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
+  void Fence() override { inner_->Fence(); }
+  absl::StatusOr<void*> Scratch(int slot, size_t bytes) override { return inner_->Scratch(slot, bytes); }
+
+ private:
+  std::unique_ptr<Kernels> inner_;
+  PrimitiveCounts& counts_;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_

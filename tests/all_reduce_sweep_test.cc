@@ -1,0 +1,49 @@
+// Exhaustive AllReduce sweep (tagged manual + exhaustive; run with
+// `bazel test //tests:all_reduce_sweep_test`): every algorithm, every type and op, in place and out of place, every
+// count from 0 to 4n+3, with one-element chunks and with the defaults. Checked bit for bit against the exact
+// result and MPI_Allreduce.
+#include <memory>
+#include <string>
+
+#include "collectives/algorithms/registry.h"
+#include "collectives/communicator.h"
+#include "gtest/gtest.h"
+#include "tests/all_reduce_check.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace {
+
+using testing::AllReduceMatches;
+using testing::WorldSize;
+
+class SweepTest : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(SweepTest, EveryCountTypeOpAndChunking) {
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options).value();
+  const size_t n = static_cast<size_t>(WorldSize());
+  CallOptions call;
+  call.algorithm = GetParam();
+  for (size_t chunk_bytes : {size_t{0}, size_t{1}}) {
+    call.tuning.chunk_bytes = chunk_bytes;
+    for (DataType type : AllDataTypes()) {
+      for (ReduceOp op : AllReduceOps()) {
+        for (size_t count = 0; count <= 4 * n + 3; ++count) {
+          for (bool in_place : {false, true}) {
+            ASSERT_TRUE(AllReduceMatches(*comm, call, type, op, count, in_place));
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, SweepTest, ::testing::ValuesIn(AlgorithmsFor(Collective::kAllReduce)),
+                         [](const ::testing::TestParamInfo<Algorithm>& info) {
+                           return std::string(AlgorithmName(info.param));
+                         });
+
+}  // namespace
+}  // namespace kcoll

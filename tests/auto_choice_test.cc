@@ -1,0 +1,294 @@
+// `auto`: the registered algorithm the cost model predicts fastest. Checked three ways: hand-derived choices between
+// two algorithms; the choice over whatever the registry holds against the models' own predictions restricted to it;
+// and the handling of algorithms without a model, of profiles and of topologies.
+#include "collectives/auto_choice.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/algorithms/registry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/bus_bandwidth.h"
+#include "models/calibration.h"
+#include "models/cost_model.h"
+
+namespace kcoll {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// alpha, beta (s/B), gamma (s/B).
+ProfileChoice Costs(double alpha, double beta, double gamma = 0) {
+  ProfileChoice p;
+  p.profile.intra = {alpha, beta};
+  p.profile.inter = {alpha, beta};
+  p.profile.gamma_s_per_byte = gamma;
+  p.source = "test";
+  return p;
+}
+
+// alpha = 1 s per message: only the number of rounds counts. beta = 1 s per byte: only the bytes moved count.
+ProfileChoice LatencyBound() { return Costs(1.0, 1e-15); }
+ProfileChoice BandwidthBound() { return Costs(1e-15, 1.0); }
+
+AutoChoice Make(const Topology& topology, ProfileChoice profile) {
+  absl::StatusOr<AutoChoice> choice = AutoChoice::Create(topology, std::move(profile));
+  EXPECT_TRUE(choice.ok()) << choice.status();
+  return *std::move(choice);
+}
+
+constexpr size_t kSmall = 8;
+constexpr size_t kLarge = size_t{64} << 20;
+
+// Four ranks on one node. Ring AllReduce: 2(n-1) = 6 rounds moving 2(n-1)/n = 1.5 S per rank. Recursive doubling:
+// log2(4) = 2 rounds of the whole S, 2 S per rank. So latency-bound calls want recursive doubling and
+// bandwidth-bound ones want the ring, whichever order the registry lists them in.
+TEST(AutoChoiceTwoAlgorithms, LatencyPicksFewerRoundsBandwidthPicksFewerBytes) {
+  const Topology four = MakeEmulatedTopology(0, 4, 4);
+  for (const std::vector<Algorithm>& registered :
+       {std::vector<Algorithm>{Algorithm::kRing, Algorithm::kRecursiveDoubling},
+        std::vector<Algorithm>{Algorithm::kRecursiveDoubling, Algorithm::kRing}}) {
+    auto latency = Make(four, LatencyBound()).ChooseAmong(Collective::kAllReduce, kSmall, registered);
+    ASSERT_TRUE(latency.ok()) << latency.status();
+    EXPECT_EQ(*latency, Algorithm::kRecursiveDoubling);
+    auto bandwidth = Make(four, BandwidthBound()).ChooseAmong(Collective::kAllReduce, kLarge, registered);
+    ASSERT_TRUE(bandwidth.ok()) << bandwidth.status();
+    EXPECT_EQ(*bandwidth, Algorithm::kRing);
+  }
+}
+
+// The size converts to nccl-tests' S: AllGather's `bytes` is one rank's part, S is the whole output.
+TEST(AutoChoiceCandidates, PricesTheWholeCollective) {
+  const Topology four = MakeEmulatedTopology(0, 4, 2);
+  const AutoChoice choice = Make(four, Costs(2e-6, 1e-9, 1e-10));
+  auto candidates = choice.Candidates(Collective::kAllGather, 1000, {Algorithm::kRing});
+  ASSERT_TRUE(candidates.ok()) << candidates.status();
+  ASSERT_EQ(candidates->size(), 1u);
+  auto expected = models::PredictSeconds(Collective::kAllGather, Algorithm::kRing, 4000, ModelTopology(four),
+                                         choice.profile(), ModelCostOptions());
+  ASSERT_TRUE(expected.ok());
+  EXPECT_DOUBLE_EQ((*candidates)[0].seconds, *expected);
+}
+
+// Linear does not implement AllReduce in the models: registered or not, `auto` never picks it, and with nothing
+// else to compare the choice is left to the fallback.
+TEST(AutoChoiceUnmodeled, AlgorithmsWithoutAModelAreLeftOut) {
+  ASSERT_FALSE(models::Applies(Collective::kAllReduce, Algorithm::kLinear));
+  const AutoChoice choice = Make(MakeEmulatedTopology(0, 4, 4), LatencyBound());
+  auto chosen = choice.ChooseAmong(Collective::kAllReduce, kSmall, {Algorithm::kLinear, Algorithm::kRing});
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(*chosen, Algorithm::kRing);
+  auto candidates = choice.Candidates(Collective::kAllReduce, kSmall, {Algorithm::kLinear, Algorithm::kRing});
+  ASSERT_TRUE(candidates.ok());
+  ASSERT_EQ(candidates->size(), 1u);
+  EXPECT_EQ((*candidates)[0].algorithm, Algorithm::kRing);
+  auto none = choice.ChooseAmong(Collective::kAllReduce, kSmall, {Algorithm::kLinear});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+// Whatever the registry holds, each of its algorithms must be one the models can price.
+TEST(AutoChoiceRegistry, EveryRegisteredAlgorithmHasAModel) {
+  for (Collective c : AllCollectives()) {
+    for (Algorithm a : AlgorithmsFor(c)) {
+      EXPECT_TRUE(models::Applies(c, a)) << AlgorithmName(a) << " is registered for " << CollectiveName(c)
+                                         << " but the models have no cost for it";
+    }
+  }
+}
+
+// The least predicted time over the registered algorithms that have a model, computed here from the cost model
+// directly; nullopt when there is none.
+std::optional<double> BestRegisteredSeconds(Collective c, size_t bytes, const Topology& topology,
+                                            const models::Profile& profile) {
+  std::optional<double> best;
+  const double s = *models::CollectiveBytes(c, static_cast<int64_t>(bytes), 1, topology.nranks);
+  for (Algorithm a : AlgorithmsFor(c)) {
+    if (!models::Applies(c, a)) continue;
+    auto t = models::PredictSeconds(c, a, s, ModelTopology(topology), profile, ModelCostOptions());
+    EXPECT_TRUE(t.ok()) << t.status();
+    if (t.ok() && (!best.has_value() || *t < *best)) best = *t;
+  }
+  return best;
+}
+
+// With the real registry: the choice is a registered algorithm, and no registered algorithm is predicted faster.
+TEST(AutoChoiceRegistry, ChoosesTheFastestRegisteredAlgorithm) {
+  const std::vector<Topology> topologies = {MakeEmulatedTopology(0, 2, 2), MakeEmulatedTopology(0, 4, 4),
+                                            MakeEmulatedTopology(0, 4, 2), MakeEmulatedTopology(0, 6, 3),
+                                            MakeEmulatedTopology(0, 5, 5), MakeEmulatedTopology(0, 8, 2)};
+  for (const Topology& topology : topologies) {
+    for (const ProfileChoice& profile : {LatencyBound(), BandwidthBound(), Costs(1e-6, 2e-10, 5e-10)}) {
+      const AutoChoice choice = Make(topology, profile);
+      for (Collective c : AllCollectives()) {
+        const std::vector<Algorithm> registered = AlgorithmsFor(c);
+        if (registered.empty()) continue;
+        for (size_t bytes : {kSmall, size_t{4096}, size_t{1} << 20, kLarge}) {
+          SCOPED_TRACE(::testing::Message() << CollectiveName(c) << " " << bytes << " B on " << topology.Describe()
+                                            << ", alpha " << profile.profile.intra.alpha_s);
+          auto chosen = choice.Choose(c, bytes);
+          ASSERT_TRUE(chosen.ok()) << chosen.status();
+          EXPECT_NE(std::find(registered.begin(), registered.end(), *chosen), registered.end());
+          const std::optional<double> best = BestRegisteredSeconds(c, bytes, topology, profile.profile);
+          if (!best.has_value()) continue;  // nothing modeled: the fallback chose
+          const double s = *models::CollectiveBytes(c, static_cast<int64_t>(bytes), 1, topology.nranks);
+          auto t = models::PredictSeconds(c, *chosen, s, ModelTopology(topology), profile.profile, ModelCostOptions());
+          ASSERT_TRUE(t.ok()) << t.status();
+          EXPECT_LE(*t, *best * (1 + models::kTieTolerance));
+        }
+      }
+    }
+  }
+}
+
+// A latency-optimal algorithm among those registered wins small calls when alpha dominates, and a bandwidth-optimal
+// one large calls when beta dominates, judged by rounds and bytes counted here for the AllReduce algorithms whose
+// counts are simple (4 ranks on one node).
+TEST(AutoChoiceRegistry, ExtremeProfilesPickLatencyOrBandwidthOptimalAllReduce) {
+  const std::vector<Algorithm> registered = AlgorithmsFor(Collective::kAllReduce);
+  auto has = [&](Algorithm a) { return std::find(registered.begin(), registered.end(), a) != registered.end(); };
+  const Topology four = MakeEmulatedTopology(0, 4, 4);
+  auto small = Make(four, LatencyBound()).Choose(Collective::kAllReduce, kSmall);
+  ASSERT_TRUE(small.ok());
+  auto large = Make(four, BandwidthBound()).Choose(Collective::kAllReduce, kLarge);
+  ASSERT_TRUE(large.ok());
+  // Recursive doubling's 2 rounds are the fewest any AllReduce of 4 ranks can take (log2 4); ring and
+  // halving_doubling take 6 and 4. Only a tie on 2 rounds could pick another.
+  if (has(Algorithm::kRecursiveDoubling)) {
+    const models::Profile p = LatencyBound().profile;
+    auto rd = models::PredictSeconds(Collective::kAllReduce, Algorithm::kRecursiveDoubling, kSmall, ModelTopology(four),
+                                     p, ModelCostOptions());
+    auto chosen =
+        models::PredictSeconds(Collective::kAllReduce, *small, kSmall, ModelTopology(four), p, ModelCostOptions());
+    ASSERT_TRUE(rd.ok() && chosen.ok());
+    EXPECT_NEAR(*rd, 2.0, 1e-6);
+    EXPECT_LE(*chosen, *rd * (1 + models::kTieTolerance));
+  }
+  // A bandwidth-optimal AllReduce moves 2(n-1)/n S = 1.5 S per rank; the ring does.
+  if (has(Algorithm::kRing)) {
+    const models::Profile p = BandwidthBound().profile;
+    auto chosen =
+        models::PredictSeconds(Collective::kAllReduce, *large, kLarge, ModelTopology(four), p, ModelCostOptions());
+    ASSERT_TRUE(chosen.ok());
+    EXPECT_LE(*chosen, 1.5 * kLarge * (1 + 1e-6));
+    EXPECT_NE(*large, Algorithm::kRecursiveDoubling);
+    EXPECT_NE(*large, Algorithm::kTree);
+  }
+}
+
+TEST(ModelTopology, NodesAndSharedMemoryLinks) {
+  const models::Topology two_by_two = ModelTopology(MakeEmulatedTopology(0, 4, 2));
+  EXPECT_EQ(two_by_two.nodes, 2);
+  EXPECT_EQ(two_by_two.ranks_per_node, 2);
+  EXPECT_EQ(two_by_two.nics_per_node, 1);
+  EXPECT_EQ(two_by_two.intra_links_per_rank, 1);
+  // Nodes of 2 and 1 ranks: priced as one rank per node.
+  const models::Topology uneven = ModelTopology(MakeTopology(0, {0, 0, 2}, false));
+  EXPECT_EQ(uneven.nodes, 3);
+  EXPECT_EQ(uneven.ranks_per_node, 1);
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+class ChooseProfileTest : public ::testing::Test {
+ protected:
+  void SetUp() override { unsetenv("KCOLL_PROFILE"); }
+  void TearDown() override { unsetenv("KCOLL_PROFILE"); }
+};
+
+TEST_F(ChooseProfileTest, BuiltInWhenNothingIsGiven) {
+  auto p = ChooseProfile("");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->source, "built-in");
+  EXPECT_TRUE(models::ValidateProfile(p->profile).ok());
+  EXPECT_EQ(p->profile.intra.alpha_s, BuiltInProfile().intra.alpha_s);
+}
+
+TEST_F(ChooseProfileTest, PathThenEnvironment) {
+  models::Profile a = LatencyBound().profile, b = BandwidthBound().profile;
+  const std::string path_a = WriteFile("a.json", models::ProfileToJson(a));
+  const std::string path_b = WriteFile("b.json", models::ProfileToJson(b));
+  setenv("KCOLL_PROFILE", path_b.c_str(), 1);
+  auto from_env = ChooseProfile("");
+  ASSERT_TRUE(from_env.ok()) << from_env.status();
+  EXPECT_EQ(from_env->source, "KCOLL_PROFILE=" + path_b);
+  EXPECT_EQ(from_env->profile.intra.beta_s_per_byte, 1.0);
+  auto from_path = ChooseProfile(path_a);
+  ASSERT_TRUE(from_path.ok()) << from_path.status();
+  EXPECT_EQ(from_path->source, "profile_path=" + path_a);
+  EXPECT_EQ(from_path->profile.intra.alpha_s, 1.0);
+}
+
+TEST_F(ChooseProfileTest, BadFilesNameTheSettingThePathAndTheField) {
+  const std::string missing_field =
+      WriteFile("missing.json", R"({"schema_version": 1, "intra": {"alpha_s": 1e-6}, "inter": {"alpha_s": 1e-6,
+      "beta_s_per_byte": 1e-10}, "gamma_s_per_byte": 0, "memcpy_bytes_per_s": 0})");
+  auto p = ChooseProfile(missing_field);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(p.status().message(), HasSubstr("profile_path: " + missing_field + ": "));
+  EXPECT_THAT(p.status().message(), HasSubstr("'intra.beta_s_per_byte' is missing"));
+
+  const std::string negative =
+      WriteFile("negative.json", R"({"schema_version": 1, "intra": {"alpha_s": -1, "beta_s_per_byte": 1e-10},
+      "inter": {"alpha_s": 1e-6, "beta_s_per_byte": 1e-10}, "gamma_s_per_byte": 0, "memcpy_bytes_per_s": 0})");
+  p = ChooseProfile(negative);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(p.status().message(), HasSubstr(negative));
+  EXPECT_THAT(p.status().message(), HasSubstr("intra"));
+  EXPECT_THAT(p.status().message(), HasSubstr("alpha"));
+
+  p = ChooseProfile("/nonexistent/profile.json");
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(p.status().message(), HasSubstr("profile_path: profile path '/nonexistent/profile.json' cannot be read"));
+
+  const std::string not_json = WriteFile("garbage.json", "{not json");
+  setenv("KCOLL_PROFILE", not_json.c_str(), 1);
+  p = ChooseProfile("");
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(p.status().message(), HasSubstr("KCOLL_PROFILE: " + not_json + ": profile: not valid JSON"));
+}
+
+TEST(AutoChoiceCreate, InvalidProfileNamesItsSource) {
+  ProfileChoice bad = Costs(1e-6, 1e-10);
+  bad.profile.gamma_s_per_byte = -1;
+  bad.source = "profile_path=/x.json";
+  auto choice = AutoChoice::Create(MakeEmulatedTopology(0, 2, 2), bad);
+  EXPECT_EQ(choice.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(choice.status().message(), HasSubstr("profile (profile_path=/x.json): "));
+  EXPECT_THAT(choice.status().message(), HasSubstr("gamma"));
+}
+
+// The built-in profile is the measured example profile, rounded.
+TEST(BuiltInProfile, IsTheMeasuredExampleRounded) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  const std::string path = std::string(srcdir != nullptr ? srcdir : ".") + "/" +
+                           (workspace != nullptr ? workspace : "kcoll") + "/models/profiles/this_machine_2ranks.json";
+  auto measured = models::LoadProfile(path);
+  if (absl::IsNotFound(measured.status())) {
+    GTEST_SKIP() << "no measured example profile in this checkout (" << path << "): run //bench:calibrate to make one";
+  }
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  const models::Profile built_in = BuiltInProfile();
+  auto close = [](double a, double b) { return a <= 1.2 * b && b <= 1.2 * a; };
+  EXPECT_TRUE(close(built_in.intra.alpha_s, measured->intra.alpha_s)) << measured->intra.alpha_s;
+  EXPECT_TRUE(close(built_in.intra.beta_s_per_byte, measured->intra.beta_s_per_byte))
+      << measured->intra.beta_s_per_byte;
+  EXPECT_TRUE(close(built_in.gamma_s_per_byte, measured->gamma_s_per_byte)) << measured->gamma_s_per_byte;
+  EXPECT_TRUE(close(built_in.memcpy_bytes_per_s, measured->memcpy_bytes_per_s)) << measured->memcpy_bytes_per_s;
+}
+
+}  // namespace
+}  // namespace kcoll

@@ -1,0 +1,50 @@
+// Broadcast through the public Communicator, for every registered algorithm, over the matrix of
+// collective_test_util.h (every type, every root; in place means send == recv; out of place the non-root ranks pass
+// no send buffer at all). The chain runs the small counts in stages of three elements, so that they take several
+// stages, and the large count in its default stages. Each result is compared bit for bit with the root's data and
+// with MPI_Bcast.
+#include "tests/collective_test_util.h"
+#include "tests/mpi_reference.h"
+
+namespace kcoll {
+namespace testing {
+namespace {
+
+class BroadcastTest : public CollectiveTest {
+ protected:
+  void Check(const Case& c) {
+    const int rank = WorldRank();
+    const std::vector<char> data =
+        MakeBuffer(c.type, c.count, [&](size_t i) { return PatternValue(c.type, c.root, i); });
+    std::vector<char> recv = SentinelBuffer(c.type, c.count);
+    const void* send = nullptr;  // read on the root only
+    if (rank == c.root && c.in_place) recv = data;
+    if (rank == c.root || c.in_place) send = c.in_place ? recv.data() : data.data();
+    CallOptions options = Options();
+    if (GetParam() == Algorithm::kChain && c.count != kLargeCount)
+      options.tuning.chunk_bytes = 3 * DataTypeSize(c.type);
+
+    const absl::Status status = comm_->Broadcast(send, recv.data(), c.count, c.type, c.root, options);
+    const std::vector<char> mpi = MpiBcast(c.type, data.data(), c.count, c.root, MPI_COMM_WORLD);
+    if (!ExpectOk(status, c)) return;
+    EXPECT_TRUE(SameElements(c.type, data, recv.data(), c.count)) << c.Name() << ": differs from the root's data";
+    EXPECT_TRUE(SameElements(c.type, mpi, recv.data(), c.count)) << c.Name() << ": differs from MPI_Bcast";
+  }
+};
+
+constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/true};
+
+TEST_P(BroadcastTest, SmallCountsAreBitExact) {
+  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
+}
+
+TEST_P(BroadcastTest, LargeOddCountIsBitExact) {
+  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, BroadcastTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kBroadcast)),
+                         AlgorithmParamName);
+
+}  // namespace
+}  // namespace testing
+}  // namespace kcoll

@@ -1,0 +1,208 @@
+// Shared pieces of the per-collective tests: the case matrix (counts, roots, types, ops), communicators per
+// backend, and an element-wise comparison that names the first differing element.
+//
+// The matrix: every registered algorithm of the collective; element counts 0, 1, nranks-1 and nranks+1 with every
+// type (and every op for reductions), roots first, middle and last, in place and out of place; and one odd count
+// above 100 000 (kLargeCount) in two cases (int32 out of place, bfloat16 in place). With KCOLL_EXHAUSTIVE=1 (the
+// `exhaustive`-tagged targets) the large count runs the whole matrix too, and everything runs on every host backend.
+#ifndef KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_
+#define KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/algorithms/registry.h"
+#include "collectives/communicator.h"
+#include "gtest/gtest.h"
+#include "tests/exact_values.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace testing {
+
+constexpr size_t kLargeCount = 100003;
+
+inline bool Exhaustive() {
+  const char* env = std::getenv("KCOLL_EXHAUSTIVE");
+  return env != nullptr && std::string(env) == "1";
+}
+
+inline std::vector<size_t> Deduplicated(std::vector<size_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+// 0, 1, nranks-1, nranks+1.
+inline std::vector<size_t> SmallCounts() {
+  const size_t n = static_cast<size_t>(WorldSize());
+  return Deduplicated({0, 1, n - 1, n + 1});
+}
+
+// First, middle and last rank.
+inline std::vector<int> Roots() {
+  const int n = WorldSize();
+  std::vector<size_t> roots = Deduplicated({0, static_cast<size_t>(n / 2), static_cast<size_t>(n - 1)});
+  return std::vector<int>(roots.begin(), roots.end());
+}
+
+// The host backends a test runs on: serial, plus every other one with KCOLL_EXHAUSTIVE=1.
+inline std::vector<ExecBackend> TestBackends() {
+  std::vector<ExecBackend> out = {ExecBackend::kSerial};
+  if (Exhaustive() && IsAvailable(ExecBackend::kOpenMP)) out.push_back(ExecBackend::kOpenMP);
+  return out;
+}
+
+inline std::unique_ptr<Communicator> MakeCommunicator(ExecBackend backend) {
+  CommunicatorOptions options;
+  options.backend = backend;
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  EXPECT_TRUE(comm.ok()) << comm.status();
+  return comm.ok() ? std::move(comm).value() : nullptr;
+}
+
+// Success iff the `count` elements at `actual` equal `expected` byte for byte; else names the first difference.
+inline ::testing::AssertionResult SameElements(DataType type, const std::vector<char>& expected, const void* actual,
+                                               size_t count) {
+  const size_t elem = DataTypeSize(type);
+  if (expected.size() != count * elem) {
+    return ::testing::AssertionFailure() << "expected " << expected.size() / elem << " elements, compared " << count;
+  }
+  const char* got = static_cast<const char*>(actual);
+  for (size_t i = 0; i < count; ++i) {
+    if (std::memcmp(expected.data() + i * elem, got + i * elem, elem) != 0) {
+      return ::testing::AssertionFailure() << "element " << i << " of " << count << ": expected "
+                                           << DecodeAt(type, expected.data(), i) << ", got " << DecodeAt(type, got, i);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// "int32 sum count=5 in-place root=2" for failure messages.
+inline std::string CaseName(DataType type, const ReduceOp* op, size_t count, bool in_place, int root = -1) {
+  std::string s = absl::StrCat(DataTypeName(type));
+  if (op != nullptr) absl::StrAppend(&s, " ", ReduceOpName(*op));
+  absl::StrAppend(&s, " count=", count, in_place ? " in-place" : " out-of-place");
+  if (root >= 0) absl::StrAppend(&s, " root=", root);
+  return s;
+}
+
+// Parameter of the per-collective suites: one registered algorithm.
+inline std::vector<Algorithm> AlgorithmsUnderTest(Collective collective) { return AlgorithmsFor(collective); }
+
+inline std::string AlgorithmParamName(const ::testing::TestParamInfo<Algorithm>& info) {
+  return std::string(AlgorithmName(info.param));
+}
+
+// One call of the matrix.
+struct Case {
+  DataType type;
+  ReduceOp op;  // kSum where the collective has no op
+  size_t count;
+  bool in_place;
+  int root;  // 0 where the collective has no root
+  bool uses_op;
+  bool rooted;
+
+  // "int32 sum count=5 in-place root=2", for failure messages.
+  std::string Name() const { return CaseName(type, uses_op ? &op : nullptr, count, in_place, rooted ? root : -1); }
+};
+
+// Which dimensions of the matrix a collective has.
+struct Shape {
+  bool uses_op = false;
+  bool rooted = false;
+};
+
+// Base fixture of the per-collective suites. A test body hands a check of one Case to RunSmallCounts or
+// RunLargeCount, which run it over the matrix once per backend in TestBackends().
+//
+// The ranks stay in step without agreeing after every call: a check runs the kcoll call and then the vendor MPI
+// reference (both collective) before it compares anything locally, so a wrong result or an error returned on
+// every rank leaves no rank waiting; the ranks agree on failures once per type and stop together.
+class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
+ protected:
+  CallOptions Options() const {
+    CallOptions options;
+    options.algorithm = GetParam();
+    return options;
+  }
+
+  // Every type (and op), counts 0, 1, n-1, n+1, roots first / middle / last, in place and out of place.
+  template <class Check>
+  void RunSmallCounts(Shape shape, Check check) {
+    Run(shape, AllDataTypes(), shape.uses_op ? AllReduceOps() : std::vector<ReduceOp>{ReduceOp::kSum}, SmallCounts(),
+        Roots(), check);
+  }
+
+  // kLargeCount in two cases: int32 out of place with the first root, bfloat16 in place with the last root (op sum);
+  // with KCOLL_EXHAUSTIVE=1, every type, op, root and placement.
+  template <class Check>
+  void RunLargeCount(Shape shape, Check check) {
+    if (Exhaustive()) {
+      Run(shape, AllDataTypes(), shape.uses_op ? AllReduceOps() : std::vector<ReduceOp>{ReduceOp::kSum}, {kLargeCount},
+          Roots(), check);
+      return;
+    }
+    const int last = WorldSize() - 1;
+    RunCases({Case{DataType::kInt32, ReduceOp::kSum, kLargeCount, /*in_place=*/false, /*root=*/0, shape.uses_op,
+                   shape.rooted},
+              Case{DataType::kBfloat16, ReduceOp::kSum, kLargeCount, /*in_place=*/true, shape.rooted ? last : 0,
+                   shape.uses_op, shape.rooted}},
+             check);
+  }
+
+  // EXPECTs `status` OK; returns whether it is.
+  static bool ExpectOk(const absl::Status& status, const Case& c) {
+    EXPECT_TRUE(status.ok()) << c.Name() << ": " << status;
+    return status.ok();
+  }
+
+  std::unique_ptr<Communicator> comm_;
+
+ private:
+  template <class Check>
+  void RunCases(const std::vector<Case>& cases, Check check) {
+    for (ExecBackend backend : TestBackends()) {
+      SCOPED_TRACE(absl::StrCat("backend ", ExecBackendName(backend)));
+      comm_ = MakeCommunicator(backend);
+      if (!AllRanks(comm_ != nullptr)) return;
+      for (const Case& c : cases) check(c);
+      if (!AllRanks(!HasFailure())) return;
+      comm_.reset();
+    }
+  }
+
+  template <class Check>
+  void Run(Shape shape, const std::vector<DataType>& types, const std::vector<ReduceOp>& ops,
+           const std::vector<size_t>& counts, std::vector<int> roots, Check check) {
+    if (!shape.rooted) roots = {0};
+    for (ExecBackend backend : TestBackends()) {
+      SCOPED_TRACE(absl::StrCat("backend ", ExecBackendName(backend)));
+      comm_ = MakeCommunicator(backend);
+      if (!AllRanks(comm_ != nullptr)) return;
+      for (DataType type : types) {
+        for (ReduceOp op : ops) {
+          for (size_t count : counts) {
+            for (int root : roots) {
+              for (bool in_place : {false, true})
+                check(Case{type, op, count, in_place, root, shape.uses_op, shape.rooted});
+            }
+          }
+        }
+        if (!AllRanks(!HasFailure())) return;
+      }
+      comm_.reset();
+    }
+  }
+};
+}  // namespace testing
+}  // namespace kcoll
+
+#endif  // KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_

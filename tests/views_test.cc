@@ -1,0 +1,206 @@
+// Every collective through its Kokkos View overload (collectives/views.h), in place and out of place: results
+// compared bit for bit with the expected values, for int32 and bfloat16 Views. And the overloads' own checks:
+// extents that do not fit name both extents and fail on every rank, even when only the root can see the mismatch
+// (with the cross-rank argument check on).
+#include "collectives/views.h"
+
+#include <Kokkos_Core.hpp>
+#include <string>
+#include <utility>
+
+#include "gmock/gmock.h"
+#include "tests/collective_test_util.h"
+
+namespace kcoll {
+namespace testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <class T>
+using HostView = Kokkos::View<T*, Kokkos::HostSpace>;
+
+template <class T>
+HostView<T> ViewOf(size_t count, double (*value)(DataType, int, size_t), int rank, size_t first = 0) {
+  HostView<T> v("v", count);
+  for (size_t i = 0; i < count; ++i) v(i) = Encode<T>(value(DataTypeOf<T>::value, rank, first + i));
+  return v;
+}
+
+template <class T>
+HostView<T> Sentinels(size_t count) {
+  HostView<T> v("sentinel", count);
+  for (size_t i = 0; i < count; ++i) v(i) = Encode<T>(kSentinel);
+  return v;
+}
+
+double Pattern(DataType type, int rank, size_t i) { return PatternValue(type, rank, i); }
+double SumInput(DataType type, int rank, size_t i) { return ExactInput(type, ReduceOp::kSum, rank, i); }
+
+template <class T, class Fn>
+::testing::AssertionResult ViewEquals(const HostView<T>& view, Fn expected) {
+  for (size_t i = 0; i < view.size(); ++i) {
+    const T want = Encode<T>(expected(i));
+    if (std::memcmp(&want, &view(i), sizeof(T)) != 0) {
+      return ::testing::AssertionFailure()
+             << "element " << i << ": expected " << expected(i) << ", got " << Decode<T>(view(i));
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <class T>
+class ViewsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { comm_ = MakeCommunicator(ExecBackend::kSerial); }
+  std::unique_ptr<Communicator> comm_;
+  const int rank_ = WorldRank();
+  const int n_ = WorldSize();
+  const size_t count_ = static_cast<size_t>(WorldSize()) + 1;
+  const DataType type_ = DataTypeOf<T>::value;
+};
+
+using ViewTypes = ::testing::Types<int32_t, Bfloat16>;
+TYPED_TEST_SUITE(ViewsTest, ViewTypes);
+
+TYPED_TEST(ViewsTest, AllReduceAndReduceScatter) {
+  using T = TypeParam;
+  const size_t c = this->count_;
+  const int n = this->n_, r = this->rank_;
+  const DataType type = this->type_;
+  auto send = ViewOf<T>(c, SumInput, r);
+  auto recv = Sentinels<T>(c);
+  ASSERT_TRUE(AllRanks(AllReduce(*this->comm_, send, recv, ReduceOp::kSum).ok()));
+  EXPECT_TRUE(ViewEquals(recv, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, i); }));
+
+  auto full = ViewOf<T>(c * n, SumInput, r);
+  auto block = Sentinels<T>(c);
+  ASSERT_TRUE(AllRanks(ReduceScatter(*this->comm_, full, block, ReduceOp::kSum).ok()));
+  EXPECT_TRUE(ViewEquals(block, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, r * c + i); }));
+  // In place: the rank's own block of the send view.
+  auto mine = Kokkos::subview(full, std::make_pair(r * c, (r + 1) * c));
+  ASSERT_TRUE(AllRanks(ReduceScatter(*this->comm_, full, mine, ReduceOp::kSum).ok()));
+  auto mine_copy = Sentinels<T>(c);
+  Kokkos::deep_copy(mine_copy, mine);
+  EXPECT_TRUE(ViewEquals(mine_copy, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, r * c + i); }));
+}
+
+TYPED_TEST(ViewsTest, AllGatherInAndOutOfPlace) {
+  using T = TypeParam;
+  const size_t c = this->count_;
+  const int n = this->n_, r = this->rank_;
+  const DataType type = this->type_;
+  auto expected = [&](size_t i) { return PatternValue(type, static_cast<int>(i / c), i % c); };
+  auto send = ViewOf<T>(c, Pattern, r);
+  auto recv = Sentinels<T>(c * n);
+  ASSERT_TRUE(AllRanks(AllGather(*this->comm_, send, recv).ok()));
+  EXPECT_TRUE(ViewEquals(recv, expected));
+
+  auto gathered = Sentinels<T>(c * n);
+  auto mine = Kokkos::subview(gathered, std::make_pair(r * c, (r + 1) * c));
+  Kokkos::deep_copy(mine, send);
+  ASSERT_TRUE(AllRanks(AllGather(*this->comm_, mine, gathered).ok()));
+  EXPECT_TRUE(ViewEquals(gathered, expected));
+}
+
+TYPED_TEST(ViewsTest, BroadcastAndReduceFromTheLastRank) {
+  using T = TypeParam;
+  const size_t c = this->count_;
+  const int n = this->n_, r = this->rank_, root = n - 1;
+  const DataType type = this->type_;
+  auto data = r == root ? ViewOf<T>(c, Pattern, root) : Sentinels<T>(c);
+  ASSERT_TRUE(AllRanks(Broadcast(*this->comm_, data, root).ok()));  // in place
+  EXPECT_TRUE(ViewEquals(data, [&](size_t i) { return PatternValue(type, root, i); }));
+  auto out = Sentinels<T>(c);
+  HostView<T> none;  // non-roots pass no send view
+  ASSERT_TRUE(AllRanks(Broadcast(*this->comm_, r == root ? data : none, out, root).ok()));
+  EXPECT_TRUE(ViewEquals(out, [&](size_t i) { return PatternValue(type, root, i); }));
+
+  auto send = ViewOf<T>(c, SumInput, r);
+  auto result = r == root ? Sentinels<T>(c) : HostView<T>();  // non-roots pass no recv view
+  ASSERT_TRUE(AllRanks(Reduce(*this->comm_, send, result, ReduceOp::kSum, root).ok()));
+  if (r == root) {
+    EXPECT_TRUE(ViewEquals(result, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, i); }));
+  }
+}
+
+TYPED_TEST(ViewsTest, AllToAllGatherScatterSendRecv) {
+  using T = TypeParam;
+  const size_t c = this->count_;
+  const int n = this->n_, r = this->rank_, root = n / 2;
+  const DataType type = this->type_;
+  auto send = ViewOf<T>(c * n, Pattern, r);
+  ASSERT_TRUE(AllRanks(AllToAll(*this->comm_, send, send).ok()));  // in place
+  EXPECT_TRUE(ViewEquals(send, [&](size_t i) { return PatternValue(type, static_cast<int>(i / c), r * c + i % c); }));
+
+  auto mine = ViewOf<T>(c, Pattern, r);
+  auto gathered = r == root ? Sentinels<T>(c * n) : HostView<T>();
+  ASSERT_TRUE(AllRanks(Gather(*this->comm_, mine, gathered, root).ok()));
+  if (r == root) {
+    EXPECT_TRUE(ViewEquals(gathered, [&](size_t i) { return PatternValue(type, static_cast<int>(i / c), i % c); }));
+  }
+
+  auto blocks = r == root ? ViewOf<T>(c * n, Pattern, root) : HostView<T>();
+  auto block = Sentinels<T>(c);
+  ASSERT_TRUE(AllRanks(Scatter(*this->comm_, blocks, block, root).ok()));
+  EXPECT_TRUE(ViewEquals(block, [&](size_t i) { return PatternValue(type, root, r * c + i); }));
+
+  auto from_left = Sentinels<T>(c);
+  ASSERT_TRUE(AllRanks(SendRecv(*this->comm_, mine, from_left).ok()));
+  EXPECT_TRUE(ViewEquals(from_left, [&](size_t i) { return PatternValue(type, (r - 1 + n) % n, i); }));
+}
+
+TYPED_TEST(ViewsTest, ExtentMismatchesNameBothExtents) {
+  using T = TypeParam;
+  Communicator& comm = *this->comm_;
+  const int n = this->n_;
+  const std::string ranks = absl::StrCat(" x ", n, " ranks = ");
+  HostView<T> three("three", 3), four("four", 4);
+  auto fails_with = [](const absl::Status& s, const std::string& text) {
+    return AllRanks(s.code() == absl::StatusCode::kInvalidArgument) &&
+           s.message().find(text) != absl::string_view::npos;
+  };
+  EXPECT_TRUE(fails_with(AllReduce(comm, three, four, ReduceOp::kSum),
+                         "all_reduce: send view has 3 elements but recv view has 4"));
+  EXPECT_TRUE(fails_with(ReduceScatter(comm, three, four, ReduceOp::kSum),
+                         absl::StrCat("reduce_scatter: send view has 3 elements but recv view has 4", ranks)));
+  EXPECT_TRUE(fails_with(AllGather(comm, three, four),
+                         absl::StrCat("all_gather: recv view has 4 elements but send view has 3", ranks)));
+  EXPECT_TRUE(fails_with(AllToAll(comm, three, four), "alltoall: send view has 3 elements but recv view has 4"));
+  EXPECT_TRUE(fails_with(SendRecv(comm, three, four), "sendrecv: send view has 3 elements but recv view has 4"));
+  if (n > 1) {
+    HostView<T> odd("odd", n + 1);
+    EXPECT_TRUE(fails_with(AllToAll(comm, odd, odd),
+                           absl::StrCat("alltoall: view extent ", n + 1, " is not divisible by ", n, " ranks")));
+  }
+}
+
+// Only the root can see that its extents are wrong; with the argument check on, the other ranks fail too (naming
+// the root) instead of waiting for it.
+TYPED_TEST(ViewsTest, RootOnlyMismatchFailsEveryRankWithTheArgumentCheck) {
+  using T = TypeParam;
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  options.check_args = true;
+  auto checked = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(checked.ok())) << checked.status();
+  Communicator& comm = **checked;
+  const int r = this->rank_, root = this->n_ - 1;
+  HostView<T> three("three", 3), four("four", 4);
+  const absl::Status s = Broadcast(comm, r == root ? four : three, three, root);
+  ASSERT_TRUE(AllRanks(s.code() == absl::StatusCode::kInvalidArgument)) << s;
+  if (r == root) {
+    EXPECT_THAT(std::string(s.message()), HasSubstr("broadcast: root's send view has 4 elements but recv view has 3"));
+  } else {
+    EXPECT_THAT(std::string(s.message()), HasSubstr(absl::StrCat("rank ", root, " rejected its arguments")));
+  }
+  const absl::Status g = Gather(comm, three, four, root);
+  ASSERT_TRUE(AllRanks(g.code() == absl::StatusCode::kInvalidArgument)) << g;
+  if (r == root) {
+    EXPECT_THAT(std::string(g.message()), HasSubstr("gather: root's recv view has 4 elements but send view has 3"));
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace kcoll
