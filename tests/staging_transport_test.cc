@@ -96,6 +96,7 @@ class RecordingTransport final : public Transport {
   }
   absl::Status Wait(Request request) override { return inner_->Wait(request); }
   absl::Status WaitAll() override { return inner_->WaitAll(); }
+  absl::Status Synchronize() override { return inner_->Synchronize(); }
 
  private:
   void Note(const void* data, size_t bytes) {

@@ -64,9 +64,11 @@ def _kokkos_impl(rctx):
         copts.append("-fopenmp")
         linkopts.append("-fopenmp")
     if "CUDA" in backends:
-        # A CUDA Kokkos is compiled with its nvcc_wrapper (--config=cuda) and needs the device flags it was built
-        # with (-arch=sm_XX, extended lambdas), which its CMake package lists; and the CUDA runtime and driver.
-        copts += _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
+        # Code that includes a CUDA Kokkos is compiled with its nvcc_wrapper (--config=cuda) and needs the device flags
+        # Kokkos was built with (-arch=sm_XX, extended lambdas), which its CMake package lists; and the CUDA runtime
+        # and driver.
+        # KCOLL_KOKKOS_CUDA tells --config=cuda's compiler (tools/configure_cuda.sh) to compile the file with nvcc.
+        copts += ["-DKCOLL_KOKKOS_CUDA"] + _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
         cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
         cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
         linkopts += ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lcuda"]
@@ -240,8 +242,14 @@ cc_library(
     rctx.file("BUILD", "\n".join(build))
     rctx.file("defs.bzl", """CUDA_PATH = "{cuda}"
 HAS_CUDA = {has_cuda}
+HAS_NVCC = {has_nvcc}
 HAS_NCCL = {has_nccl}
-""".format(cuda = cuda, has_cuda = _bool(has_cuda), has_nccl = _bool(has_nccl)))
+""".format(
+        cuda = cuda,
+        has_cuda = _bool(has_cuda),
+        has_nvcc = _bool(has_cuda and rctx.path(cuda + "/bin/nvcc").exists),
+        has_nccl = _bool(has_nccl),
+    ))
 
 cuda_configure = repository_rule(
     implementation = _cuda_impl,

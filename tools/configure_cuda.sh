@@ -29,49 +29,90 @@ if [[ -z "$cuda" ]]; then
 fi
 [[ -x "$cuda/bin/nvcc" ]] || die "no nvcc at $cuda/bin/nvcc: set CUDA_PATH to the CUDA toolkit"
 
-# The GPU architecture Kokkos was configured for (nvcc_wrapper's own default may be older than the toolkit allows).
+# The GPU architecture Kokkos was configured for: passed to nvcc when the Kokkos flags do not name one, so that
+# nvcc_wrapper never falls back to its own default (sm_35 in Kokkos 3.x, which CUDA 12 and later reject).
 arch="$(grep -o -- '-arch=sm_[0-9]*' "$kokkos"/lib*/cmake/Kokkos/KokkosTargets.cmake 2> /dev/null | head -n1 | cut -d= -f2 || true)"
 
-# The C++ compiler Bazel runs: nvcc_wrapper, except for Bazel's probe of the compiler's built-in include directories
-# ("-E -x c++ - -v"), which nvcc_wrapper does not answer the way gcc does. The probe goes to the host compiler, and
-# the CUDA include directories nvcc adds by itself are listed too, under every name they are reached by, so that
-# Bazel accepts the CUDA headers a compilation reads.
+# The C++ compiler Bazel runs (.kcoll_cuda/cc). Translation units that include the CUDA Kokkos (their targets carry
+# KCOLL_COPTS, which then define KCOLL_KOKKOS_CUDA) go to nvcc_wrapper; all other C++ and every link go to the host
+# compiler, which is faster and spares plain C++ from nvcc's front end (objects without relocatable device code link
+# with the host compiler; the CUDA runtime comes from -lcudart). Bazel's probe of the compiler's built-in include
+# directories ("-E -x c++ - -v") is answered by the host compiler, with the CUDA include directories nvcc adds by
+# itself listed under every name they are reached by, so Bazel accepts the CUDA headers a compilation reads.
 mkdir -p .kcoll_cuda
 cc=.kcoll_cuda/cc
 cuda_includes=""
 for d in "$cuda/include" "$(readlink -f "$cuda/include")" "$cuda"/targets/*/include "$(readlink -f "$cuda")"/targets/*/include; do
-  [[ -d "$d" ]] && cuda_includes="$cuda_includes $d"
+  [[ -d "$d" ]] && cuda_includes="$cuda_includes $(printf '%q' "$d")"
 done
-cat > "$cc" << SCRIPT
-#!/usr/bin/env bash
-# Written by tools/configure_cuda.sh: the C++ compiler of bazel --config=cuda.
-probe=0
-for arg in "\$@"; do [[ "\$arg" == "-v" ]] && probe=1; done
-if [[ \$probe == 1 && " \$* " == *" -E "* ]]; then
-  "\${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}" "\$@" 2>&1 > /dev/null | while IFS= read -r line; do
-    echo "\$line"
-    if [[ "\$line" == "#include <...> search starts here:" ]]; then
-      for d in$cuda_includes; do echo " \$d"; done
-    fi
-  done >&2
-  exit "\${PIPESTATUS[0]}"
-fi
-# Bazel passes long link lines in a parameter file (@file, one argument per line); nvcc_wrapper wants them inline.
-# nvcc takes one language standard: keep the last -std= of the command line (Bazel's own and kcoll's).
+{
+  echo '#!/usr/bin/env bash'
+  echo '# Written by tools/configure_cuda.sh: the C++ compiler of bazel --config=cuda (see there).'
+  printf 'nvcc_wrapper=%q\n' "$wrapper"
+  printf 'arch=%q\n' "$arch"
+  echo "cuda_includes=($cuda_includes)"
+  cat << 'SCRIPT'
+host="${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}"
+# Bazel passes long command lines in a parameter file (@file, one argument per line).
 args=()
-std=""
-for arg in "\$@"; do
-  if [[ "\$arg" == @* && -f "\${arg#@}" ]]; then
-    mapfile -t lines < "\${arg#@}"
-    args+=("\${lines[@]}")
-  elif [[ "\$arg" == -std=* ]]; then
-    std="\$arg"
+for arg in "$@"; do
+  if [[ "$arg" == @* && -f "${arg#@}" ]]; then
+    mapfile -t lines < "${arg#@}"
+    args+=("${lines[@]}")
   else
-    args+=("\$arg")
+    args+=("$arg")
   fi
 done
-exec "$wrapper" \${std:+"\$std"} "\${args[@]}"
+probe=0 compile=0 device=0
+for arg in "${args[@]}"; do
+  case "$arg" in
+    -v) probe=1 ;;
+    -c) compile=1 ;;
+    -DKCOLL_KOKKOS_CUDA | -DKCOLL_KOKKOS_CUDA=*) device=1 ;;
+  esac
+done
+if [[ $probe == 1 && " ${args[*]} " == *" -E "* ]]; then
+  "$host" "${args[@]}" 2>&1 > /dev/null | while IFS= read -r line; do
+    echo "$line"
+    if [[ "$line" == "#include <...> search starts here:" ]]; then
+      for d in "${cuda_includes[@]}"; do echo " $d"; done
+    fi
+  done >&2
+  exit "${PIPESTATUS[0]}"
+fi
+if [[ $compile == 1 && $device == 1 ]]; then
+  # nvcc takes one language standard (the last one given) and needs the GPU architecture. Its front end warns
+  # (2810) when an absl::Status is assigned, as if a [[nodiscard]] result were dropped: silenced.
+  nvcc_args=()
+  std=""
+  has_arch=0
+  for arg in "${args[@]}"; do
+    case "$arg" in
+      -std=*) std="$arg" ;;
+      -arch=*) has_arch=1; nvcc_args+=("$arg") ;;
+      *) nvcc_args+=("$arg") ;;
+    esac
+  done
+  if [[ $has_arch == 0 && -n "$arch" ]]; then nvcc_args+=("-arch=$arch"); fi
+  exec "$nvcc_wrapper" ${std:+"$std"} -Xcudafe --diag_suppress=2810 "${nvcc_args[@]}"
+fi
+host_args=()
+skip=0
+for arg in "${args[@]}"; do
+  if [[ $skip == 1 ]]; then
+    skip=0
+    continue
+  fi
+  case "$arg" in
+    -arch=* | -extended-lambda | --extended-lambda | -expt-extended-lambda | --expt-extended-lambda) ;;
+    -expt-relaxed-constexpr | --expt-relaxed-constexpr | -Wext-lambda-captures-this) ;;
+    -Xcudafe | -Xcompiler) skip=1 ;;
+    *) host_args+=("$arg") ;;
+  esac
+done
+exec "$host" "${host_args[@]}"
 SCRIPT
+} > "$cc"
 chmod +x "$cc"
 cc="$(pwd)/$cc"
 
@@ -80,16 +121,11 @@ out=.kcoll_cuda.bazelrc
   echo "# Written by tools/configure_cuda.sh on $(date -u +%Y-%m-%d); machine-specific, not committed."
   echo "build:cuda --repo_env=KOKKOS_ROOT=$kokkos"
   echo "build:cuda --repo_env=CC=$cc"
-  # Bazel's generated toolchain adds -std=c++0x, which nvcc_wrapper would hand to the host compiler: replace it.
+  # Bazel's generated toolchain adds -std=c++0x, which nvcc would take over kcoll's -std=c++17: replace it.
   echo "build:cuda --repo_env=BAZEL_CXXOPTS=-std=c++17"
   echo "build:cuda --repo_env=CUDA_PATH=$cuda"
   echo "build:cuda --repo_env=PATH=$cuda/bin:$PATH"
   echo "build:cuda --action_env=PATH=$cuda/bin:$PATH"
-  if [[ -n "$arch" ]]; then
-    # Every compile and link names the architecture, so nvcc_wrapper never falls back to its own default (sm_35 in
-    # Kokkos 3.x, which CUDA 12 and later reject).
-    echo "build:cuda --copt=-arch=$arch --linkopt=-arch=$arch"
-  fi
   if [[ -n "${NCCL_HOME:-}" ]]; then echo "build:cuda --repo_env=NCCL_HOME=$NCCL_HOME"; fi
 } > "$out"
 echo "configure_cuda: wrote $out (Kokkos $kokkos, CUDA $cuda${arch:+, $arch}${NCCL_HOME:+, NCCL $NCCL_HOME})"

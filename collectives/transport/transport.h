@@ -44,7 +44,7 @@ class Transport {
   virtual absl::Status WaitAll() = 0;
   // Returns once every transfer posted so far, and the kernels ordered with them, has finished: the end of a
   // collective. The same as WaitAll for transports whose WaitAll already completes the data (MPI); a stream-ordered
-  // transport (NCCL) waits for its stream here, and only here.
+  // transport (NCCL) waits for its stream here, and only here. Decorators must forward it to the transport they wrap.
   virtual absl::Status Synchronize() { return WaitAll(); }
   // Whether Wait and WaitAll only close a batch of transfers that a device stream then runs in order, between the
   // kernels (NCCL), instead of completing transfers on the host (MPI). A batch then runs as a unit after every earlier
