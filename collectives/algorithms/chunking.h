@@ -2,10 +2,10 @@
 #ifndef KCOLL_COLLECTIVES_ALGORITHMS_CHUNKING_H_
 #define KCOLL_COLLECTIVES_ALGORITHMS_CHUNKING_H_
 
+#include <algorithm>
 #include <cstddef>
 
 #include "collectives/algorithms/algorithm.h"
-#include "collectives/algorithms/rooted_group.h"
 
 namespace kcoll {
 
@@ -14,6 +14,13 @@ namespace kcoll {
 // small enough that a stage is received, reduced and forwarded while still cached, yet large enough that the
 // per-message cost of the transport (a few microseconds) stays below 5% of the transfer at shared-memory speeds.
 inline constexpr size_t kDefaultChunkBytes = size_t{512} << 10;
+
+// Elements per pipeline stage: `chunk_bytes` (or `default_bytes` when 0) rounded down to whole elements, at least
+// one element.
+inline size_t ChunkElements(size_t chunk_bytes, size_t default_bytes, size_t elem) {
+  const size_t bytes = chunk_bytes > 0 ? chunk_bytes : default_bytes;
+  return std::max<size_t>(1, bytes / elem);
+}
 
 // Elements per pipeline stage for `type`: options.chunk_bytes (or `default_bytes` when 0), at least one element.
 inline size_t ChunkElems(const AlgorithmOptions& options, DataType type, size_t default_bytes = kDefaultChunkBytes) {
