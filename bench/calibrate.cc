@@ -167,6 +167,21 @@ std::string SeriesTable(const Series& series, bool link) {
   return out;
 }
 
+// An exchange series beside the ping-pong of the same sizes.
+std::string ExchangeTable(const Series& exchange, const Series& ping_pong) {
+  std::string out = absl::StrFormat("  %12s %7s %12s %11s %12s\n", "bytes", "reps", "exchange", "GB/s each way",
+                                    "/ ping-pong");
+  for (size_t i = 0; i < exchange.samples.size(); ++i) {
+    const models::Sample& s = exchange.samples[i];
+    const double one_way = i < ping_pong.samples.size() ? ping_pong.samples[i].seconds : 0;
+    absl::StrAppend(&out, absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, exchange.reps[i],
+                                          models::FormatSeconds(s.seconds),
+                                          s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
+                                          one_way > 0 ? absl::StrFormat("%.2fx", s.seconds / one_way) : "-"));
+  }
+  return out;
+}
+
 std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
                     absl::string_view beta_name) {
   return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
@@ -301,6 +316,82 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
   return series;
 }
 
+std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkClass link_class) {
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<bool> taken(topology.nranks, false);
+  for (int a = 0; a < topology.nranks; ++a) {
+    if (taken[a]) continue;
+    for (int b = a + 1; b < topology.nranks; ++b) {
+      if (taken[b] || topology.SameNode(a, b) != (link_class == LinkClass::kIntra)) continue;
+      pairs.emplace_back(a, b);
+      taken[a] = taken[b] = true;
+      break;
+    }
+  }
+  return pairs;
+}
+
+absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
+                                       const std::vector<std::pair<int, int>>& pairs,
+                                       const std::vector<double>& sizes, const CalibrationOptions& options) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(control, &rank);
+  MPI_Comm_size(control, &nranks);
+  int peer = -1;
+  for (const auto& [a, b] : pairs) {
+    if (rank == a) peer = b;
+    if (rank == b) peer = a;
+  }
+  const size_t largest = peer >= 0 ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0;
+  std::vector<char> send(largest, 1), recv(largest, 0);
+  auto exchange = [&](size_t bytes) -> absl::StatusOr<double> {
+    const double start = Now();
+    KCOLL_RETURN_IF_ERROR(transport.Recv(peer, recv.data(), bytes, 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.Send(peer, send.data(), bytes, 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+    return Now() - start;
+  };
+  Series series;
+  for (double size : sizes) {
+    const size_t bytes = static_cast<size_t>(size);
+    // Every pair warms up; the slowest pair's fastest warm-up sets everyone's repetitions.
+    double probe = 0;
+    if (peer >= 0) {
+      for (int warmup = 0; warmup < kWarmups; ++warmup) {
+        KCOLL_ASSIGN_OR_RETURN(double t, exchange(bytes));
+        probe = warmup == 0 ? t : std::min(probe, t);
+      }
+    }
+    double slowest = 0;
+    MPI_Request request;
+    MPI_Iallreduce(&probe, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
+    SleepyWait(&request);
+    const int reps = RepsFor(slowest, options);
+    double mine = -1;  // this rank's percentile exchange time; -1: not in a pair
+    if (peer >= 0) {
+      std::vector<double> times;
+      times.reserve(reps);
+      for (int i = 0; i < reps; ++i) {
+        KCOLL_ASSIGN_OR_RETURN(double t, exchange(bytes));
+        times.push_back(t);
+      }
+      mine = Percentile(times, options.percentile);
+    }
+    std::vector<double> all(rank == 0 ? nranks : 0);
+    MPI_Igather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, control, &request);
+    SleepyWait(&request);
+    if (rank == 0) {
+      std::vector<double> measured;
+      for (double t : all) {
+        if (t >= 0) measured.push_back(t);
+      }
+      series.samples.push_back({size, Median(measured)});
+      series.reps.push_back(reps);
+    }
+  }
+  return series;
+}
+
 absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOperation operation,
                                     const std::vector<double>& sizes, const CalibrationOptions& options) {
   int rank = 0, nranks = 1;
@@ -395,6 +486,10 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
       per_pair.push_back(std::move(s));
     }
     link->series = MedianOf(per_pair);
+    link->exchange_pairs = ExchangePairs(topology, link->link_class);
+    if (!link->exchange_pairs.empty()) {
+      KCOLL_ASSIGN_OR_RETURN(link->exchange, MeasureExchange(transport, control, link->exchange_pairs, sizes, options));
+    }
   }
   const std::vector<double> local_sizes = SweepSizes(options.min_local_bytes, options.max_bytes, options.step_factor);
   KCOLL_ASSIGN_OR_RETURN(result.reduce, MeasureLocal(kernels, control, LocalOperation::kReduce, local_sizes, options));
@@ -431,7 +526,25 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   models::Profile profile;
   profile.intra = has_intra ? result.intra.series.fit.link : result.inter.series.fit.link;
   profile.inter = has_inter ? result.inter.series.fit.link : result.intra.series.fit.link;
+  // The measured curves price the messages and reductions (models/measured_curve.h); the fits summarise them.
+  auto curve = [](const Series& series, bool proportional) {
+    models::MeasuredCurve c;
+    c.proportional = proportional;
+    for (const models::Sample& s : series.samples) {
+      if (s.seconds > 0) c.points.push_back({s.bytes, s.seconds});
+    }
+    if (c.points.size() < 2) c.points.clear();
+    return c;
+  };
+  const LinkMeasurement& intra_exchange = !result.intra.exchange.samples.empty() ? result.intra : result.inter;
+  const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
+  profile.intra.curve = curve(intra_exchange.exchange, false);
+  profile.inter.curve = curve(inter_exchange.exchange, false);
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
+  profile.gamma_curve = curve(result.reduce, true);
+  // Every transfer here is a shared-memory copy made by a rank's own core (one node, or nodes emulated on one host):
+  // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
+  profile.reduce_overlaps_transfer = result.nodes > 1 && !result.emulated;
   profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
   std::string shape = result.ranks_per_node > 0
                           ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")
@@ -480,6 +593,11 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                     PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
+    if (!link->exchange.samples.empty()) {
+      absl::StrAppend(&out, "  exchange, pair(s) ", PairsText(link->exchange_pairs),
+                      " at once, both ways (the curve the profile prices messages with):\n",
+                      ExchangeTable(link->exchange, link->series));
+    }
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
                   " ranks at once (", StatName(result.percentile),

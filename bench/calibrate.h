@@ -6,7 +6,10 @@
 //   the median round trip (--percentile chooses another). One pair at a time: the other ranks wait in a barrier that
 //   sleeps between polls, so they do not steal the pair's cores. Pairs are classed as intra-node (same node) and
 //   inter-node (different nodes) by the topology; with emulated nodes both classes go through shared memory and differ
-//   only by noise.
+//   only by noise. Then every disjoint pair of the class at once exchanges each size both ways (MeasureExchange):
+//   a collective's round, in which all ranks send and receive together. That series is the link's measured curve in
+//   the profile, which the cost model prices messages with (models/measured_curve.h); the ping-pong gives the
+//   link's alpha-beta summary.
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
@@ -20,7 +23,8 @@
 // keeps beta and gamma from the same regimes, so their ratio is right; absolute times of large calls come out
 // low. The report also gives the fit on seconds, dominated by the large, memory-bound sizes; --fit=seconds saves
 // that one instead (absolute times of large calls right, small and medium sizes and alpha poorly described).
-// gamma is the reduction's beta; the copy bandwidth is 1 / the memcpy beta. The report shows the 1-minute load
+// gamma is the reduction's beta (and the reduction series is the profile's gamma curve); the copy bandwidth is
+// 1 / the memcpy beta. The report shows the 1-minute load
 // average before and after, and warns when other work was running.
 #ifndef KCOLL_BENCH_CALIBRATE_H_
 #define KCOLL_BENCH_CALIBRATE_H_
@@ -86,7 +90,9 @@ struct Series {
 struct LinkMeasurement {
   LinkClass link_class = LinkClass::kIntra;
   std::vector<std::pair<int, int>> pairs;  // empty: the class does not occur in this topology
-  Series series;                           // per size: the median over the pairs
+  Series series;                           // ping-pong, per size: the median over the pairs
+  std::vector<std::pair<int, int>> exchange_pairs;  // ExchangePairs
+  Series exchange;                                  // MeasureExchange: the link's curve in the profile
 };
 
 struct CalibrationResult {
@@ -110,6 +116,19 @@ struct CalibrationResult {
 // Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as
 // `transport`). Rank 0 gets the series (one-way seconds; not yet fitted), the other ranks an empty one.
 absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, int a, int b,
+                                       const std::vector<double>& sizes, const CalibrationOptions& options);
+
+// Disjoint pairs (a < b) of ranks whose link is of `link_class`, as many as there are: each rank is paired with the
+// lowest-numbered free rank of the class, so (0, 1), (2, 3), ... inside nodes and (0, P), (1, P + 1), ... across.
+std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkClass link_class);
+
+// Every pair of `pairs` exchanges `bytes` both ways at once (each rank posts its receive, sends, waits for both),
+// all pairs at the same time, over `sizes` (collective over `control`). That is one round of a collective, where
+// every rank sends and receives at once and the ranks share the cores and the memory bus; it is slower than a
+// ping-pong's one-way time by up to 40% on shared memory. Per size, the median over the ranks of each rank's
+// percentile exchange time; rank 0 gets the series (not fitted), the other ranks an empty one.
+absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
+                                       const std::vector<std::pair<int, int>>& pairs,
                                        const std::vector<double>& sizes, const CalibrationOptions& options);
 
 enum class LocalOperation { kReduce, kCopyKernel, kMemcpy };

@@ -1,6 +1,7 @@
 // How //bench:calibrate gets its ranks: started plainly (bazel run), it re-executes itself under the mpirun kcoll
-// was built against with --ranks ranks, as tests/mpi_launch.sh does (--oversubscribe --bind-to none, mpirun allowed
-// to run as root); started by mpirun, it is already one of the ranks.
+// was built against with --ranks ranks, bound as the benchmarks bind theirs (bench/launcher.h: one rank per core,
+// --bind-to core, when the cores suffice; --bind-to none when oversubscribed or inside a test), mpirun allowed to
+// run as root; started by mpirun, it is already one of the ranks.
 #ifndef KCOLL_BENCH_CALIBRATE_LAUNCH_H_
 #define KCOLL_BENCH_CALIBRATE_LAUNCH_H_
 
@@ -32,8 +33,9 @@ struct LaunchCommand {
   std::vector<std::pair<std::string, std::string>> force_env;    // set unconditionally
 };
 
-// The mpirun line for `ranks` ranks of `program` with `args` on a machine with `cores` cores. Oversubscribed runs
-// (ranks > cores) make idle ranks yield their core. `test_tmpdir` (bazel test's $TEST_TMPDIR, may be empty) keeps
+// The mpirun line for `ranks` ranks of `program` with `args` on a machine with `cores` cores. Ranks are bound to
+// cores when ranks <= cores and `test_tmpdir` is empty; oversubscribed runs (ranks > cores) make idle ranks yield
+// their core. `test_tmpdir` (bazel test's $TEST_TMPDIR, may be empty) keeps
 // the job's session files and shared-memory segments apart from concurrent jobs.
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
                                 const std::vector<std::string>& args, int cores, const std::string& test_tmpdir);

@@ -233,6 +233,11 @@ TEST(MakeLaunchCommand, LikeTheTestLauncher) {
   c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "/tmp/t");
   EXPECT_FALSE(has(c.default_env, "OMPI_MCA_mpi_yield_when_idle"));
   EXPECT_TRUE(has(c.force_env, "TMPDIR"));
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2",
+                                  "/bin/calibrate"));  // inside a test: other jobs share the cores
+  c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "");
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "core", "-np", "2",
+                                  "/bin/calibrate"));  // as the benchmarks: one rank per core
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/status_macros.h"
 #include "models/bus_bandwidth.h"
+#include "models/built_in_profile_json.h"
 #include "models/calibration.h"
 
 namespace kcoll {
@@ -27,16 +28,19 @@ absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std:
 }  // namespace
 
 models::Profile BuiltInProfile() {
-  models::Profile p;
-  p.intra.alpha_s = 0.16e-6;
-  p.intra.beta_s_per_byte = 1.0 / 11e9;
-  p.inter = p.intra;
-  p.gamma_s_per_byte = 1.0 / 26e9;
-  p.memcpy_bytes_per_s = 54e9;
-  p.description =
-      "kcoll built-in: one shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a 2-core VM "
-      "(models/profiles/this_machine_2ranks.json); inter-node = intra-node";
-  return p;
+  // The checked-in example profile (models/profiles/this_machine_2ranks.json), compiled in; auto_choice_test checks
+  // that it parses, so the fallback is never taken in a tested build.
+  static const models::Profile* profile = [] {
+    absl::StatusOr<models::Profile> parsed = models::ProfileFromJson(kBuiltInProfileJson);
+    if (parsed.ok()) return new models::Profile(*std::move(parsed));
+    auto* fallback = new models::Profile();
+    fallback->intra = {0.2e-6, 1.0 / 10e9};
+    fallback->inter = fallback->intra;
+    fallback->gamma_s_per_byte = 1.0 / 25e9;
+    fallback->description = "kcoll built-in fallback (the compiled-in profile did not parse)";
+    return fallback;
+  }();
+  return *profile;
 }
 
 absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path) {
@@ -67,7 +71,9 @@ models::Topology ModelTopology(const Topology& topology) {
     t.nodes = topology.nranks;
     t.ranks_per_node = 1;
   }
-  t.nics_per_node = 1;
+  // Emulated nodes share one machine's memory: each rank's "inter-node" messages are its own shared-memory copies,
+  // so the streams of a node do not queue for one NIC.
+  t.nics_per_node = topology.emulated && per_node > 0 ? per_node : 1;
   t.intra_links_per_rank = 1;
   return t;
 }

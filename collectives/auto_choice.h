@@ -33,17 +33,13 @@
 
 namespace kcoll {
 
-// The profile used when none is given: one shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a
-// 2-core Debian 12 VM (models/profiles/this_machine_2ranks.json, rounded; models/profiles/README.md):
-//   intra = inter: alpha = 0.16 us, beta = 1 / 11 GB/s (ping-pong through kcoll's MPI transport over Open MPI's
-//   shared memory, 8 B .. 64 MiB, fitted on relative errors);
-//   gamma = 1 / 26 GB/s (float32 sum, Serial kernels, both ranks at once, 4 KiB .. 64 MiB, relative errors);
-//   memcpy = 54 GB/s.
-// These describe buffers that stay in the caches (up to a few MiB there); larger ones ran at about 1 GB/s (link)
-// and 2 GB/s (reduction) on that VM, so the predicted times of large calls are low while the choice between
-// algorithms, which depends on ratios of the costs, holds. The inter-node link is the intra-node one: a machine
-// without a profile is taken for one node (or emulated nodes on one machine). Calibrate real clusters and pass the
-// profile.
+// The profile used when none is given: models/profiles/this_machine_2ranks.json, compiled in (//models:
+// built_in_profile). One shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a 2-core Debian 12 VM
+// (Open MPI 4.1 shared memory, Kokkos Serial kernels): the exchange curve of the link and the reduction curve from
+// 8 B (4 KiB) to 64 MiB, so both the eager/rendezvous step of small messages and the fall of the bandwidth once
+// buffers leave the caches are priced (models/measured_curve.h), and reductions do not overlap transfers. The
+// inter-node link is the intra-node one: a machine without a profile is taken for one node (or emulated nodes on
+// one machine). Calibrate other machines and pass their profile.
 models::Profile BuiltInProfile();
 
 struct ProfileChoice {

@@ -86,8 +86,35 @@ namespace {
 
 using nlohmann::json;
 
+json CurveToJson(const MeasuredCurve& curve) {
+  json points = json::array();
+  for (const CurvePoint& p : curve.points) points.push_back(json::array({p.bytes, p.seconds}));
+  return points;
+}
+
 json LinkToJson(const LinkParams& link) {
-  return json{{"alpha_s", link.alpha_s}, {"beta_s_per_byte", link.beta_s_per_byte}};
+  json j{{"alpha_s", link.alpha_s}, {"beta_s_per_byte", link.beta_s_per_byte}};
+  if (!link.curve.empty()) j["curve"] = CurveToJson(link.curve);
+  return j;
+}
+
+// Reads the optional object[key], an array of [bytes, seconds] pairs, into *curve (left empty when absent).
+absl::Status ReadCurve(const json& object, const char* key, const std::string& path, MeasuredCurve* curve) {
+  auto it = object.find(key);
+  if (it == object.end()) return absl::OkStatus();
+  if (!it->is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile field '", path, "' must be an array of [bytes, seconds], not ", it->type_name()));
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& point = (*it)[i];
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("profile field '", path, "[", i, "]' must be [bytes, seconds], not ", point.dump()));
+    }
+    curve->points.push_back({point[0].get<double>(), point[1].get<double>()});
+  }
+  return absl::OkStatus();
 }
 
 // Reads object[key] as a number into *out; `path` is the field's dotted name for messages.
@@ -110,7 +137,12 @@ absl::Status ReadLink(const json& object, const char* key, LinkParams* link) {
         absl::StrCat("profile field '", key, "' must be an object, not ", it->type_name()));
   }
   if (absl::Status s = ReadNumber(*it, "alpha_s", absl::StrCat(key, ".alpha_s"), &link->alpha_s); !s.ok()) return s;
-  return ReadNumber(*it, "beta_s_per_byte", absl::StrCat(key, ".beta_s_per_byte"), &link->beta_s_per_byte);
+  if (absl::Status s =
+          ReadNumber(*it, "beta_s_per_byte", absl::StrCat(key, ".beta_s_per_byte"), &link->beta_s_per_byte);
+      !s.ok()) {
+    return s;
+  }
+  return ReadCurve(*it, "curve", absl::StrCat(key, ".curve"), &link->curve);
 }
 
 }  // namespace
@@ -122,6 +154,8 @@ std::string ProfileToJson(const Profile& profile) {
   j["intra"] = LinkToJson(profile.intra);
   j["inter"] = LinkToJson(profile.inter);
   j["gamma_s_per_byte"] = profile.gamma_s_per_byte;
+  if (!profile.gamma_curve.empty()) j["gamma_curve"] = CurveToJson(profile.gamma_curve);
+  j["reduce_overlaps_transfer"] = profile.reduce_overlaps_transfer;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -154,6 +188,15 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
   if (absl::Status s = ReadNumber(j, "memcpy_bytes_per_s", "memcpy_bytes_per_s", &profile.memcpy_bytes_per_s);
       !s.ok()) {
     return s;
+  }
+  if (absl::Status s = ReadCurve(j, "gamma_curve", "gamma_curve", &profile.gamma_curve); !s.ok()) return s;
+  profile.gamma_curve.proportional = true;
+  if (auto it = j.find("reduce_overlaps_transfer"); it != j.end()) {
+    if (!it->is_boolean()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "profile field 'reduce_overlaps_transfer' must be true or false, not ", it->type_name(), " ", it->dump()));
+    }
+    profile.reduce_overlaps_transfer = it->get<bool>();
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

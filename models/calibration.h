@@ -11,11 +11,16 @@
 //   {
 //     "schema_version": 1,
 //     "description": "free text",                          (optional)
-//     "intra": {"alpha_s": 1e-06, "beta_s_per_byte": 1.6e-12},
+//     "intra": {"alpha_s": 1e-06, "beta_s_per_byte": 1.6e-12,
+//               "curve": [[8, 1.1e-06], [65536, 5e-06], ...]},          (optional: measured one-way seconds)
 //     "inter": {"alpha_s": 5e-06, "beta_s_per_byte": 1e-11},
 //     "gamma_s_per_byte": 0,
-//     "memcpy_bytes_per_s": 2e+10
+//     "gamma_curve": [[4096, 2e-07], ...],                               (optional: measured reduction seconds)
+//     "memcpy_bytes_per_s": 2e+10,
+//     "reduce_overlaps_transfer": true                                   (optional, default true)
 //   }
+// A link's "curve" and "gamma_curve" (measured_curve.h), when present, price the messages and reductions in place of
+// the alpha-beta line and gamma; a profile without them is the pure alpha-beta model.
 #ifndef KCOLL_MODELS_CALIBRATION_H_
 #define KCOLL_MODELS_CALIBRATION_H_
 

@@ -128,6 +128,44 @@ TEST(ProfileJsonTest, RoundTripsExactly) {
   EXPECT_EQ(j["intra"]["alpha_s"], 1.25e-6);
 }
 
+TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
+  Profile p = Example();
+  p.intra.curve = MeasuredCurve{{{8, 2e-7}, {65536, 5e-6}, {1 << 26, 1.4e-2}}, false};
+  p.gamma_curve = MeasuredCurve{{{4096, 1.3e-7}, {1 << 26, 1.1e-2}}, true};
+  p.reduce_overlaps_transfer = false;
+  const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
+  ExpectSame(q, p);
+  ASSERT_EQ(q.intra.curve.points.size(), 3u);
+  EXPECT_EQ(q.intra.curve.points[1].bytes, 65536);
+  EXPECT_EQ(q.intra.curve.points[2].seconds, 1.4e-2);
+  EXPECT_FALSE(q.intra.curve.proportional);
+  EXPECT_TRUE(q.inter.curve.empty());
+  ASSERT_EQ(q.gamma_curve.points.size(), 2u);
+  EXPECT_TRUE(q.gamma_curve.proportional);
+  EXPECT_FALSE(q.reduce_overlaps_transfer);
+  // Absent: no curves, transfers overlap reductions.
+  const Profile plain = Unwrap(ProfileFromJson(ProfileToJson(Example())));
+  EXPECT_TRUE(plain.intra.curve.empty());
+  EXPECT_TRUE(plain.gamma_curve.empty());
+  EXPECT_TRUE(plain.reduce_overlaps_transfer);
+}
+
+TEST(ProfileJsonTest, BadCurvesAreNamed) {
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["intra"]["curve"] = "fast";
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'intra.curve' must be an array of [bytes, seconds]"));
+  j["intra"]["curve"] = {{8, 1e-6}, {16}};
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'intra.curve[1]' must be [bytes, seconds], not [16]"));
+  j["intra"]["curve"] = {{8, 1e-6}, {4, 2e-6}};
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("intra.curve[1] bytes=4"));
+  j["intra"].erase("curve");
+  j["gamma_curve"] = {{4096, -1.0}, {8192, 1e-6}};
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("gamma_curve[0] seconds=-1"));
+  j.erase("gamma_curve");
+  j["reduce_overlaps_transfer"] = 1;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'reduce_overlaps_transfer' must be true or false"));
+}
+
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {
   const Profile p = Unwrap(ProfileFromJson(R"({"schema_version": 1, "future_field": [1, 2],
       "intra": {"alpha_s": 1e-6, "beta_s_per_byte": 1e-12, "note": "x"},

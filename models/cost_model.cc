@@ -14,6 +14,12 @@ namespace models {
 
 namespace {
 
+std::vector<const std::vector<int64_t>*> MakePointers(const std::vector<std::vector<int64_t>>& trees) {
+  std::vector<const std::vector<int64_t>*> out;
+  for (const auto& t : trees) out.push_back(&t);
+  return out;
+}
+
 // Most channels ring_pipelined accepts.
 constexpr int kMaxChannels = 1024;
 
@@ -127,8 +133,7 @@ void CostModel::Build() {
     case Algorithm::kTree:
       switch (collective_) {
         case Collective::kAllReduce:
-          AddBinomialReduce(true, false, 1);
-          AddBinomialBroadcast(false, 1);
+          BuildPipelinedTrees({BinomialTreeParents(n)});
           break;
         case Collective::kReduce:
           AddBinomialReduce(true, false, 1);
@@ -351,6 +356,8 @@ void CostModel::AddDoublingAllGather() {
 void CostModel::AddHierarchical(bool inter_tree) {
   const int64_t p = topology_.ranks_per_node;
   const int64_t q = topology_.nodes;
+  slice_bytes_ = static_cast<double>(p) * options_.chunk_bytes;
+  cold_rounds_ = p > 1 ? 1 : 0;  // the ReduceScatter rounds read the slice from memory
   std::vector<Transfer> intra;
   for (int64_t node = 0; node < q; ++node) {
     for (int64_t l = 0; l < p; ++l) intra.push_back({node * p + l, node * p + (l + 1) % p, 1.0 / p});
@@ -442,14 +449,19 @@ void CostModel::BuildChain(bool reduces) {
 }
 
 void CostModel::BuildDoubleBinaryTree() {
-  shape_ = Shape::kDoubleBinaryTree;
+  const DoubleBinaryTree trees = DoubleBinaryTreeParents(topology_.ranks());
+  BuildPipelinedTrees({trees.first, trees.second});
+}
+
+void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees) {
+  shape_ = Shape::kPipelinedTrees;
+  tree_share_ = 1.0 / static_cast<double>(trees.size());
   const int64_t n = topology_.ranks();
-  const DoubleBinaryTree trees = DoubleBinaryTreeParents(n);
   std::vector<Transfer> transfers;
   std::vector<int64_t> children(n, 0);
-  std::set<std::pair<double, double>> paths;
-  for (const std::vector<int64_t>* parents : {&trees.first, &trees.second}) {
-    std::vector<bool> leaf(n, true);
+  std::set<TreePath> paths;
+  for (const std::vector<int64_t>* parents : MakePointers(trees)) {
+    std::vector<int64_t> tree_children(n, 0);
     for (int64_t r = 0; r < n; ++r) {
       const int64_t up = (*parents)[r];
       if (up < 0) continue;
@@ -457,24 +469,28 @@ void CostModel::BuildDoubleBinaryTree() {
       transfers.push_back({r, up, 1.0});
       transfers.push_back({up, r, 1.0});
       ++children[up];
-      leaf[up] = false;
+      ++tree_children[up];
     }
     for (int64_t r = 0; r < n; ++r) {
-      if (!leaf[r]) continue;
-      double intra = 0, inter = 0;
+      if (tree_children[r] > 0) continue;  // paths start at leaves
+      TreePath path;
       for (int64_t v = r; (*parents)[v] >= 0; v = (*parents)[v]) {
-        (topology_.NodeOf(v) == topology_.NodeOf((*parents)[v]) ? intra : inter) += 1;
+        (topology_.NodeOf(v) == topology_.NodeOf((*parents)[v]) ? path.intra_hops : path.inter_hops) += 1;
+        path.reduced_chunks += static_cast<double>(tree_children[(*parents)[v]]);
       }
-      paths.insert({intra, inter});
+      paths.insert(path);
     }
   }
   stage_load_ = SummarizeRound(topology_, transfers, false);
   max_children_ = static_cast<double>(*std::max_element(children.begin(), children.end()));
-  // Keep the paths no other path beats in both link classes.
-  for (const auto& path : paths) {
+  // Keep the paths no other path beats in every respect.
+  for (const TreePath& path : paths) {
     bool dominated = false;
-    for (const auto& other : paths) {
-      if (other != path && other.first >= path.first && other.second >= path.second) dominated = true;
+    for (const TreePath& other : paths) {
+      if (!(other == path) && other.intra_hops >= path.intra_hops && other.inter_hops >= path.inter_hops &&
+          other.reduced_chunks >= path.reduced_chunks) {
+        dominated = true;
+      }
     }
     if (!dominated) paths_.push_back(path);
   }
@@ -493,15 +509,29 @@ double CostModel::Seconds(double bytes) const {
       return PipelinedRingSeconds(bytes);
     case Shape::kChain:
       return ChainSeconds(bytes);
-    case Shape::kDoubleBinaryTree:
-      return DoubleBinaryTreeSeconds(bytes);
+    case Shape::kPipelinedTrees:
+      return PipelinedTreesSeconds(bytes);
   }
   return 0;
 }
 
 double CostModel::RoundsSeconds(double bytes) const {
+  if (slice_bytes_ > 0 && bytes > slice_bytes_) {
+    // Slice after slice; only the rounds that first read a slice see the whole buffer's working set.
+    auto slice = [&](double size) {
+      double seconds = 0;
+      for (size_t i = 0; i < rounds_.size(); ++i) {
+        const double working_set = i < cold_rounds_ ? bytes : size;
+        seconds += rounds_[i].count * RoundSeconds(rounds_[i].load, size, profile_, working_set);
+      }
+      return seconds;
+    };
+    const double full = std::floor(bytes / slice_bytes_);
+    const double rest = bytes - full * slice_bytes_;
+    return full * slice(slice_bytes_) + (rest > 0 ? slice(rest) : 0);
+  }
   double seconds = 0;
-  for (const Rounds& r : rounds_) seconds += r.count * RoundSeconds(r.load, bytes, profile_);
+  for (const Rounds& r : rounds_) seconds += r.count * RoundSeconds(r.load, bytes, profile_, bytes);
   return seconds;
 }
 
@@ -518,52 +548,64 @@ double PipelineSeconds(double bytes, double chunk, const First& first, const Sta
   return first(chunk) + (k - 2) * stage(chunk) + stage(last);
 }
 
+// A pipeline stage that moves a chunk (`move` seconds) and reduces the previous one (`reduce`): both at once when the
+// profile says transfers overlap reductions, one after the other otherwise.
+double CostModel::Overlap(double move, double reduce) const {
+  return profile_.reduce_overlaps_transfer ? std::max(move, reduce) : move + reduce;
+}
+
 double CostModel::PipelinedRingSeconds(double bytes) const {
   if (topology_.ranks() == 1) return 0;
   const double per_channel = bytes / (static_cast<double>(topology_.ranks()) * channels_);
-  auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_); };
-  auto reduce = [&](double chunk) { return profile_.gamma_s_per_byte * stage_load_.reduce * chunk; };
+  auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, bytes); };
+  auto reduce = [&](double chunk) { return profile_.ReduceSeconds(stage_load_.reduce * chunk, bytes); };
   // A reducing round is a two-stage pipeline (receive, reduce); a copying round has the one stage.
   const double reducing_round = PipelineSeconds(
       per_channel, options_.chunk_bytes, [&](double c) { return move(c) + reduce(c); },
-      [&](double c) { return std::max(move(c), reduce(c)); });
+      [&](double c) { return Overlap(move(c), reduce(c)); });
   const double copying_round = PipelineSeconds(per_channel, options_.chunk_bytes, move, move);
   return reducing_rounds_ * reducing_round + copying_rounds_ * copying_round;
 }
 
 double CostModel::ChainSeconds(double bytes) const {
   if (intra_hops_ + inter_hops_ == 0) return 0;
-  auto intra = [&](double c) { return profile_.intra.Seconds(c); };
-  auto inter = [&](double c) { return profile_.inter.Seconds(c); };
-  auto reduce = [&](double c) { return reduces_ ? profile_.gamma_s_per_byte * c : 0.0; };
+  auto intra = [&](double c) { return profile_.intra.Seconds(c, bytes); };
+  auto inter = [&](double c) { return profile_.inter.Seconds(c, bytes); };
+  auto reduce = [&](double c) { return reduces_ ? profile_.ReduceSeconds(c, bytes) : 0.0; };
   auto first = [&](double c) { return intra_hops_ * (intra(c) + reduce(c)) + inter_hops_ * (inter(c) + reduce(c)); };
   auto stage = [&](double c) {
-    double t = reduce(c);
+    double t = 0;
     if (stage_load_.has_intra) t = std::max(t, intra(c));
     if (stage_load_.has_inter) t = std::max(t, inter(c));
-    return t;
+    return Overlap(t, reduce(c));
   };
   return PipelineSeconds(bytes, options_.chunk_bytes, first, stage);
 }
 
-double CostModel::DoubleBinaryTreeSeconds(double bytes) const {
-  auto intra = [&](double c) { return profile_.intra.Seconds(stage_load_.intra * c); };
-  auto inter = [&](double c) { return profile_.inter.Seconds(stage_load_.inter * c); };
-  auto reduce = [&](double c) { return profile_.gamma_s_per_byte * max_children_ * c; };
+double CostModel::PipelinedTreesSeconds(double bytes) const {
+  auto intra = [&](double c) { return profile_.intra.Seconds(stage_load_.intra * c, bytes); };
+  auto inter = [&](double c) { return profile_.inter.Seconds(stage_load_.inter * c, bytes); };
+  // A rank reduces each child's chunk in turn.
+  auto reduce = [&](double c) { return max_children_ * profile_.ReduceSeconds(c, bytes); };
+  // The first chunk goes up, then down, one hop per step: each hop moves that chunk alone (a full stage has chunks
+  // going up and down every edge at once; the first one meets none of them).
+  auto first_intra = [&](double c) { return profile_.intra.Seconds(c, bytes); };
+  auto first_inter = [&](double c) { return profile_.inter.Seconds(c, bytes); };
   auto first = [&](double c) {
     double t = 0;
-    for (const auto& [intra_hops, inter_hops] : paths_) {
-      t = std::max(t, 2 * (intra_hops * intra(c) + inter_hops * inter(c)) + (intra_hops + inter_hops) * reduce(c));
+    for (const TreePath& p : paths_) {
+      t = std::max(t, 2 * (p.intra_hops * first_intra(c) + p.inter_hops * first_inter(c)) +
+                          p.reduced_chunks * profile_.ReduceSeconds(c, bytes));
     }
     return t;
   };
   auto stage = [&](double c) {
-    double t = reduce(c);
+    double t = 0;
     if (stage_load_.has_intra) t = std::max(t, intra(c));
     if (stage_load_.has_inter) t = std::max(t, inter(c));
-    return t;
+    return Overlap(t, reduce(c));
   };
-  return PipelineSeconds(bytes / 2, options_.chunk_bytes, first, stage);
+  return PipelineSeconds(bytes * tree_share_, options_.chunk_bytes, first, stage);
 }
 
 absl::StatusOr<double> CostModel::PredictSeconds(double bytes) const {

@@ -32,7 +32,8 @@
 //   share the rank's one link and the algorithm gains nothing over ring), while across nodes the two streams
 //   leaving each node share its NICs. Each rank reduces both halves it receives (S/n per round).
 // tree (binomial tree rooted at rank 0, trees.h): reduce = L rounds of S toward the root, each reducing;
-//   broadcast = L rounds of S away from it; all_reduce = reduce then broadcast (2L rounds of S); gather / scatter =
+//   broadcast = L rounds of S away from it; all_reduce = the pipelined reduce + broadcast of double_binary_tree on
+//   the one binomial tree carrying all of S (the root reduces ceil(log2 n) chunks per stage); gather / scatter =
 //   L rounds where a rank forwards the blocks of its whole subtree (min(2^i, n - 2^i) S/n in round i at the root);
 //   barrier = the reduce and broadcast rounds with empty messages.
 // double_binary_tree (all_reduce): two complementary binary trees (trees.h) each carry S/2, reduced toward the root
@@ -40,8 +41,9 @@
 //   reduction and broadcast pipelined (a chunk goes down as soon as the root has it). Both trees run at once and
 //   their traffic adds up on shared links. Pipeline stage: the slowest of moving one chunk on the busiest intra-node
 //   link, moving it through the busiest node's NICs, and the busiest rank reducing its children's chunks. First
-//   chunk: up to the root and back down the deepest path, each hop charged its link class's stage time, plus a
-//   reduction per hop on the way up.
+//   chunk: up to the root and back down the slowest leaf-to-root path, each hop charged its link class's time for
+//   the chunk alone (the pipeline behind it is still empty), plus the reduction of every child's chunk at each rank
+//   it passes on the way up.
 // halving_doubling (all_reduce; Rabenseifner): fold-in when r > 0: ranks 2i (i < r) send all S to 2i+1, which
 //   reduces; the p' remaining ranks then run log2 p' halving rounds exchanging S/2, S/4, ..., S/p' with partners
 //   at distance 1, 2, ..., p'/2 (reducing), then log2 p' doubling rounds exchanging S/p', ..., S/2 at distances
@@ -58,6 +60,9 @@
 //   of S/(PQ); these P streams share each node's NICs), then intra-node ring AllGather (P-1 rounds of S/P).
 // hierarchical_ring_tree (all_reduce): as hierarchical, with the inter-node phase a binomial-tree AllReduce over the
 //   Q nodes on S/P (ceil(log2 Q) reducing rounds of S/P toward node 0, then as many broadcast rounds).
+//   Both run the buffer in slices of P chunks (P * chunk_bytes), each slice through the three phases before the
+//   next: the phases' rounds are priced per slice, the first phase with the whole buffer as working set (it reads
+//   the slice from memory) and the others with the slice (still in cache).
 // chain (broadcast, reduce): ranks form the chain 0 - 1 - ... - n-1 with the root at 0; S is cut into chunks of
 //   chunk_bytes (the last one partial) that stream along it (toward the root for reduce, reducing at each hop).
 // pairwise: alltoall: n-1 rounds; in round k rank i sends its block for i+k (S/n) to it and receives from i-k.
@@ -70,12 +75,14 @@
 // one of `last` bytes, the time is first(chunk) + (k-2) stage(chunk) + stage(last) for k >= 2 and first(bytes) for
 // k = 1, where first(x) is the time for one chunk of x bytes to pass through every stage and stage(x) the slowest
 // stage's time for it. That is the flow-shop bound of a pipeline of identical stages (exact when all stages take
-// the same time, an upper bound otherwise). Because the chunk size is fixed, a larger size never costs less: each
+// the same time, an upper bound otherwise). A stage that both moves and reduces takes the slower of the two when the
+// profile's reduce_overlaps_transfer holds, else their sum (CPU ranks on shared memory). Because the chunk size is fixed, a larger size never costs less: each
 // new chunk adds a stage's latency, so the time jumps up by about one alpha at every multiple of chunk_bytes.
 #ifndef KCOLL_MODELS_COST_MODEL_H_
 #define KCOLL_MODELS_COST_MODEL_H_
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -131,7 +138,7 @@ class CostModel {
     double count = 0;
     RoundLoad load;
   };
-  enum class Shape { kRounds, kPipelinedRing, kChain, kDoubleBinaryTree };
+  enum class Shape { kRounds, kPipelinedRing, kChain, kPipelinedTrees };
 
   CostModel(Collective collective, Algorithm algorithm, const Topology& topology, const Profile& profile,
             const CostOptions& options)
@@ -152,11 +159,13 @@ class CostModel {
   void BuildPipelinedRing(double reducing_rounds, double copying_rounds);
   void BuildChain(bool reduces);
   void BuildDoubleBinaryTree();
+  void BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees);
 
+  double Overlap(double move, double reduce) const;
   double RoundsSeconds(double bytes) const;
   double PipelinedRingSeconds(double bytes) const;
   double ChainSeconds(double bytes) const;
-  double DoubleBinaryTreeSeconds(double bytes) const;
+  double PipelinedTreesSeconds(double bytes) const;
 
   Collective collective_;
   Algorithm algorithm_;
@@ -166,6 +175,8 @@ class CostModel {
   Shape shape_ = Shape::kRounds;
 
   std::vector<Rounds> rounds_;  // kRounds
+  double slice_bytes_ = 0;      // kRounds in slices (hierarchical): bytes per slice, 0 for the whole buffer at once
+  size_t cold_rounds_ = 0;      // kRounds in slices: the first rounds_ entries that read each slice from memory
 
   // Pipelined shapes: the load of one stage when every active link carries one chunk.
   RoundLoad stage_load_;
@@ -175,8 +186,20 @@ class CostModel {
   bool reduces_ = false;                          // kChain
   double intra_hops_ = 0;                         // kChain
   double inter_hops_ = 0;                         // kChain
-  double max_children_ = 0;                       // kDoubleBinaryTree: most chunks a rank reduces per stage
-  std::vector<std::pair<double, double>> paths_;  // kDoubleBinaryTree: (intra, inter) hops of root-leaf paths
+  double max_children_ = 0;                       // kPipelinedTrees: most chunks a rank reduces per stage
+  // kPipelinedTrees: a leaf-to-root path: its hops per link class and the chunks reduced along it (the children of
+  // every rank it passes).
+  struct TreePath {
+    double intra_hops = 0;
+    double inter_hops = 0;
+    double reduced_chunks = 0;
+    bool operator<(const TreePath& o) const {
+      return std::tie(intra_hops, inter_hops, reduced_chunks) < std::tie(o.intra_hops, o.inter_hops, o.reduced_chunks);
+    }
+    bool operator==(const TreePath& o) const { return !(*this < o) && !(o < *this); }
+  };
+  std::vector<TreePath> paths_;  // kPipelinedTrees: the paths no other path beats in every respect
+  double tree_share_ = 1;                         // kPipelinedTrees: the part of S each tree carries
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

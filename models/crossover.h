@@ -1,8 +1,9 @@
 // Message sizes at which two algorithms cost the same, and at which the chosen algorithm changes.
 //
-// For a fixed machine, an algorithm's predicted time is piecewise affine in the size S: affine between the sizes
-// where the slowest link of a round changes class, and, for the pipelined algorithms, where the chunk count
-// ceil(m / chunk_bytes) steps up (the time jumps there by a latency). The search samples the difference of the two
+// For a fixed machine, an algorithm's predicted time is piecewise smooth in the size S: affine between the sizes
+// where the slowest link of a round changes class (with measured curves, log-log between the measured sizes), and,
+// for the pipelined algorithms, where the chunk count ceil(m / chunk_bytes) steps up (the time jumps there by a
+// latency). The search samples the difference of the two
 // costs on a geometric grid over [min_bytes, max_bytes], bisects every sign change down to a bracket of relative
 // width 1e-14, then solves the affine difference exactly inside it. Where the costs jump past each other at a chunk
 // step instead of meeting, the crossover is reported with continuous = false at the first size past the jump.

@@ -63,15 +63,20 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
   return load;
 }
 
-double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile) {
+double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
   double seconds = 0;
-  if (load.has_intra) seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes));
-  if (load.has_inter) seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes));
+  if (load.has_intra) {
+    seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes, working_set_bytes));
+  }
+  if (load.has_inter) {
+    seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes, working_set_bytes));
+  }
   return seconds;
 }
 
-double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile) {
-  return TransferSeconds(load, unit_bytes, profile) + profile.gamma_s_per_byte * load.reduce * unit_bytes;
+double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
+  return TransferSeconds(load, unit_bytes, profile, working_set_bytes) +
+         profile.ReduceSeconds(load.reduce * unit_bytes, working_set_bytes);
 }
 
 int64_t PairwiseCrossingSenders(const Topology& topology, int64_t shift) {

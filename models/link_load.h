@@ -45,11 +45,13 @@ struct RoundLoad {
 // everything it receives when `reduces` is true. The ranks must be in [0, topology.ranks()).
 RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfers, bool reduces);
 
-// Seconds to move the round's data when one unit is `unit_bytes` bytes, without the reduction.
-double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile);
+// Seconds to move the round's data when one unit is `unit_bytes` bytes, without the reduction. `working_set_bytes`
+// is the buffer of the whole operation per rank, for links priced by a measured curve (machine.h); 0: the message.
+double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile,
+                       double working_set_bytes = 0);
 
-// TransferSeconds plus the busiest rank's reduction (gamma * reduce * unit_bytes).
-double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile);
+// TransferSeconds plus the busiest rank's reduction (Profile::ReduceSeconds of reduce * unit_bytes).
+double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);
 
 // Pairwise exchange step `shift` (1 <= shift < ranks): every rank r sends to (r + shift) mod ranks. Returns how many
 // ranks of each node (the count is the same for every node) send to another node.

@@ -58,13 +58,20 @@ absl::Status CheckNonNegative(double value, absl::string_view name) {
 
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name) {
   if (absl::Status s = CheckNonNegative(link.alpha_s, absl::StrCat(name, ".alpha_s")); !s.ok()) return s;
-  return CheckNonNegative(link.beta_s_per_byte, absl::StrCat(name, ".beta_s_per_byte"));
+  if (absl::Status s = CheckNonNegative(link.beta_s_per_byte, absl::StrCat(name, ".beta_s_per_byte")); !s.ok()) {
+    return s;
+  }
+  return ValidateCurve(link.curve, absl::StrCat(name, ".curve"));
 }
 
 absl::Status ValidateProfile(const Profile& profile) {
   if (absl::Status s = ValidateLinkParams(profile.intra, "intra"); !s.ok()) return s;
   if (absl::Status s = ValidateLinkParams(profile.inter, "inter"); !s.ok()) return s;
   if (absl::Status s = CheckNonNegative(profile.gamma_s_per_byte, "gamma_s_per_byte"); !s.ok()) return s;
+  if (absl::Status s = ValidateCurve(profile.gamma_curve, "gamma_curve"); !s.ok()) return s;
+  if (!profile.gamma_curve.empty() && !profile.gamma_curve.proportional) {
+    return absl::InvalidArgumentError("profile gamma_curve must be proportional (a reduction of 0 bytes is free)");
+  }
   return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
 }
 

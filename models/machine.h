@@ -11,14 +11,18 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "models/measured_curve.h"
 
 namespace kcoll {
 namespace models {
 
-// The alpha-beta cost of one message of m bytes on a link: alpha_s + m * beta_s_per_byte.
+// The cost of one message of m bytes on a link: alpha_s + m * beta_s_per_byte, or, when the link has a measured
+// curve (a calibration's exchange sweep), the curve's time for m (measured_curve.h). alpha and beta stay the link's
+// summary (the ideal bandwidth uses 1 / beta) either way.
 struct LinkParams {
   double alpha_s = 0;          // latency: seconds per message
   double beta_s_per_byte = 0;  // inverse bandwidth: seconds per byte (0 means an infinitely fast link)
+  MeasuredCurve curve;         // one-way seconds of a message per size, measured; empty: the alpha-beta line
 
   // {latency_s, 1 / bytes_per_s}. InvalidArgument unless latency_s >= 0 and bytes_per_s > 0 (both finite).
   static absl::StatusOr<LinkParams> FromBandwidth(double latency_s, double bytes_per_s);
@@ -26,7 +30,10 @@ struct LinkParams {
   // 1 / beta_s_per_byte (infinity when beta is 0).
   double BytesPerSecond() const;
 
-  double Seconds(double bytes) const { return alpha_s + bytes * beta_s_per_byte; }
+  // One message of `bytes` inside an operation whose buffer is `working_set_bytes` per rank (0: just the message).
+  double Seconds(double bytes, double working_set_bytes = 0) const {
+    return curve.empty() ? alpha_s + bytes * beta_s_per_byte : curve.SecondsIn(bytes, working_set_bytes);
+  }
 };
 
 // What a machine costs, as measured by the calibration (see calibration.h) or given by hand.
@@ -34,9 +41,20 @@ struct Profile {
   LinkParams intra;               // one directed link between two ranks of the same node
   LinkParams inter;               // one NIC: a message between ranks of different nodes
   double gamma_s_per_byte = 0;    // local reduction: seconds per byte reduced by one rank (0: free)
+  MeasuredCurve gamma_curve;      // seconds to reduce a size, measured on every rank at once (proportional);
+                                  // when present it replaces gamma_s_per_byte in the costs
   double memcpy_bytes_per_s = 0;  // local copy bandwidth (0: not measured). Recorded for reference; the costs in
                                   // cost_model.h assume in-place buffers and do not use it.
+  // Whether a rank reduces one pipeline chunk while the next one is moving (the pipelined algorithms' stage is then
+  // the slower of the two, else their sum). True when a NIC or a copy engine moves the data; false for CPU ranks on
+  // shared memory, where the receiving core copies each message itself and so cannot reduce at the same time.
+  bool reduce_overlaps_transfer = true;
   std::string description;        // free text: where and when the profile was measured
+
+  // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
+  double ReduceSeconds(double bytes, double working_set_bytes = 0) const {
+    return gamma_curve.empty() ? gamma_s_per_byte * bytes : gamma_curve.SecondsIn(bytes, working_set_bytes);
+  }
 };
 
 // Largest number of ranks the models accept (their set-up work is O(n log n) in the number of ranks).
@@ -64,10 +82,11 @@ struct Topology {
 // intra_links_per_rank >= 0 and nodes * ranks_per_node <= kMaxRanks.
 absl::Status ValidateTopology(const Topology& topology);
 
-// alpha and beta must be finite and >= 0. `name` ("intra", "inter") prefixes the message.
+// alpha and beta must be finite and >= 0, the curve valid (ValidateCurve). `name` ("intra", "inter") prefixes the
+// message.
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 
-// Both links valid; gamma and memcpy finite and >= 0.
+// Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional.
 absl::Status ValidateProfile(const Profile& profile);
 
 // "8 nodes x 8 ranks (64 ranks, 1 NIC per node)", with ", 1 intra-node link per rank" when that is set.

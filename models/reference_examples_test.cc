@@ -38,8 +38,12 @@ TEST(ReferenceIdealBandwidthTest, SingleNodeExample) { EXPECT_DOUBLE_EQ(Unwrap(I
 
 // ---- Ring and tree notes. ----
 
+// The notes' schedules move each phase's data in one piece: one chunk as large as any buffer here (kcoll's tree and
+// hierarchical AllReduce otherwise pipeline 512 KiB chunks and slices, which the notes do not).
 CostModel Model(Algorithm a, const Topology& t, const Profile& p, Collective c = Collective::kAllReduce) {
-  return Unwrap(CostModel::Create(c, a, t, p));
+  CostOptions unpipelined;
+  unpipelined.chunk_bytes = 1e15;
+  return Unwrap(CostModel::Create(c, a, t, p, unpipelined));
 }
 
 // P = 64, alpha = 1 us, beta = 1 / (100 GB/s): ring 126 alpha + 2 (63/64) S beta, tree 12 alpha + 12 S beta, equal at

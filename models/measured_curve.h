@@ -1,0 +1,52 @@
+// A cost measured at a few sizes and interpolated between them: the size-dependent form of a link's alpha-beta
+// cost and of the reduction rate gamma.
+//
+// Why: one (alpha, beta) pair cannot follow a real transport over six orders of magnitude. On shared memory Open
+// MPI switches from an eager copy to a single-copy rendezvous at a few KiB (the per-message cost jumps from 0.2 to
+// 2-3 us), and the bandwidth falls by 3x once the buffers leave the caches. Like the parameterised LogP model
+// (Kielmann et al., "Fast measurement of LogP parameters for message passing platforms", 2000), the profile then
+// keeps the measured time per size, and the model reads it back:
+//
+//  * Seconds(m): log-log interpolation between the two measured sizes around m; beyond the largest one, linear
+//    in m at the largest size's rate; below the smallest one, its time (a link: the latency) or, for a curve of
+//    `proportional` kind (a reduction), its time scaled by m / smallest size.
+//  * SecondsIn(m, w): a message of m bytes that is part of an operation touching w bytes per rank (the collective's
+//    buffer) pays Seconds(m) plus, when w's per-byte cost Seconds(w) / w is higher than m's, the difference on its
+//    m bytes. A 512 KiB pipeline chunk of a 64 MiB AllReduce is then priced at the 64 MiB rate (the data comes from
+//    memory, not from the cache the isolated 512 KiB measurement ran in), while the latency of a small message is
+//    not charged again.
+#ifndef KCOLL_MODELS_MEASURED_CURVE_H_
+#define KCOLL_MODELS_MEASURED_CURVE_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace kcoll {
+namespace models {
+
+struct CurvePoint {
+  double bytes = 0;
+  double seconds = 0;
+};
+
+struct MeasuredCurve {
+  // Sizes strictly increasing and > 0, times > 0 and finite (ValidateCurve). Empty: no curve.
+  std::vector<CurvePoint> points;
+  // Below the smallest size: proportional to the size (a reduction) rather than flat (a message's latency).
+  bool proportional = false;
+
+  bool empty() const { return points.empty(); }
+  double Seconds(double bytes) const;
+  double SecondsIn(double bytes, double working_set_bytes) const;
+};
+
+// InvalidArgument naming `name` and the offending point: a curve needs at least two points, sizes strictly
+// increasing and > 0, times finite and > 0. An empty curve is valid (absent).
+absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name);
+
+}  // namespace models
+}  // namespace kcoll
+
+#endif  // KCOLL_MODELS_MEASURED_CURVE_H_
