@@ -544,7 +544,7 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   profile.gamma_curve = curve(result.reduce, true);
   // Every transfer here is a shared-memory copy made by a rank's own core (one node, or nodes emulated on one host):
   // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
-  profile.reduce_overlaps_transfer = result.nodes > 1 && !result.emulated;
+  profile.transfers_use_cores = result.nodes == 1 || result.emulated;
   profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
   std::string shape = result.ranks_per_node > 0
                           ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")

@@ -42,10 +42,11 @@ absl::Status CheckWritable(const std::string& path) {
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
                                 const std::vector<std::string>& args, int cores, const std::string& test_tmpdir) {
   LaunchCommand command;
-  // As the benchmarks launch: a rank per core, each kept on its core, when the cores suffice; inside a test, where
-  // other jobs share the cores, nothing is bound.
-  const bool bind = ranks <= cores && test_tmpdir.empty();
-  command.argv = {mpirun, "--oversubscribe", "--bind-to", bind ? "core" : "none", "-np", absl::StrCat(ranks), program};
+  // As the benchmarks launch (bench/launcher.h): ranks bound to cores, round-robin when there are more ranks than
+  // cores; inside a test, where other jobs share the cores, nothing is bound.
+  const std::string binding =
+      !test_tmpdir.empty() ? "none" : (ranks > cores ? "core:overload-allowed" : "core");
+  command.argv = {mpirun, "--oversubscribe", "--bind-to", binding, "-np", absl::StrCat(ranks), program};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.default_env = {
       {"OMPI_ALLOW_RUN_AS_ROOT", "1"},

@@ -1,7 +1,7 @@
 // How //bench:calibrate gets its ranks: started plainly (bazel run), it re-executes itself under the mpirun kcoll
-// was built against with --ranks ranks, bound as the benchmarks bind theirs (bench/launcher.h: one rank per core,
-// --bind-to core, when the cores suffice; --bind-to none when oversubscribed or inside a test), mpirun allowed to
-// run as root; started by mpirun, it is already one of the ranks.
+// was built against with --ranks ranks, bound as the benchmarks bind theirs (bench/launcher.h: --bind-to core,
+// round-robin with overload-allowed when there are more ranks than cores; --bind-to none inside a test), mpirun
+// allowed to run as root; started by mpirun, it is already one of the ranks.
 #ifndef KCOLL_BENCH_CALIBRATE_LAUNCH_H_
 #define KCOLL_BENCH_CALIBRATE_LAUNCH_H_
 
@@ -34,8 +34,8 @@ struct LaunchCommand {
 };
 
 // The mpirun line for `ranks` ranks of `program` with `args` on a machine with `cores` cores. Ranks are bound to
-// cores when ranks <= cores and `test_tmpdir` is empty; oversubscribed runs (ranks > cores) make idle ranks yield
-// their core. `test_tmpdir` (bazel test's $TEST_TMPDIR, may be empty) keeps
+// cores (round-robin when ranks > cores) unless `test_tmpdir` is set; oversubscribed runs (ranks > cores) make idle
+// ranks yield their core. `test_tmpdir` (bazel test's $TEST_TMPDIR, may be empty) keeps
 // the job's session files and shared-memory segments apart from concurrent jobs.
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
                                 const std::vector<std::string>& args, int cores, const std::string& test_tmpdir);

@@ -220,10 +220,10 @@ TEST(CheckWritable, TheDirectoryMustExist) {
                                      "'/nonexistent/dir'"));
 }
 
-TEST(MakeLaunchCommand, LikeTheTestLauncher) {
+TEST(MakeLaunchCommand, BindsLikeTheBenchmarks) {
   LaunchCommand c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 4, {"--out=/x.json"}, 2, "");
-  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "none", "-np", "4",
-                                  "/bin/calibrate", "--out=/x.json"));
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "core:overload-allowed", "-np",
+                                  "4", "/bin/calibrate", "--out=/x.json"));
   auto has = [](const std::vector<std::pair<std::string, std::string>>& env, const std::string& name) {
     return std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
   };

@@ -3,9 +3,10 @@
 // already one of the ranks.
 //
 // The mpirun line is chosen deliberately: --oversubscribe always (more ranks than cores must still run); with the
-// serial execution space and no more ranks than cores each rank is bound to a core (--bind-to core: steadier
-// timings), otherwise nothing is bound (--bind-to none: OpenMP threads or extra ranks must be free to move), and
-// idle ranks yield when oversubscribed (OMPI_MCA_mpi_yield_when_idle=1). OMP_NUM_THREADS is 1 per rank for the
+// serial execution space each rank is bound to a core (--bind-to core: steadier timings), round-robin when there are
+// more ranks than cores (--bind-to core:overload-allowed; left free, oversubscribed ranks swung 2-3x between runs),
+// with OpenMP nothing is bound (--bind-to none: the threads must be free to move), and idle ranks yield when
+// oversubscribed (OMPI_MCA_mpi_yield_when_idle=1). OMP_NUM_THREADS is 1 per rank for the
 // serial space (Kokkos' OpenMP runtime must not spin threads beside the ranks) and cores/ranks for openmp, unless
 // set already.
 #ifndef KCOLL_BENCH_LAUNCHER_H_

@@ -37,12 +37,12 @@ TEST(LauncherTest, SerialRanksThatFitAreBoundToCores) {
   EXPECT_NE(Env(plan, "KCOLL_BENCH_STDOUT_IS_TTY"), "<unset>");
 }
 
-TEST(LauncherTest, OversubscribedRanksFloatAndYield) {
+TEST(LauncherTest, OversubscribedRanksShareCoresRoundRobinAndYield) {
   BenchOptions o;
   o.ranks = 8;
   o.ranks_per_node = 4;
   LaunchPlan plan = PlanLaunch(o, "mpirun", "prog", {}, 2);
-  EXPECT_THAT(plan.argv, Contains("none"));
+  EXPECT_THAT(plan.argv, Contains("core:overload-allowed"));
   EXPECT_EQ(Env(plan, "OMPI_MCA_mpi_yield_when_idle"), "1");
   EXPECT_EQ(Env(plan, "KCOLL_RANKS_PER_NODE"), "4");
   EXPECT_THAT(plan.force, Contains(Pair("KCOLL_RANKS_PER_NODE", "4")));

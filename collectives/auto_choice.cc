@@ -114,9 +114,21 @@ absl::StatusOr<std::optional<Algorithm>> AutoChoice::ChooseAmong(Collective coll
 }
 
 absl::StatusOr<Algorithm> AutoChoice::Choose(Collective collective, size_t bytes) const {
+  const std::pair<int, size_t> key(static_cast<int>(collective), bytes);
+  {
+    absl::MutexLock lock(&cache_->mutex);
+    if (auto it = cache_->chosen.find(key); it != cache_->chosen.end()) return it->second;
+  }
   KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> chosen, ChooseAmong(collective, bytes, AlgorithmsFor(collective)));
-  if (chosen.has_value()) return *chosen;
-  return DefaultAlgorithm(collective, bytes, topology_);
+  Algorithm algorithm;
+  if (chosen.has_value()) {
+    algorithm = *chosen;
+  } else {
+    KCOLL_ASSIGN_OR_RETURN(algorithm, DefaultAlgorithm(collective, bytes, topology_));
+  }
+  absl::MutexLock lock(&cache_->mutex);
+  cache_->chosen.emplace(key, algorithm);
+  return algorithm;
 }
 
 }  // namespace kcoll

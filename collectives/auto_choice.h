@@ -20,11 +20,14 @@
 #define KCOLL_COLLECTIVES_AUTO_CHOICE_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "collectives/topology/topology.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
@@ -63,6 +66,8 @@ class AutoChoice {
   // The registered algorithm (AlgorithmsFor) with the least predicted time; DefaultAlgorithm when none has a model.
   // `bytes` is count * element size, with count as CollectiveArgs defines it (per rank for reduce_scatter and
   // all_gather, per peer for alltoall, gather and scatter); it is converted to nccl-tests' size for the models.
+  // Choices are remembered per (collective, bytes): pricing every algorithm takes microseconds, as long as a small
+  // call, and a training loop repeats the same sizes.
   absl::StatusOr<Algorithm> Choose(Collective collective, size_t bytes) const;
 
   // The same among `registered` only (in any order); nullopt when none of them has a model.
@@ -81,9 +86,15 @@ class AutoChoice {
   AutoChoice(const Topology& topology, models::AlgorithmChooser chooser, ProfileChoice profile)
       : topology_(topology), chooser_(std::move(chooser)), profile_(std::move(profile)) {}
 
+  struct Cache {
+    absl::Mutex mutex;
+    absl::flat_hash_map<std::pair<int, size_t>, Algorithm> chosen ABSL_GUARDED_BY(mutex);
+  };
+
   Topology topology_;
   models::AlgorithmChooser chooser_;
   ProfileChoice profile_;
+  std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 
 }  // namespace kcoll

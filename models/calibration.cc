@@ -155,7 +155,7 @@ std::string ProfileToJson(const Profile& profile) {
   j["inter"] = LinkToJson(profile.inter);
   j["gamma_s_per_byte"] = profile.gamma_s_per_byte;
   if (!profile.gamma_curve.empty()) j["gamma_curve"] = CurveToJson(profile.gamma_curve);
-  j["reduce_overlaps_transfer"] = profile.reduce_overlaps_transfer;
+  j["transfers_use_cores"] = profile.transfers_use_cores;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -191,12 +191,12 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
   }
   if (absl::Status s = ReadCurve(j, "gamma_curve", "gamma_curve", &profile.gamma_curve); !s.ok()) return s;
   profile.gamma_curve.proportional = true;
-  if (auto it = j.find("reduce_overlaps_transfer"); it != j.end()) {
+  if (auto it = j.find("transfers_use_cores"); it != j.end()) {
     if (!it->is_boolean()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "profile field 'reduce_overlaps_transfer' must be true or false, not ", it->type_name(), " ", it->dump()));
+          "profile field 'transfers_use_cores' must be true or false, not ", it->type_name(), " ", it->dump()));
     }
-    profile.reduce_overlaps_transfer = it->get<bool>();
+    profile.transfers_use_cores = it->get<bool>();
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

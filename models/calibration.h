@@ -17,7 +17,7 @@
 //     "gamma_s_per_byte": 0,
 //     "gamma_curve": [[4096, 2e-07], ...],                               (optional: measured reduction seconds)
 //     "memcpy_bytes_per_s": 2e+10,
-//     "reduce_overlaps_transfer": true                                   (optional, default true)
+//     "transfers_use_cores": true                                        (optional, default false)
 //   }
 // A link's "curve" and "gamma_curve" (measured_curve.h), when present, price the messages and reductions in place of
 // the alpha-beta line and gamma; a profile without them is the pure alpha-beta model.

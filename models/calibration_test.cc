@@ -132,7 +132,7 @@ TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
   Profile p = Example();
   p.intra.curve = MeasuredCurve{{{8, 2e-7}, {65536, 5e-6}, {1 << 26, 1.4e-2}}, false};
   p.gamma_curve = MeasuredCurve{{{4096, 1.3e-7}, {1 << 26, 1.1e-2}}, true};
-  p.reduce_overlaps_transfer = false;
+  p.transfers_use_cores = true;
   const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
   ExpectSame(q, p);
   ASSERT_EQ(q.intra.curve.points.size(), 3u);
@@ -142,12 +142,12 @@ TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
   EXPECT_TRUE(q.inter.curve.empty());
   ASSERT_EQ(q.gamma_curve.points.size(), 2u);
   EXPECT_TRUE(q.gamma_curve.proportional);
-  EXPECT_FALSE(q.reduce_overlaps_transfer);
+  EXPECT_TRUE(q.transfers_use_cores);
   // Absent: no curves, transfers overlap reductions.
   const Profile plain = Unwrap(ProfileFromJson(ProfileToJson(Example())));
   EXPECT_TRUE(plain.intra.curve.empty());
   EXPECT_TRUE(plain.gamma_curve.empty());
-  EXPECT_TRUE(plain.reduce_overlaps_transfer);
+  EXPECT_FALSE(plain.transfers_use_cores);
 }
 
 TEST(ProfileJsonTest, BadCurvesAreNamed) {
@@ -162,8 +162,8 @@ TEST(ProfileJsonTest, BadCurvesAreNamed) {
   j["gamma_curve"] = {{4096, -1.0}, {8192, 1e-6}};
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("gamma_curve[0] seconds=-1"));
   j.erase("gamma_curve");
-  j["reduce_overlaps_transfer"] = 1;
-  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'reduce_overlaps_transfer' must be true or false"));
+  j["transfers_use_cores"] = 1;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'transfers_use_cores' must be true or false"));
 }
 
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {

@@ -551,7 +551,7 @@ double PipelineSeconds(double bytes, double chunk, const First& first, const Sta
 // A pipeline stage that moves a chunk (`move` seconds) and reduces the previous one (`reduce`): both at once when the
 // profile says transfers overlap reductions, one after the other otherwise.
 double CostModel::Overlap(double move, double reduce) const {
-  return profile_.reduce_overlaps_transfer ? std::max(move, reduce) : move + reduce;
+  return profile_.transfers_use_cores ? move + reduce : std::max(move, reduce);
 }
 
 double CostModel::PipelinedRingSeconds(double bytes) const {

@@ -76,7 +76,7 @@
 // k = 1, where first(x) is the time for one chunk of x bytes to pass through every stage and stage(x) the slowest
 // stage's time for it. That is the flow-shop bound of a pipeline of identical stages (exact when all stages take
 // the same time, an upper bound otherwise). A stage that both moves and reduces takes the slower of the two when the
-// profile's reduce_overlaps_transfer holds, else their sum (CPU ranks on shared memory). Because the chunk size is fixed, a larger size never costs less: each
+// profile's transfers_use_cores is false, else their sum (CPU ranks on shared memory). Because the chunk size is fixed, a larger size never costs less: each
 // new chunk adds a stage's latency, so the time jumps up by about one alpha at every multiple of chunk_bytes.
 #ifndef KCOLL_MODELS_COST_MODEL_H_
 #define KCOLL_MODELS_COST_MODEL_H_

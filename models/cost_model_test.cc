@@ -369,7 +369,7 @@ TEST(RingPipelinedTest, ChunksHideTheReduction) {
 // On shared memory a CPU rank copies each chunk itself, so it cannot reduce at the same time: the stages add up.
 TEST(RingPipelinedTest, WithoutOverlapTheStagesAddUp) {
   Profile p = Uniform(1e-6, 10e9, 1e-10);
-  p.reduce_overlaps_transfer = false;
+  p.transfers_use_cores = true;
   CostOptions o;
   o.channels = 1;
   o.chunk_bytes = 1e6;
@@ -403,6 +403,22 @@ TEST(MeasuredProfileTest, RingIsItsStepsOnTheCurves) {
   line.intra.curve = line.inter.curve = line.gamma_curve = MeasuredCurve();
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, 1e6, {1, 2, 1}, line),
               2 * (1e-6 + 5e5 / 10e9) + 5e5 / 20e9);
+}
+
+// When the ranks' cores copy, the two messages a bidirectional-ring rank receives per round are copied one after the
+// other; through a shared port (a switch) their bytes add up and their latencies overlap.
+TEST(MeasuredProfileTest, CoresCopyConcurrentMessagesInTurn) {
+  Profile p = Uniform(1e-6, 10e9);
+  const Topology t{1, 4, 1, 1};
+  const double s = 4e6;
+  p.transfers_use_cores = true;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * 2 * (1e-6 + s / 8 / 10e9));
+  p.transfers_use_cores = false;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * (1e-6 + 2 * s / 8 / 10e9));
+  // One message per round: the ring is the same either way.
+  const double ring = Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p);
+  p.transfers_use_cores = true;
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p), ring);
 }
 
 // ---- Properties. ----

@@ -17,6 +17,7 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
   if (reduces) received.assign(topology.ranks(), 0);
   const bool ports = topology.intra_links_per_rank > 0;
   std::vector<double> rank_out, rank_in;  // intra-node totals per rank, when a rank's links are shared
+  std::vector<double> intra_received(topology.ranks(), 0), inter_received(topology.ranks(), 0);  // messages
   if (ports) {
     rank_out.assign(topology.ranks(), 0);
     rank_in.assign(topology.ranks(), 0);
@@ -32,12 +33,14 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
       link_amount = same_link ? link_amount + t.amount : t.amount;
       load.has_intra = true;
       load.intra = std::max(load.intra, link_amount);
+      load.intra_messages = std::max(load.intra_messages, ++intra_received[t.dst]);
       if (ports) {
         rank_out[t.src] += t.amount;
         rank_in[t.dst] += t.amount;
       }
     } else {
       load.has_inter = true;
+      load.inter_messages = std::max(load.inter_messages, ++inter_received[t.dst]);
       out_total[src_node] += t.amount;
       out_max[src_node] = std::max(out_max[src_node], t.amount);
       in_total[dst_node] += t.amount;
@@ -64,13 +67,13 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
 }
 
 double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
+  auto move = [&](const LinkParams& link, double amount, double messages) {
+    if (!profile.transfers_use_cores || messages <= 1) return link.Seconds(amount * unit_bytes, working_set_bytes);
+    return messages * link.Seconds(amount / messages * unit_bytes, working_set_bytes);
+  };
   double seconds = 0;
-  if (load.has_intra) {
-    seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes, working_set_bytes));
-  }
-  if (load.has_inter) {
-    seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes, working_set_bytes));
-  }
+  if (load.has_intra) seconds = std::max(seconds, move(profile.intra, load.intra, load.intra_messages));
+  if (load.has_inter) seconds = std::max(seconds, move(profile.inter, load.inter, load.inter_messages));
   return seconds;
 }
 

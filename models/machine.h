@@ -45,10 +45,11 @@ struct Profile {
                                   // when present it replaces gamma_s_per_byte in the costs
   double memcpy_bytes_per_s = 0;  // local copy bandwidth (0: not measured). Recorded for reference; the costs in
                                   // cost_model.h assume in-place buffers and do not use it.
-  // Whether a rank reduces one pipeline chunk while the next one is moving (the pipelined algorithms' stage is then
-  // the slower of the two, else their sum). True when a NIC or a copy engine moves the data; false for CPU ranks on
-  // shared memory, where the receiving core copies each message itself and so cannot reduce at the same time.
-  bool reduce_overlaps_transfer = true;
+  // Whether the ranks' own cores move the data (CPU ranks on shared memory: the receiving core copies each message
+  // itself) rather than a NIC or a copy engine. Then a rank cannot reduce one pipeline chunk while the next one moves
+  // (a pipelined stage costs the sum of the two, not the larger), and the messages it receives in one round are
+  // copied one after the other (each pays its own per-message cost).
+  bool transfers_use_cores = false;
   std::string description;        // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.

@@ -284,7 +284,7 @@ TEST(BuiltInProfile, IsTheMeasuredExample) {
   EXPECT_EQ(built_in.intra.alpha_s, measured->intra.alpha_s);
   EXPECT_EQ(built_in.intra.beta_s_per_byte, measured->intra.beta_s_per_byte);
   EXPECT_EQ(built_in.gamma_s_per_byte, measured->gamma_s_per_byte);
-  EXPECT_EQ(built_in.reduce_overlaps_transfer, measured->reduce_overlaps_transfer);
+  EXPECT_EQ(built_in.transfers_use_cores, measured->transfers_use_cores);
   ASSERT_EQ(built_in.intra.curve.points.size(), measured->intra.curve.points.size());
   EXPECT_FALSE(built_in.intra.curve.empty());
   EXPECT_FALSE(built_in.gamma_curve.empty());
