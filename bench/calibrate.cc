@@ -169,15 +169,15 @@ std::string SeriesTable(const Series& series, bool link) {
 
 // An exchange series beside the ping-pong of the same sizes.
 std::string ExchangeTable(const Series& exchange, const Series& ping_pong) {
-  std::string out = absl::StrFormat("  %12s %7s %12s %11s %12s\n", "bytes", "reps", "exchange", "GB/s each way",
-                                    "/ ping-pong");
+  std::string out =
+      absl::StrFormat("  %12s %7s %12s %11s %12s\n", "bytes", "reps", "exchange", "GB/s each way", "/ ping-pong");
   for (size_t i = 0; i < exchange.samples.size(); ++i) {
     const models::Sample& s = exchange.samples[i];
     const double one_way = i < ping_pong.samples.size() ? ping_pong.samples[i].seconds : 0;
-    absl::StrAppend(&out, absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, exchange.reps[i],
-                                          models::FormatSeconds(s.seconds),
-                                          s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
-                                          one_way > 0 ? absl::StrFormat("%.2fx", s.seconds / one_way) : "-"));
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, exchange.reps[i],
+                                    models::FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
+                                    one_way > 0 ? absl::StrFormat("%.2fx", s.seconds / one_way) : "-"));
   }
   return out;
 }
@@ -332,8 +332,8 @@ std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkCla
 }
 
 absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
-                                       const std::vector<std::pair<int, int>>& pairs,
-                                       const std::vector<double>& sizes, const CalibrationOptions& options) {
+                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
+                                       const CalibrationOptions& options) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(control, &rank);
   MPI_Comm_size(control, &nranks);

@@ -89,8 +89,8 @@ struct Series {
 
 struct LinkMeasurement {
   LinkClass link_class = LinkClass::kIntra;
-  std::vector<std::pair<int, int>> pairs;  // empty: the class does not occur in this topology
-  Series series;                           // ping-pong, per size: the median over the pairs
+  std::vector<std::pair<int, int>> pairs;           // empty: the class does not occur in this topology
+  Series series;                                    // ping-pong, per size: the median over the pairs
   std::vector<std::pair<int, int>> exchange_pairs;  // ExchangePairs
   Series exchange;                                  // MeasureExchange: the link's curve in the profile
 };
@@ -128,8 +128,8 @@ std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkCla
 // ping-pong's one-way time by up to 40% on shared memory. Per size, the median over the ranks of each rank's
 // percentile exchange time; rank 0 gets the series (not fitted), the other ranks an empty one.
 absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
-                                       const std::vector<std::pair<int, int>>& pairs,
-                                       const std::vector<double>& sizes, const CalibrationOptions& options);
+                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
+                                       const CalibrationOptions& options);
 
 enum class LocalOperation { kReduce, kCopyKernel, kMemcpy };
 

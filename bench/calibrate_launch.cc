@@ -44,8 +44,7 @@ LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& pr
   LaunchCommand command;
   // As the benchmarks launch (bench/launcher.h): ranks bound to cores, round-robin when there are more ranks than
   // cores; inside a test, where other jobs share the cores, nothing is bound.
-  const std::string binding =
-      !test_tmpdir.empty() ? "none" : (ranks > cores ? "core:overload-allowed" : "core");
+  const std::string binding = !test_tmpdir.empty() ? "none" : (ranks > cores ? "core:overload-allowed" : "core");
   command.argv = {mpirun, "--oversubscribe", "--bind-to", binding, "-np", absl::StrCat(ranks), program};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.default_env = {

@@ -52,8 +52,7 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   // Serial ranks are bound to cores, round-robin when there are more ranks than cores (rank r on core r mod cores:
   // neighbours in rank order sit on different cores). Left free, oversubscribed ranks land on the cores differently
   // from run to run and a run's times swing by 2-3x; bound, they repeat. OpenMP ranks stay free for their threads.
-  const std::string binding =
-      options.exec != "serial" ? "none" : (oversubscribed ? "core:overload-allowed" : "core");
+  const std::string binding = options.exec != "serial" ? "none" : (oversubscribed ? "core:overload-allowed" : "core");
   plan.argv = {mpirun, "-np", std::to_string(options.ranks), "--oversubscribe", "--bind-to", binding};
   plan.argv.push_back(program);
   plan.argv.insert(plan.argv.end(), args.begin(), args.end());
@@ -71,9 +70,8 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   plan.env.emplace_back("OMP_PROC_BIND", "false");
   if (oversubscribed) plan.env.emplace_back("OMPI_MCA_mpi_yield_when_idle", "1");
 
-  plan.description =
-      absl::StrCat("mpirun -np ", options.ranks, " --oversubscribe --bind-to ", binding, " (", cores,
-                   " cores", oversubscribed ? ", oversubscribed: idle ranks yield" : "", ")");
+  plan.description = absl::StrCat("mpirun -np ", options.ranks, " --oversubscribe --bind-to ", binding, " (", cores,
+                                  " cores", oversubscribed ? ", oversubscribed: idle ranks yield" : "", ")");
   plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
   return plan;
 }

@@ -9,8 +9,8 @@
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/status_macros.h"
-#include "models/bus_bandwidth.h"
 #include "models/built_in_profile_json.h"
+#include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 
 namespace kcoll {

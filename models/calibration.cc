@@ -193,8 +193,8 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
   profile.gamma_curve.proportional = true;
   if (auto it = j.find("transfers_use_cores"); it != j.end()) {
     if (!it->is_boolean()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "profile field 'transfers_use_cores' must be true or false, not ", it->type_name(), " ", it->dump()));
+      return absl::InvalidArgumentError(absl::StrCat("profile field 'transfers_use_cores' must be true or false, not ",
+                                                     it->type_name(), " ", it->dump()));
     }
     profile.transfers_use_cores = it->get<bool>();
   }

@@ -76,8 +76,9 @@
 // k = 1, where first(x) is the time for one chunk of x bytes to pass through every stage and stage(x) the slowest
 // stage's time for it. That is the flow-shop bound of a pipeline of identical stages (exact when all stages take
 // the same time, an upper bound otherwise). A stage that both moves and reduces takes the slower of the two when the
-// profile's transfers_use_cores is false, else their sum (CPU ranks on shared memory). Because the chunk size is fixed, a larger size never costs less: each
-// new chunk adds a stage's latency, so the time jumps up by about one alpha at every multiple of chunk_bytes.
+// profile's transfers_use_cores is false, else their sum (CPU ranks on shared memory). Because the chunk size is fixed,
+// a larger size never costs less: each new chunk adds a stage's latency, so the time jumps up by about one alpha at
+// every multiple of chunk_bytes.
 #ifndef KCOLL_MODELS_COST_MODEL_H_
 #define KCOLL_MODELS_COST_MODEL_H_
 
@@ -180,13 +181,13 @@ class CostModel {
 
   // Pipelined shapes: the load of one stage when every active link carries one chunk.
   RoundLoad stage_load_;
-  double reducing_rounds_ = 0;                    // kPipelinedRing
-  double copying_rounds_ = 0;                     // kPipelinedRing
-  int channels_ = 1;                              // kPipelinedRing
-  bool reduces_ = false;                          // kChain
-  double intra_hops_ = 0;                         // kChain
-  double inter_hops_ = 0;                         // kChain
-  double max_children_ = 0;                       // kPipelinedTrees: most chunks a rank reduces per stage
+  double reducing_rounds_ = 0;  // kPipelinedRing
+  double copying_rounds_ = 0;   // kPipelinedRing
+  int channels_ = 1;            // kPipelinedRing
+  bool reduces_ = false;        // kChain
+  double intra_hops_ = 0;       // kChain
+  double inter_hops_ = 0;       // kChain
+  double max_children_ = 0;     // kPipelinedTrees: most chunks a rank reduces per stage
   // kPipelinedTrees: a leaf-to-root path: its hops per link class and the chunks reduced along it (the children of
   // every rank it passes).
   struct TreePath {
@@ -199,7 +200,7 @@ class CostModel {
     bool operator==(const TreePath& o) const { return !(*this < o) && !(o < *this); }
   };
   std::vector<TreePath> paths_;  // kPipelinedTrees: the paths no other path beats in every respect
-  double tree_share_ = 1;                         // kPipelinedTrees: the part of S each tree carries
+  double tree_share_ = 1;        // kPipelinedTrees: the part of S each tree carries
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

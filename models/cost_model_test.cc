@@ -415,6 +415,16 @@ TEST(MeasuredProfileTest, CoresCopyConcurrentMessagesInTurn) {
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * 2 * (1e-6 + s / 8 / 10e9));
   p.transfers_use_cores = false;
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * (1e-6 + 2 * s / 8 / 10e9));
+  // 2 nodes x 2 ranks: each rank gets one message from inside its node and one from the other node per round, and
+  // copies both.
+  const Profile two = TwoLevel(1e-6, 10e9, 2e-6, 5e9);
+  Profile two_cores = two;
+  two_cores.transfers_use_cores = true;
+  const Topology nodes{2, 2, 2, 1};
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two_cores),
+              6 * ((1e-6 + s / 8 / 10e9) + (2e-6 + s / 8 / 5e9)));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two),
+              6 * std::max(1e-6 + s / 8 / 10e9, 2e-6 + s / 8 / 5e9));
   // One message per round: the ring is the same either way.
   const double ring = Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p);
   p.transfers_use_cores = true;
@@ -440,8 +450,8 @@ TEST(CostPropertiesTest, EveryCostGrowsWithSize) {
           double previous = m.Seconds(0);
           for (double s = 1; s < 1e9; s *= 1.07) {
             const double now = m.Seconds(s);
-            EXPECT_GE(now, previous * kUlps) << CollectiveName(c) << "/" << AlgorithmName(a) << " on " << TopologyToString(t)
-                                     << " at " << s;
+            EXPECT_GE(now, previous * kUlps)
+                << CollectiveName(c) << "/" << AlgorithmName(a) << " on " << TopologyToString(t) << " at " << s;
             previous = now;
           }
           // Around every chunk multiple of the first few hundred: below, on, above.

@@ -6,6 +6,11 @@
 namespace kcoll {
 namespace models {
 
+bool RoundLoad::Receive::operator<(const Receive& o) const {
+  return std::tie(intra_amount, intra_messages, inter_amount, inter_messages) <
+         std::tie(o.intra_amount, o.intra_messages, o.inter_amount, o.inter_messages);
+}
+
 RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfers, bool reduces) {
   RoundLoad load;
   // Sorted by directed link, so that transfers sharing an intra-node link are adjacent.
@@ -17,7 +22,7 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
   if (reduces) received.assign(topology.ranks(), 0);
   const bool ports = topology.intra_links_per_rank > 0;
   std::vector<double> rank_out, rank_in;  // intra-node totals per rank, when a rank's links are shared
-  std::vector<double> intra_received(topology.ranks(), 0), inter_received(topology.ranks(), 0);  // messages
+  std::vector<RoundLoad::Receive> per_rank(topology.ranks());
   if (ports) {
     rank_out.assign(topology.ranks(), 0);
     rank_in.assign(topology.ranks(), 0);
@@ -33,14 +38,16 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
       link_amount = same_link ? link_amount + t.amount : t.amount;
       load.has_intra = true;
       load.intra = std::max(load.intra, link_amount);
-      load.intra_messages = std::max(load.intra_messages, ++intra_received[t.dst]);
+      per_rank[t.dst].intra_amount += t.amount;
+      per_rank[t.dst].intra_messages += 1;
       if (ports) {
         rank_out[t.src] += t.amount;
         rank_in[t.dst] += t.amount;
       }
     } else {
       load.has_inter = true;
-      load.inter_messages = std::max(load.inter_messages, ++inter_received[t.dst]);
+      per_rank[t.dst].inter_amount += t.amount;
+      per_rank[t.dst].inter_messages += 1;
       out_total[src_node] += t.amount;
       out_max[src_node] = std::max(out_max[src_node], t.amount);
       in_total[dst_node] += t.amount;
@@ -57,6 +64,11 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
       load.intra = std::max({load.intra, rank_out[r] / links, rank_in[r] / links});
     }
   }
+  std::sort(per_rank.begin(), per_rank.end());
+  per_rank.erase(
+      std::unique(per_rank.begin(), per_rank.end(), [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
+      per_rank.end());
+  load.receives = std::move(per_rank);
   if (load.has_inter) {
     const double nics = topology.nics_per_node;
     for (int64_t node = 0; node < nodes; ++node) {
@@ -67,13 +79,19 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
 }
 
 double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
-  auto move = [&](const LinkParams& link, double amount, double messages) {
-    if (!profile.transfers_use_cores || messages <= 1) return link.Seconds(amount * unit_bytes, working_set_bytes);
-    return messages * link.Seconds(amount / messages * unit_bytes, working_set_bytes);
-  };
   double seconds = 0;
-  if (load.has_intra) seconds = std::max(seconds, move(profile.intra, load.intra, load.intra_messages));
-  if (load.has_inter) seconds = std::max(seconds, move(profile.inter, load.inter, load.inter_messages));
+  if (profile.transfers_use_cores) {
+    auto copies = [&](const LinkParams& link, double amount, double messages) {
+      return messages > 0 ? messages * link.Seconds(amount / messages * unit_bytes, working_set_bytes) : 0.0;
+    };
+    for (const RoundLoad::Receive& r : load.receives) {
+      seconds = std::max(seconds, copies(profile.intra, r.intra_amount, r.intra_messages) +
+                                      copies(profile.inter, r.inter_amount, r.inter_messages));
+    }
+    return seconds;
+  }
+  if (load.has_intra) seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes, working_set_bytes));
+  if (load.has_inter) seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes, working_set_bytes));
   return seconds;
 }
 

@@ -39,10 +39,16 @@ struct RoundLoad {
   bool has_inter = false;  // some transfer crosses nodes
   double inter = 0;        // NIC load of the busiest node: max(largest stream, total / nics_per_node)
   double reduce = 0;       // amount the busiest rank reduces (0 for rounds that do not reduce)
-  // Most messages one rank receives in the round, per class: when the ranks' cores copy (Profile::
-  // transfers_use_cores) a rank's messages are copied one after the other, each paying its own per-message cost.
-  double intra_messages = 0;
-  double inter_messages = 0;
+  // What each rank receives in the round (the distinct combinations only): when the ranks' cores copy (Profile::
+  // transfers_use_cores) a rank copies its messages one after the other, each paying its own per-message cost.
+  struct Receive {
+    double intra_amount = 0;
+    double intra_messages = 0;
+    double inter_amount = 0;
+    double inter_messages = 0;
+    bool operator<(const Receive& o) const;
+  };
+  std::vector<Receive> receives;
 };
 
 // Summarises a round of simultaneous transfers (transfers from a rank to itself are ignored). Each rank reduces
@@ -50,11 +56,10 @@ struct RoundLoad {
 RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfers, bool reduces);
 
 // Seconds to move the round's data when one unit is `unit_bytes` bytes, without the reduction. With
-// Profile::transfers_use_cores, the busiest load of a class is k messages of load / k each, copied in turn (k its
-// *_messages). `working_set_bytes`
+// Profile::transfers_use_cores, the slowest rank's copies of everything it receives, one message after the other
+// (a class's amount split evenly over its messages). `working_set_bytes`
 // is the buffer of the whole operation per rank, for links priced by a measured curve (machine.h); 0: the message.
-double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile,
-                       double working_set_bytes = 0);
+double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);
 
 // TransferSeconds plus the busiest rank's reduction (Profile::ReduceSeconds of reduce * unit_bytes).
 double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);

@@ -50,7 +50,7 @@ struct Profile {
   // (a pipelined stage costs the sum of the two, not the larger), and the messages it receives in one round are
   // copied one after the other (each pays its own per-message cost).
   bool transfers_use_cores = false;
-  std::string description;        // free text: where and when the profile was measured
+  std::string description;  // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
   double ReduceSeconds(double bytes, double working_set_bytes = 0) const {

@@ -15,8 +15,8 @@ double MeasuredCurve::Seconds(double bytes) const {
   if (bytes <= first.bytes) return proportional ? first.seconds * bytes / first.bytes : first.seconds;
   if (bytes >= last.bytes) return last.seconds * bytes / last.bytes;
   // The first point at or above `bytes`; its predecessor is below.
-  const auto hi = std::lower_bound(points.begin(), points.end(), bytes,
-                                   [](const CurvePoint& p, double b) { return p.bytes < b; });
+  const auto hi =
+      std::lower_bound(points.begin(), points.end(), bytes, [](const CurvePoint& p, double b) { return p.bytes < b; });
   const auto lo = hi - 1;
   const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);
   return std::exp((1 - t) * std::log(lo->seconds) + t * std::log(hi->seconds));

@@ -34,10 +34,10 @@ TEST(MeasuredCurveTest, LogLogBetweenPoints) {
 
 TEST(MeasuredCurveTest, OutsideTheMeasuredSizes) {
   MeasuredCurve c = Link();
-  EXPECT_DOUBLE_EQ(c.Seconds(8), 1e-6);   // a link: the latency
-  EXPECT_DOUBLE_EQ(c.Seconds(0), 1e-6);   // an empty message still costs the latency
+  EXPECT_DOUBLE_EQ(c.Seconds(8), 1e-6);                    // a link: the latency
+  EXPECT_DOUBLE_EQ(c.Seconds(0), 1e-6);                    // an empty message still costs the latency
   EXPECT_DOUBLE_EQ(c.Seconds(1 << 26), (1 << 26) * 4e-9);  // the largest size's rate
-  c.proportional = true;                  // a reduction
+  c.proportional = true;                                   // a reduction
   EXPECT_DOUBLE_EQ(c.Seconds(512), 0.5e-6);
   EXPECT_EQ(c.Seconds(0), 0);
   EXPECT_EQ(MeasuredCurve().Seconds(100), 0);

@@ -27,9 +27,9 @@ using testing::AllRanks;
 using testing::EncodeAt;
 using testing::ExactInput;
 using testing::ExactReduction;
+using ::testing::HasSubstr;
 using testing::WorldRank;
 using testing::WorldSize;
-using ::testing::HasSubstr;
 
 // What the staging did, shared between the test, the staging and the recording transport.
 struct Ledger {
