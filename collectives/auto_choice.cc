@@ -80,7 +80,9 @@ models::Topology ModelTopology(const Topology& topology) {
 
 models::CostOptions ModelCostOptions() {
   models::CostOptions options;
-  options.channels = 0;                                           // one per NIC: one
+  // One channel: kcoll's ring_pipelined uses one until each channel gets a full slice (n chunks), and on shared
+  // memory more channels change little (ring_pipelined.cc).
+  options.channels = 1;
   options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);  // the pipelined algorithms' default
   return options;
 }
