@@ -29,6 +29,10 @@ grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one
 grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
 grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
+grep -q "exchange, pair(s) 0-1 at once, both ways" "${TMP}/two.out" || fail "no exchange sweep"
+grep -q '"curve": \[' "${TMP}/two.json" || fail "no link curve in the profile"
+grep -q '"gamma_curve": \[' "${TMP}/two.json" || fail "no reduction curve in the profile"
+grep -q '"transfers_use_cores": true' "${TMP}/two.json" || fail "one node: the cores should move the data"
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
   { fail "the saved profile does not load"; cat "${TMP}/predict.out"; }
 
@@ -39,6 +43,7 @@ if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUI
 fi
 grep -q "pair(s) 0-2; one-way = 10th-percentile round trip / 2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
 grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
+grep -q "exchange, pair(s) 0-2, 1-3 at once" "${TMP}/four.out" || fail "no inter-node exchange on pairs 0-2, 1-3"
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).

@@ -41,6 +41,17 @@ TEST(PairsOfClass, FirstPairOrEveryPairOfEachClass) {
   EXPECT_THAT(PairsOfClass(one_rank_per_node, LinkClass::kInter, false), ElementsAre(Pair(0, 1)));
 }
 
+TEST(ExchangePairs, DisjointPairsCoveringTheRanksOfEachClass) {
+  const Topology two_by_two = MakeEmulatedTopology(0, 4, 2);
+  EXPECT_THAT(ExchangePairs(two_by_two, LinkClass::kIntra), ElementsAre(Pair(0, 1), Pair(2, 3)));
+  EXPECT_THAT(ExchangePairs(two_by_two, LinkClass::kInter), ElementsAre(Pair(0, 2), Pair(1, 3)));
+  // An odd node leaves a rank out; one node has no inter-node pair.
+  EXPECT_THAT(ExchangePairs(MakeEmulatedTopology(0, 3, 3), LinkClass::kIntra), ElementsAre(Pair(0, 1)));
+  EXPECT_THAT(ExchangePairs(MakeEmulatedTopology(0, 2, 2), LinkClass::kInter), IsEmpty());
+  // Three nodes of two: ranks 4 and 5 share a node and find no free partner on another.
+  EXPECT_THAT(ExchangePairs(MakeEmulatedTopology(0, 6, 2), LinkClass::kInter), ElementsAre(Pair(0, 2), Pair(1, 3)));
+}
+
 TEST(CalibrationOptions, EachBadFieldIsNamed) {
   EXPECT_TRUE(ValidateCalibrationOptions({}).ok());
   CalibrationOptions o;
@@ -117,6 +128,31 @@ TEST(MakeProfile, FitsBecomeTheProfile) {
   EXPECT_THAT(profile->description, HasSubstr("4 ranks, 2 node(s) x 2 ranks (emulated nodes)"));
   EXPECT_THAT(profile->description, HasSubstr("inter: ping-pong 0-2 (emulated nodes: shared memory"));
   EXPECT_NEAR(r.intra.series.fit.r_squared, 1.0, 1e-9);
+  // No exchange measured: the links are the alpha-beta lines; the reduction sweep is the gamma curve.
+  EXPECT_TRUE(profile->intra.curve.empty());
+  ASSERT_EQ(profile->gamma_curve.points.size(), 3u);
+  EXPECT_TRUE(profile->gamma_curve.proportional);
+  EXPECT_EQ(profile->gamma_curve.points[2].seconds, r.reduce.samples[2].seconds);
+  EXPECT_TRUE(profile->transfers_use_cores);  // emulated nodes: shared memory
+}
+
+TEST(MakeProfile, ExchangesBecomeTheLinkCurves) {
+  CalibrationResult r = MakeResult(4, 2);
+  r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_EQ(profile->intra.curve.points.size(), 3u);
+  EXPECT_EQ(profile->intra.curve.points[1].bytes, 1024);
+  EXPECT_EQ(profile->intra.curve.points[1].seconds, r.intra.exchange.samples[1].seconds);
+  EXPECT_FALSE(profile->intra.curve.proportional);
+  // The inter class measured no exchange: it takes the intra one's.
+  EXPECT_EQ(profile->inter.curve.points.size(), 3u);
+  // The summary stays the ping-pong fit.
+  EXPECT_NEAR(profile->intra.alpha_s, 1e-6, 1e-12);
+  // Real nodes: a NIC moves the data.
+  r.emulated = false;
+  EXPECT_FALSE(MakeProfile(r)->transfers_use_cores);
 }
 
 TEST(MakeProfile, AMissingClassTakesTheOther) {
