@@ -36,8 +36,8 @@ absl::StatusOr<ProfileBandwidths> LoadProfileBandwidths(const std::string& path)
   absl::StatusOr<models::Profile> profile = models::LoadProfile(path);
   if (!profile.ok()) return absl::InvalidArgumentError(profile.status().message());
   ProfileBandwidths out;
-  out.intra_gbps = profile->intra.BytesPerSecond() / kBytesPerGB;
-  out.inter_gbps = profile->inter.BytesPerSecond() / kBytesPerGB;
+  out.intra_gbps = profile->intra.PeakBytesPerSecond() / kBytesPerGB;
+  out.inter_gbps = profile->inter.PeakBytesPerSecond() / kBytesPerGB;
   out.description = profile->description;
   if (!std::isfinite(out.intra_gbps)) {
     return absl::InvalidArgumentError(

@@ -1,5 +1,6 @@
 #include "models/machine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,6 +21,14 @@ absl::StatusOr<LinkParams> LinkParams::FromBandwidth(double latency_s, double by
 
 double LinkParams::BytesPerSecond() const {
   return beta_s_per_byte > 0 ? 1.0 / beta_s_per_byte : std::numeric_limits<double>::infinity();
+}
+
+double LinkParams::PeakBytesPerSecond() const {
+  double peak = BytesPerSecond();
+  for (const CurvePoint& p : curve.points) {
+    if (p.seconds > 0) peak = std::max(peak, p.bytes / p.seconds);
+  }
+  return peak;
 }
 
 absl::Status ValidateTopology(const Topology& topology) {

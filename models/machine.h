@@ -30,6 +30,11 @@ struct LinkParams {
   // 1 / beta_s_per_byte (infinity when beta is 0).
   double BytesPerSecond() const;
 
+  // The link's best sustained rate, for the ideal bandwidth: the fastest size of the measured curve (bytes /
+  // seconds), or 1 / beta when that is higher or there is no curve. A line fitted over every size runs below the
+  // sizes the link does best, and an ideal below what algorithms reach would give efficiencies above 100%.
+  double PeakBytesPerSecond() const;
+
   // One message of `bytes` inside an operation whose buffer is `working_set_bytes` per rank (0: just the message).
   double Seconds(double bytes, double working_set_bytes = 0) const {
     return curve.empty() ? alpha_s + bytes * beta_s_per_byte : curve.SecondsIn(bytes, working_set_bytes);

@@ -31,6 +31,15 @@ TEST(LinkParamsTest, FromBandwidthRefusesBadValues) {
   EXPECT_THAT(LinkParams::FromBandwidth(std::nan(""), 1e9), IsInvalidArgument("latency_s=nan"));
 }
 
+TEST(LinkParamsTest, PeakIsTheFastestMeasuredSize) {
+  LinkParams link{1e-6, 1.0 / 10e9};
+  EXPECT_DOUBLE_EQ(link.PeakBytesPerSecond(), 10e9);  // no curve: the line
+  link.curve = MeasuredCurve{{{8, 2e-7}, {1 << 20, (1 << 20) / 13e9}, {1 << 26, (1 << 26) / 4.5e9}}, false};
+  EXPECT_DOUBLE_EQ(link.PeakBytesPerSecond(), 13e9);
+  link.beta_s_per_byte = 1.0 / 20e9;  // a line faster than every measured size
+  EXPECT_DOUBLE_EQ(link.PeakBytesPerSecond(), 20e9);
+}
+
 TEST(LinkParamsTest, ZeroBetaIsAnInfinitelyFastLink) { EXPECT_TRUE(std::isinf(LinkParams{1e-6, 0}.BytesPerSecond())); }
 
 TEST(TopologyTest, CountsAndPlacesRanksNodeMajor) {

@@ -55,8 +55,8 @@ absl::StatusOr<Common> MakeCommon(const PredictRequest& request) {
   header["profile"] = json::parse(ProfileToJson(request.profile));
   header["options"] = {{"channels", request.options.channels}, {"chunk_bytes", request.options.chunk_bytes}};
   IdealBandwidthInputs in;
-  in.intra_bw = std::max(1, request.topology.intra_links_per_rank) * request.profile.intra.BytesPerSecond();
-  in.inter_bw = request.topology.nics_per_node * request.profile.inter.BytesPerSecond();
+  in.intra_bw = std::max(1, request.topology.intra_links_per_rank) * request.profile.intra.PeakBytesPerSecond();
+  in.inter_bw = request.topology.nics_per_node * request.profile.inter.PeakBytesPerSecond();
   in.ranks_per_node = request.topology.ranks_per_node;
   in.nodes = request.topology.nodes;
   absl::StatusOr<IdealBandwidth> ideal = ComputeIdealBandwidth(in);
