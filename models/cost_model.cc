@@ -14,12 +14,6 @@ namespace models {
 
 namespace {
 
-std::vector<const std::vector<int64_t>*> MakePointers(const std::vector<std::vector<int64_t>>& trees) {
-  std::vector<const std::vector<int64_t>*> out;
-  for (const auto& t : trees) out.push_back(&t);
-  return out;
-}
-
 // Most channels ring_pipelined accepts.
 constexpr int kMaxChannels = 1024;
 
@@ -471,10 +465,10 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
   std::vector<Transfer> transfers;
   std::vector<int64_t> children(n, 0);
   std::set<TreePath> paths;
-  for (const std::vector<int64_t>* parents : MakePointers(trees)) {
+  for (const std::vector<int64_t>& parents : trees) {
     std::vector<int64_t> tree_children(n, 0);
     for (int64_t r = 0; r < n; ++r) {
-      const int64_t up = (*parents)[r];
+      const int64_t up = parents[r];
       if (up < 0) continue;
       // Steady state: one chunk going up each edge and another coming down.
       transfers.push_back({r, up, 1.0});
@@ -485,9 +479,9 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
     for (int64_t r = 0; r < n; ++r) {
       if (tree_children[r] > 0) continue;  // paths start at leaves
       TreePath path;
-      for (int64_t v = r; (*parents)[v] >= 0; v = (*parents)[v]) {
-        (topology_.NodeOf(v) == topology_.NodeOf((*parents)[v]) ? path.intra_hops : path.inter_hops) += 1;
-        path.reduced_chunks += static_cast<double>(tree_children[(*parents)[v]]);
+      for (int64_t v = r; parents[v] >= 0; v = parents[v]) {
+        (topology_.NodeOf(v) == topology_.NodeOf(parents[v]) ? path.intra_hops : path.inter_hops) += 1;
+        path.reduced_chunks += static_cast<double>(tree_children[parents[v]]);
       }
       paths.insert(path);
     }
