@@ -287,10 +287,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   std::optional<Algorithm> priced;
   // The model stands for a typical call, as the calibration's medians do: compare it with the median iteration (the
   // mean carries the iterations during which the scheduler took a rank's core away).
-  std::vector<double> sorted = combined;
-  std::sort(sorted.begin(), sorted.end());
-  const double median_s = sorted.empty() ? 0 : sorted[(sorted.size() - 1) / 2];
-  AddModel(ctx, c, impl, median_s, m, &priced);
+  AddModel(ctx, c, impl, ComputeIterationStats(combined).p50_us, m, &priced);  // the statistics are unit-free
 
   if (o.check > 0) {
     int64_t wrong = 0;

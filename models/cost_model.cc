@@ -420,24 +420,20 @@ void CostModel::BuildPipelinedRing(double reducing_rounds, double copying_rounds
   // One chunk per channel on every ring link. The channels use the same intra-node links (their loads add up; a
   // rank's one outgoing link carries all of them, so intra_links_per_rank changes nothing) but each channel's
   // node-crossing hop is a stream of its own (one per node and channel), spread over the NICs.
-  // stage_load_ is one channel's; ChannelsLoad scales it to the channels a call uses.
   std::vector<Transfer> ring;
   for (int64_t i = 0; i < n; ++i) ring.push_back({i, (i + 1) % n, 1.0});
   stage_load_ = SummarizeRound(topology_, ring, true);
-}
-
-RoundLoad CostModel::ChannelsLoad(int channels) const {
-  RoundLoad load = stage_load_;
-  load.intra *= channels;
-  load.reduce *= channels;
-  if (load.has_inter) load.inter = std::max(1.0, static_cast<double>(channels) / topology_.nics_per_node);
-  for (RoundLoad::Receive& r : load.receives) {
-    r.intra_amount *= channels;
-    r.intra_messages *= channels;
-    r.inter_amount *= channels;
-    r.inter_messages *= channels;
+  stage_load_.intra *= channels_;
+  stage_load_.reduce *= channels_;
+  if (stage_load_.has_inter) {
+    stage_load_.inter = std::max(1.0, static_cast<double>(channels_) / topology_.nics_per_node);
   }
-  return load;
+  for (RoundLoad::Receive& r : stage_load_.receives) {  // every rank receives one chunk per channel
+    r.intra_amount *= channels_;
+    r.intra_messages *= channels_;
+    r.inter_amount *= channels_;
+    r.inter_messages *= channels_;
+  }
 }
 
 void CostModel::BuildChain(bool reduces) {
@@ -561,10 +557,9 @@ double CostModel::Overlap(double move, double reduce) const {
 
 double CostModel::PipelinedRingSeconds(double bytes) const {
   if (topology_.ranks() == 1) return 0;
-  const RoundLoad load = ChannelsLoad(channels_);
   const double per_channel = bytes / (static_cast<double>(topology_.ranks()) * channels_);
-  auto move = [&](double chunk) { return TransferSeconds(load, chunk, profile_, bytes); };
-  auto reduce = [&](double chunk) { return profile_.ReduceSeconds(load.reduce * chunk, bytes); };
+  auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, bytes); };
+  auto reduce = [&](double chunk) { return profile_.ReduceSeconds(stage_load_.reduce * chunk, bytes); };
   // A reducing round is a two-stage pipeline (receive, reduce); a copying round has the one stage.
   const double reducing_round = PipelineSeconds(
       per_channel, options_.chunk_bytes, [&](double c) { return move(c) + reduce(c); },

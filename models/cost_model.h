@@ -163,7 +163,6 @@ class CostModel {
   void BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees);
 
   double Overlap(double move, double reduce) const;
-  RoundLoad ChannelsLoad(int channels) const;
   double RoundsSeconds(double bytes) const;
   double PipelinedRingSeconds(double bytes) const;
   double ChainSeconds(double bytes) const;
