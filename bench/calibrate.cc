@@ -79,19 +79,36 @@ int RepsFor(double probe_seconds, const CalibrationOptions& options) {
       std::clamp(std::ceil(wanted), static_cast<double>(options.min_reps), static_cast<double>(options.max_reps)));
 }
 
-// One round trip of `bytes` from the initiator's side.
-absl::StatusOr<double> RoundTrip(Transport& transport, int peer, const char* send, char* recv, size_t bytes) {
+// The two buffers a rank alternates between: each round trip sends what the previous one received, so the bytes
+// that go out were just written by this rank's core (by the receive's copy), as in a collective, where every round
+// sends what the last one produced. A send buffer that is never written stays cached at the receiver after the first
+// repetition and measures a transfer no collective sees: on some machines moving modified cache lines between cores
+// runs at a third of that rate.
+struct Buffers {
+  explicit Buffers(size_t bytes) : a(bytes, 1), b(bytes, 0) {}
+  char* send() { return flipped ? b.data() : a.data(); }
+  char* recv() { return flipped ? a.data() : b.data(); }
+  void Flip() { flipped = !flipped; }
+  std::vector<char> a, b;
+  bool flipped = false;
+};
+
+// One round trip of `bytes` from the initiator's side; the next one sends what this one received.
+absl::StatusOr<double> RoundTrip(Transport& transport, int peer, Buffers& buffers, size_t bytes) {
   const double start = Now();
-  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, recv, bytes, 0).status());
-  KCOLL_RETURN_IF_ERROR(transport.Send(peer, send, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, buffers.recv(), bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, buffers.send(), bytes, 0).status());
   KCOLL_RETURN_IF_ERROR(transport.WaitAll());
-  return Now() - start;
+  const double seconds = Now() - start;
+  buffers.Flip();
+  return seconds;
 }
 
-absl::Status Echo(Transport& transport, int peer, const char* send, char* recv, size_t bytes) {
-  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, recv, bytes, 0).status());
+// The other side of a round trip: receives the message and sends it back.
+absl::Status Echo(Transport& transport, int peer, Buffers& buffers, size_t bytes) {
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, buffers.recv(), bytes, 0).status());
   KCOLL_RETURN_IF_ERROR(transport.WaitAll());
-  KCOLL_RETURN_IF_ERROR(transport.Send(peer, send, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, buffers.recv(), bytes, 0).status());
   return transport.WaitAll();
 }
 
@@ -266,7 +283,7 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
   Series series;
   if (rank == a || rank == b) {
     const size_t largest = static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end()));
-    std::vector<char> send(largest, 1), recv(largest, 0);
+    Buffers buffers(largest);
     const int peer = rank == a ? b : a;
     for (double size : sizes) {
       const size_t bytes = static_cast<size_t>(size);
@@ -276,7 +293,7 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
         // too few.
         double probe = 0;
         for (int warmup = 0; warmup < kWarmups; ++warmup) {
-          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, buffers, bytes));
           probe = warmup == 0 ? t : std::min(probe, t);
         }
         reps = RepsFor(probe, options);
@@ -284,17 +301,17 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
         std::vector<double> round_trips;
         round_trips.reserve(reps);
         for (int i = 0; i < reps; ++i) {
-          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, send.data(), recv.data(), bytes));
+          KCOLL_ASSIGN_OR_RETURN(double t, RoundTrip(transport, peer, buffers, bytes));
           round_trips.push_back(t);
         }
         series.samples.push_back({size, Percentile(round_trips, options.percentile) / 2});
         series.reps.push_back(reps);
       } else {
         for (int warmup = 0; warmup < kWarmups; ++warmup) {
-          KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
+          KCOLL_RETURN_IF_ERROR(Echo(transport, peer, buffers, bytes));
         }
         MPI_Recv(&reps, 1, MPI_INT, peer, kControlTag, control, MPI_STATUS_IGNORE);
-        for (int i = 0; i < reps; ++i) KCOLL_RETURN_IF_ERROR(Echo(transport, peer, send.data(), recv.data(), bytes));
+        for (int i = 0; i < reps; ++i) KCOLL_RETURN_IF_ERROR(Echo(transport, peer, buffers, bytes));
       }
     }
   }
@@ -343,9 +360,9 @@ absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
     if (rank == b) peer = a;
   }
   const size_t largest = peer >= 0 ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0;
-  std::vector<char> send(largest, 1), recv(largest, 0);
+  Buffers buffers(largest);
   // Both sides of a pair run the initiator's half of a round trip at once: each one's receive is the other's send.
-  auto exchange = [&](size_t bytes) { return RoundTrip(transport, peer, send.data(), recv.data(), bytes); };
+  auto exchange = [&](size_t bytes) { return RoundTrip(transport, peer, buffers, bytes); };
   Series series;
   for (double size : sizes) {
     const size_t bytes = static_cast<size_t>(size);

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/bandwidth.h"
 #include "bench/bench_case.h"
+#include "bench/calibrate_in_run.h"
 #include "bench/gloo_peer.h"
 #include "bench/json_report.h"
 #include "bench/kcoll_implementation.h"
@@ -230,6 +231,14 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
 
   auto ctx = std::make_unique<BenchContext>();
   ctx->options = parsed;
+  std::string calibrate_summary;
+  if (!parsed.calibrate_path.empty()) {
+    if (rank == 0) std::fprintf(stderr, "[kcoll bench] --calibrate: measuring this machine's profile...\n");
+    absl::Status measured = CalibrateIntoFile(MPI_COMM_WORLD, parsed.calibrate_path, parsed.ranks_per_node,
+                                              *ParseExecBackend(parsed.exec), &calibrate_summary);
+    if (!measured.ok()) return Fail(rank, std::string(measured.message()), 1);
+    ctx->options.profile_path = parsed.calibrate_path;  // then everything reads it as --profile
+  }
   ctx->rank = rank;
   ctx->nranks = nranks;
   const BenchOptions& o = ctx->options;
@@ -252,7 +261,8 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     if (!profile.ok()) return Fail(rank, std::string(profile.status().message()), 2);
     intra = profile->intra_gbps;
     inter = profile->inter_gbps;
-    ideal_note = absl::StrCat("profile ", o.profile_path, ": ");
+    ideal_note = calibrate_summary.empty() ? absl::StrCat("profile ", o.profile_path, ": ")
+                                           : absl::StrCat(calibrate_summary, ": ");
   }
   if (intra > 0) {
     auto ideal = IdealBusBwGBps({intra, inter, rpn, topology.nnodes});
@@ -485,6 +495,7 @@ int CollectiveBenchMain(int argc, char** argv, const std::string& program, const
   }
   options.json_path = ResolvePath(options.json_path);
   options.profile_path = ResolvePath(options.profile_path);
+  options.calibrate_path = ResolvePath(options.calibrate_path);
   if (!options.profile_path.empty()) {
     if (auto p = LoadProfileBandwidths(options.profile_path); !p.ok()) {
       if (printer)

@@ -64,6 +64,12 @@ constexpr Flag kFlags[] = {
     {0, "inter_bw", "GB/s", "inter-node bandwidth per node, for the ideal busbw on several nodes"},
     {0, "profile", "FILE", "calibration profile JSON (//bench:calibrate): ideal busbw, auto's choice, --model"},
     {0, "model", nullptr, "per kcoll row, the alpha-beta model's time and its error against the measured one"},
+    {0, "calibrate", "FILE",
+     "measure this machine's profile first (//bench:calibrate's sweep, in these ranks), save it to FILE and use it "
+     "as --profile"},
+    {0, "touch_input", "0|1",
+     "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
+     "just produced it; 0: the input stays as first written (nccl-tests)"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -278,6 +284,13 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       o.profile_path = value;
     } else if (name == "model") {
       o.model = true;
+    } else if (name == "calibrate") {
+      if (value.empty()) return Bad(*flag, value, "empty file name");
+      o.calibrate_path = value;
+    } else if (name == "touch_input") {
+      auto v = ParseInt(*flag, value, 0, 1);
+      if (!v.ok()) return v.status();
+      o.touch_input = *v == 1;
     } else if (name == "help") {
       o.help = true;
     }
@@ -297,6 +310,10 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
   if (!o.profile_path.empty() && (o.intra_bw_gbps > 0 || o.inter_bw_gbps > 0)) {
     return absl::InvalidArgumentError(
         "--profile and --intra_bw/--inter_bw both given: choose one source of bandwidths");
+  }
+  if (!o.calibrate_path.empty() && (!o.profile_path.empty() || o.intra_bw_gbps > 0 || o.inter_bw_gbps > 0)) {
+    return absl::InvalidArgumentError(
+        "--calibrate and --profile or --intra_bw/--inter_bw both given: choose one source of bandwidths");
   }
   if (o.ranks_per_node > 0 && o.ranks_given && o.ranks % o.ranks_per_node != 0) {
     return absl::InvalidArgumentError(

@@ -55,7 +55,13 @@ struct BenchOptions {
   double inter_bw_gbps = 0;  // --inter_bw
   std::string profile_path;  // --profile
   bool model = false;        // --model: the cost model's predicted time and error % per kcoll row
-  bool help = false;         // -h / --help
+  // --calibrate: where to save the profile measured at the start of the run (then used as profile_path).
+  std::string calibrate_path;
+  // --touch_input: every rank rewrites each cache line of its input before every timed iteration (untimed), so a
+  // peer that reads it pulls lines this rank just modified, as it would in an application, instead of a copy it
+  // kept in its own cache from the previous iteration.
+  bool touch_input = true;
+  bool help = false;  // -h / --help
 };
 
 // Facts the parser checks values against.

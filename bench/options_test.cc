@@ -68,6 +68,21 @@ TEST(OptionsTest, ModelFlagTakesNoValue) {
   EXPECT_FALSE(d->model);
 }
 
+TEST(OptionsTest, CalibrateAndTouchInput) {
+  auto d = Parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->calibrate_path.empty());
+  EXPECT_TRUE(d->touch_input);
+  auto o = Parse({"--calibrate", "here.json", "--touch_input", "0"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->calibrate_path, "here.json");
+  EXPECT_FALSE(o->touch_input);
+  EXPECT_THAT(Error({"--calibrate="}), HasSubstr("--calibrate '': empty file name"));
+  EXPECT_THAT(Error({"--touch_input", "2"}), HasSubstr("--touch_input '2': must be in [0, 1]"));
+  EXPECT_THAT(Error({"--calibrate", "a.json", "--profile", "b.json"}), HasSubstr("--calibrate and --profile"));
+  EXPECT_THAT(Error({"--calibrate", "a.json", "--intra_bw", "5"}), HasSubstr("--calibrate and --profile"));
+}
+
 TEST(OptionsTest, ParsesEveryOption) {
   auto o = Parse({"-b",
                   "8",
@@ -223,7 +238,8 @@ TEST(OptionsTest, UsageListsEveryFlag) {
        {"--minbytes",       "--maxbytes",        "--stepfactor", "--stepbytes", "--iters", "--warmup_iters",
         "--agg_iters",      "--check",           "--op",         "--datatype",  "--root",  "--average",
         "--timeout",        "--per_iter_timing", "--json",       "--algo",      "--exec",  "--ranks",
-        "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile"}) {
+        "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile",   "--model", "--calibrate",
+        "--touch_input"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

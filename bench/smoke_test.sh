@@ -63,6 +63,15 @@ for r in doc["results"]:
 assert doc["kcoll"]["model_errors"], doc["kcoll"]
 PY
 
+# 2c. --calibrate: the profile is measured in the run, saved, and is the one the ideal busbw and the model use.
+profile="$TMPDIR/measured_profile.json"
+"$bin/all_reduce" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model --calibrate "$profile" --touch_input 0 \
+  >"$out" 2>"$err" || fail "--calibrate exited $?"
+grep -q "^# Ideal busbw: [0-9.]* GB/s (profile measured in this run in [0-9.]* s" "$out" || fail "no measured profile"
+grep -q "profile profile_path=$profile" "$out" || fail "the model does not use the measured profile"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["intra"]["curve"], p' "$profile" \
+  || fail "measured profile has no link curve"
+
 # 3. A collective whose kcoll algorithms may not exist yet: skipped with a reason, MPI rows still measured, exit 0.
 "$bin/all_gather" "${small[@]}" >"$out" 2>"$err" || fail "all_gather exited $?"
 grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgather block"

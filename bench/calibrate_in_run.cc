@@ -1,0 +1,79 @@
+#include "bench/calibrate_in_run.h"
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "bench/calibrate.h"
+#include "collectives/status_macros.h"
+#include "collectives/topology/discover.h"
+#include "collectives/transport/mpi_transport.h"
+#include "models/calibration.h"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+// Rank 0's part once the measurements are in: fit, build and save the profile.
+absl::Status SaveMeasured(CalibrationResult& result, const std::string& path, std::string* summary) {
+  KCOLL_RETURN_IF_ERROR(FitAll(result));
+  KCOLL_ASSIGN_OR_RETURN(models::Profile profile, MakeProfile(result));
+  KCOLL_RETURN_IF_ERROR(models::SaveProfile(profile, path));
+  *summary = absl::StrFormat("%s; intra-node %.3g GB/s, inter-node %.3g GB/s at their fastest size", path,
+                             profile.intra.PeakBytesPerSecond() / 1e9, profile.inter.PeakBytesPerSecond() / 1e9);
+  return absl::OkStatus();
+}
+
+absl::Status Measure(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
+                     std::string* summary) {
+  TopologyOptions topology_options;
+  topology_options.ranks_per_node = ranks_per_node;
+  KCOLL_ASSIGN_OR_RETURN(Topology topology, DiscoverTopology(comm, topology_options));
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, MpiTransport::Create(comm));
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
+  MPI_Comm control;
+  MPI_Comm_dup(comm, &control);
+  absl::StatusOr<CalibrationResult> result = Calibrate(*transport, *kernels, control, topology, CalibrationOptions());
+  MPI_Comm_free(&control);
+  KCOLL_RETURN_IF_ERROR(result.status());
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank == 0 ? SaveMeasured(*result, path, summary) : absl::OkStatus();
+}
+
+// The first failing rank's status on every rank.
+absl::Status Agree(const absl::Status& mine, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int failed_here = mine.ok() ? -1 : rank;
+  int first_failed = -1;
+  int candidate = failed_here < 0 ? INT32_MAX : failed_here;
+  MPI_Allreduce(&candidate, &first_failed, 1, MPI_INT, MPI_MIN, comm);
+  if (first_failed == INT32_MAX) return absl::OkStatus();
+  std::string message(mine.message());
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, first_failed, comm);
+  message.resize(length);
+  MPI_Bcast(message.data(), length, MPI_CHAR, first_failed, comm);
+  return absl::Status(rank == first_failed ? mine.code() : absl::StatusCode::kAborted,
+                      absl::StrFormat("--calibrate (rank %d): %s", first_failed, message));
+}
+
+}  // namespace
+
+absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
+                               std::string* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string measured;
+  absl::Status status = Agree(Measure(comm, path, ranks_per_node, backend, &measured), comm);
+  if (status.ok() && summary != nullptr) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    *summary = absl::StrFormat("profile measured in this run in %.1f s (//bench:calibrate's sweep), saved to %s",
+                               seconds, measured);
+  }
+  return status;
+}
+
+}  // namespace bench
+}  // namespace kcoll

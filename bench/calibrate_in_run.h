@@ -1,0 +1,27 @@
+// --calibrate: the benchmark measures the machine's profile in its own ranks before the cases, so the model, the
+// ideal busbw and auto's choice describe the machine as it is during the run (same ranks, binding, load and, on a
+// virtual machine, the same placement of its cores on the host), not as it was when a saved profile was measured.
+#ifndef KCOLL_BENCH_CALIBRATE_IN_RUN_H_
+#define KCOLL_BENCH_CALIBRATE_IN_RUN_H_
+
+#include <mpi.h>
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "collectives/kernels/backend.h"
+
+namespace kcoll {
+namespace bench {
+
+// Runs //bench:calibrate's sweep (default CalibrationOptions, fits on relative errors) over `comm` with emulated
+// nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.
+// Collective over `comm`; every rank returns the same status (the message of the rank that failed). On success
+// rank 0's `summary` says what was measured and where it went.
+absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
+                               std::string* summary);
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_CALIBRATE_IN_RUN_H_
