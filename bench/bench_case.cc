@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -260,6 +261,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
     if (ctx.watchdog) ctx.watchdog->Disarm();
     return;
   }
+  const double link_before = ctx.probe.has_value() ? ctx.probe->Ratio() : 0;
   MPI_Barrier(ctx.comm);
 
   std::vector<double> mine, combined;
@@ -287,6 +289,11 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   }
 
   Measurement m;
+  if (ctx.probe.has_value()) {
+    const double link_after = ctx.probe->Ratio();
+    const bool before_farther = std::abs(std::log(link_before)) >= std::abs(std::log(link_after));
+    if (link_before > 0 && link_after > 0) m.link_ratio = before_farther ? link_before : link_after;
+  }
   m.iterations = static_cast<int>(combined.size());
   double sum = 0;
   for (double t : combined) sum += t;

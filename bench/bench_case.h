@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "bench/implementation.h"
 #include "bench/layout.h"
+#include "bench/link_probe.h"
 #include "bench/options.h"
 #include "bench/results.h"
 #include "collectives/communicator.h"
@@ -93,7 +94,8 @@ struct BenchContext {
   // --model: the cost model of the communicator's machine, and the communicator that resolves `auto`.
   std::optional<models::ModelCheck> model;
   const Communicator* kcoll = nullptr;
-  ResultSink* sink = nullptr;  // rank 0 only
+  std::optional<LinkProbe> probe;  // --model: the links now against the profile, around every case
+  ResultSink* sink = nullptr;      // rank 0 only
   std::unique_ptr<Watchdog> watchdog;
   // (implementation, type, op) combinations an implementation cannot run, with the reason.
   std::map<std::tuple<int, int, int>, std::string> unimplemented;

@@ -131,6 +131,22 @@ Series Unpack(const std::vector<double>& packed, const std::vector<double>& size
   return series;
 }
 
+// Per size, the fastest of several series of the same sizes, and the reps of that one.
+Series FastestOf(const std::vector<Series>& all) {
+  Series out;
+  if (all.empty()) return out;
+  out = all[0];
+  for (const Series& s : all) {
+    for (size_t i = 0; i < s.samples.size() && i < out.samples.size(); ++i) {
+      if (s.samples[i].seconds < out.samples[i].seconds) {
+        out.samples[i] = s.samples[i];
+        out.reps[i] = s.reps[i];
+      }
+    }
+  }
+  return out;
+}
+
 // Per size, the median seconds over several series of the same sizes and the fewest reps.
 Series MedianOf(const std::vector<Series>& all) {
   Series out;
@@ -240,6 +256,7 @@ absl::Status ValidateCalibrationOptions(const CalibrationOptions& o) {
   }
   if (!std::isfinite(o.step_factor) || o.step_factor <= 1) return bad("step_factor", o.step_factor, "must be > 1");
   if (o.min_reps < 1) return bad("min_reps", o.min_reps, "must be >= 1");
+  if (o.passes < 1 || o.passes > 100) return bad("passes", o.passes, "must be in [1, 100]");
   if (o.max_reps < o.min_reps) return bad("max_reps", o.max_reps, "must be >= min_reps");
   if (!std::isfinite(o.percentile) || o.percentile <= 0 || o.percentile > 100) {
     return bad("percentile", o.percentile, "must be in (0, 100]");
@@ -489,19 +506,30 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   result.percentile = options.percentile;
 
   const std::vector<double> sizes = SweepSizes(options.min_bytes, options.max_bytes, options.step_factor);
+  CalibrationOptions pass_options = options;
+  pass_options.seconds_per_size = options.seconds_per_size / options.passes;
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
     link->link_class = link == &result.intra ? LinkClass::kIntra : LinkClass::kInter;
     link->pairs = PairsOfClass(topology, link->link_class, options.all_pairs);
-    std::vector<Series> per_pair;
-    for (const auto& [a, b] : link->pairs) {
-      KCOLL_ASSIGN_OR_RETURN(Series s, MeasurePingPong(transport, control, a, b, sizes, options));
-      per_pair.push_back(std::move(s));
-    }
-    link->series = MedianOf(per_pair);
     link->exchange_pairs = ExchangePairs(topology, link->link_class);
-    if (!link->exchange_pairs.empty()) {
-      KCOLL_ASSIGN_OR_RETURN(link->exchange, MeasureExchange(transport, control, link->exchange_pairs, sizes, options));
+    std::vector<std::vector<Series>> ping_pongs(link->pairs.size());  // [pair][pass]
+    std::vector<Series> exchanges;                                    // [pass]
+    for (int pass = 0; pass < options.passes; ++pass) {
+      for (size_t p = 0; p < link->pairs.size(); ++p) {
+        const auto& [a, b] = link->pairs[p];
+        KCOLL_ASSIGN_OR_RETURN(Series s, MeasurePingPong(transport, control, a, b, sizes, pass_options));
+        ping_pongs[p].push_back(std::move(s));
+      }
+      if (!link->exchange_pairs.empty()) {
+        KCOLL_ASSIGN_OR_RETURN(Series s,
+                               MeasureExchange(transport, control, link->exchange_pairs, sizes, pass_options));
+        exchanges.push_back(std::move(s));
+      }
     }
+    std::vector<Series> per_pair;
+    for (const std::vector<Series>& passes : ping_pongs) per_pair.push_back(FastestOf(passes));
+    link->series = MedianOf(per_pair);
+    if (!exchanges.empty()) link->exchange = FastestOf(exchanges);
   }
   const std::vector<double> local_sizes = SweepSizes(options.min_local_bytes, options.max_bytes, options.step_factor);
   KCOLL_ASSIGN_OR_RETURN(result.reduce, MeasureLocal(kernels, control, LocalOperation::kReduce, local_sizes, options));

@@ -42,6 +42,9 @@ ABSL_FLAG(double, min_local_bytes, 4096, "smallest reduction / copy size");
 ABSL_FLAG(int, min_reps, 10, "timed repetitions per size, at least");
 ABSL_FLAG(int, max_reps, 10000, "timed repetitions per size, at most");
 ABSL_FLAG(double, seconds_per_size, 0.2, "timed seconds per size the repetitions aim at");
+ABSL_FLAG(int, passes, 3,
+          "link sweeps per link class; each size keeps its fastest pass (a machine whose links slow down for "
+          "seconds at a time gives the profile of its fast state)");
 ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
 ABSL_FLAG(double, percentile, 50,
           "the repetition that stands for a size: 50 (median), or e.g. 10 on a machine busy with other work");
@@ -63,6 +66,7 @@ CalibrationOptions OptionsFromFlags() {
   o.seconds_per_size = absl::GetFlag(FLAGS_seconds_per_size);
   o.all_pairs = absl::GetFlag(FLAGS_all_pairs);
   o.percentile = absl::GetFlag(FLAGS_percentile);
+  o.passes = absl::GetFlag(FLAGS_passes);
   return o;
 }
 
@@ -115,6 +119,7 @@ int Launch(const char* program) {
       absl::StrCat("--max_reps=", o.max_reps),
       absl::StrFormat("--seconds_per_size=%.17g", o.seconds_per_size),
       absl::StrFormat("--percentile=%.17g", o.percentile),
+      absl::StrCat("--passes=", o.passes),
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
   };

@@ -78,6 +78,9 @@ TEST(CalibrationOptions, EachBadFieldIsNamed) {
   o.percentile = 101;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("percentile=101"));
   o = {};
+  o.passes = 0;
+  EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("passes=0: must be in [1, 100]"));
+  o = {};
   o.seconds_per_size = -1;
   EXPECT_THAT(ValidateCalibrationOptions(o).message(), HasSubstr("seconds_per_size=-1"));
 }

@@ -91,6 +91,7 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
     j["model_algorithm"] = std::string(AlgorithmName(*row.model_algorithm));
     j["model_time"] = OptionalNumber(row.out_of_place->model_us);
     j["model_error_pct"] = OptionalNumber(row.out_of_place->model_error_pct);
+    j["link_probe_ratio"] = OptionalNumber(row.out_of_place->link_ratio);
   }
   return j;
 }
@@ -224,6 +225,18 @@ void JsonReport::OnFinish(const RunSummary& summary) {
     best.push_back(j);
   }
   doc_["kcoll"]["best_vs_mpi"] = best;
+  Json autos = Json::array();
+  for (const AutoVsFastest& v : summary.auto_vs_fastest) {
+    autos.push_back({{"collective", std::string(CollectiveName(v.collective))},
+                     {"size", v.bytes},
+                     {"auto_ran", v.auto_ran},
+                     {"auto_us", v.auto_us},
+                     {"fastest", v.fastest},
+                     {"fastest_us", v.fastest_us},
+                     {"ratio", v.ratio},
+                     {"calibrated_state", v.calibrated_state}});
+  }
+  doc_["kcoll"]["auto_vs_fastest"] = autos;
   if (!summary.model_errors.empty()) {
     Json model = Json::array();
     for (const models::AlgorithmError& e : summary.model_errors) {
@@ -233,6 +246,14 @@ void JsonReport::OnFinish(const RunSummary& summary) {
                        {"median_abs_error_pct", e.median_abs_error_percent}});
     }
     doc_["kcoll"]["model_errors"] = model;
+    Json calibrated = Json::array();
+    for (const models::AlgorithmError& e : summary.model_errors_calibrated_state) {
+      calibrated.push_back({{"collective", std::string(CollectiveName(e.collective))},
+                            {"algorithm", std::string(AlgorithmName(e.algorithm))},
+                            {"rows", e.rows},
+                            {"median_abs_error_pct", e.median_abs_error_percent}});
+    }
+    doc_["kcoll"]["model_errors_calibrated_state"] = calibrated;
   }
   doc_["kcoll"]["complete"] = !summary.interrupted;
   doc_["kcoll"]["interrupted"] = summary.interrupted;

@@ -24,9 +24,8 @@ char* At(void* base, size_t block, size_t count, size_t elem) {
 }
 
 // nccl-tests' grouped point-to-point collectives.
-absl::Status RunGroupedSendRecv(Collective collective, const void* send, void* recv, size_t count,
-                                ncclDataType_t type, size_t elem, int root, int rank, int nranks, ncclComm_t comm,
-                                cudaStream_t stream) {
+absl::Status RunGroupedSendRecv(Collective collective, const void* send, void* recv, size_t count, ncclDataType_t type,
+                                size_t elem, int root, int rank, int nranks, ncclComm_t comm, cudaStream_t stream) {
   if (absl::Status s = Check(ncclGroupStart(), "ncclGroupStart", comm); !s.ok()) return s;
   absl::Status status;
   auto send_to = [&](const void* data, int peer) {
@@ -122,8 +121,8 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
   const bool rooted = collective == Collective::kBroadcast || collective == Collective::kReduce ||
                       collective == Collective::kGather || collective == Collective::kScatter;
   if (rooted && (root < 0 || root >= nranks)) {
-    return absl::InvalidArgumentError(absl::StrCat(CollectiveName(collective), ": root ", root,
-                                                   " is not a rank in [0, ", nranks, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(CollectiveName(collective), ": root ", root, " is not a rank in [0, ", nranks, ")"));
   }
   const bool reduces = collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
                        collective == Collective::kReduce;
@@ -137,8 +136,7 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
     case Collective::kAllReduce:
       return Check(ncclAllReduce(send, recv, count, *nccl_type, nccl_op, comm, stream), "ncclAllReduce", comm);
     case Collective::kReduceScatter:
-      return Check(ncclReduceScatter(send, recv, count, *nccl_type, nccl_op, comm, stream), "ncclReduceScatter",
-                   comm);
+      return Check(ncclReduceScatter(send, recv, count, *nccl_type, nccl_op, comm, stream), "ncclReduceScatter", comm);
     case Collective::kAllGather:
       return Check(ncclAllGather(send, recv, count, *nccl_type, comm, stream), "ncclAllGather", comm);
     case Collective::kBroadcast:
@@ -149,8 +147,8 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
     case Collective::kGather:
     case Collective::kScatter:
     case Collective::kSendRecv:
-      return RunGroupedSendRecv(collective, send, recv, count, *nccl_type, DataTypeSize(type), root, rank, nranks,
-                                comm, stream);
+      return RunGroupedSendRecv(collective, send, recv, count, *nccl_type, DataTypeSize(type), root, rank, nranks, comm,
+                                stream);
     case Collective::kBarrier:
       return absl::InvalidArgumentError("barrier: NCCL has no barrier to compare with");
   }

@@ -195,20 +195,103 @@ TEST(TableTest, ModelColumnsAndFooter) {
   for (const std::string& line : Lines(text)) {
     if (line[0] == '#') continue;
     std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (f[0] == "1024" && f.size() == 20) {  // the auto row: 17 fields, model, error, priced algorithm
+    if (f[0] == "1024" && f.size() == 21) {  // the auto row: 17 fields, model, error, link probe, priced algorithm
       EXPECT_EQ(f[17], "5.50");
       EXPECT_EQ(f[18], "+10%");
-      EXPECT_EQ(f[19], "ring");
+      EXPECT_EQ(f[19], "-");  // no probe in this run
+      EXPECT_EQ(f[20], "ring");
     } else if (f[0] == "1024") {  // the MPI row: no model
-      ASSERT_EQ(f.size(), 19u) << line;
+      ASSERT_EQ(f.size(), 20u) << line;
       EXPECT_EQ(f[17], "-");
       EXPECT_EQ(f[18], "-");
+      EXPECT_EQ(f[19], "-");
     }
   }
   const std::vector<models::AlgorithmError> summary = ModelErrors(sink.rows());
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(summary[0].rows, 3);
   EXPECT_DOUBLE_EQ(summary[0].median_abs_error_percent, 30);
+}
+
+// The link probe's ratio per row; the model errors over the rows in the calibrated state; auto against the fastest
+// algorithm that ran in the same state.
+TEST(TableTest, LinkProbeSplitsModelErrorsAndAutoComparison) {
+  RunInfo info = Info();
+  info.model = true;
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(info);
+  sink.AddListener(&table);
+  sink.Start();
+  // (implementation, time us, model error %, link ratio): ring ran in the calibrated state, tree in a 3x slower one
+  // (and looks slow), auto ran ring in the calibrated state.
+  struct Case {
+    const char* impl;
+    Algorithm algorithm;
+    size_t bytes;
+    double us, error, link;
+  };
+  const Case cases[] = {{"ring", Algorithm::kRing, 1024, 10, 20, 1.1},
+                        {"tree", Algorithm::kTree, 1024, 9, -60, 3.0},
+                        {"tree", Algorithm::kTree, 2048, 30, -80, 0.5},
+                        {"auto", Algorithm::kRing, 1024, 11, 5, 0.9}};
+  for (const Case& c : cases) {
+    Row id = Identity(c.impl, "kcoll", c.bytes);
+    id.model_algorithm = c.algorithm;
+    Measurement m = M(c.us, 4.0, 0);
+    m.model_us = c.us * (1 + c.error / 100);
+    m.model_error_pct = c.error;
+    m.link_ratio = c.link;
+    sink.Record(id, false, m);
+    sink.Record(id, true, M(c.us, 4.0, 0));
+  }
+  sink.Finish();
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("    link\n"));
+  EXPECT_THAT(text, HasSubstr(" 3.00x"));
+  EXPECT_TRUE(InCalibratedState(1.1));
+  EXPECT_TRUE(InCalibratedState(1 / 1.25));
+  EXPECT_FALSE(InCalibratedState(1.31));
+  EXPECT_FALSE(InCalibratedState(0.5));
+  EXPECT_FALSE(InCalibratedState(0));
+  const std::vector<models::AlgorithmError> all = ModelErrors(sink.rows());
+  const std::vector<models::AlgorithmError> calibrated = ModelErrors(sink.rows(), /*calibrated_state_only=*/true);
+  auto find = [](const std::vector<models::AlgorithmError>& v, Algorithm a) -> const models::AlgorithmError* {
+    for (const models::AlgorithmError& e : v) {
+      if (e.algorithm == a) return &e;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(find(all, Algorithm::kTree), nullptr);
+  EXPECT_EQ(find(all, Algorithm::kTree)->rows, 2);
+  EXPECT_EQ(find(calibrated, Algorithm::kTree), nullptr);  // both tree rows ran in another state
+  ASSERT_NE(find(calibrated, Algorithm::kRing), nullptr);
+  EXPECT_EQ(find(calibrated, Algorithm::kRing)->rows, 2);  // ring and auto's ring
+  EXPECT_THAT(text, HasSubstr("# The same over the sizes whose link probe was within 1.30x"));
+  // auto (11 us) against ring (10 us), not the 9 us tree that ran with the links 3x slower.
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(sink.rows());
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_EQ(autos[0].fastest, "ring");
+  EXPECT_EQ(autos[0].auto_ran, "ring");
+  EXPECT_DOUBLE_EQ(autos[0].ratio, 1.1);
+  EXPECT_TRUE(autos[0].calibrated_state);
+  EXPECT_THAT(text, HasSubstr("# auto against the fastest other kcoll algorithm"));
+  EXPECT_THAT(text, HasSubstr("1.10x"));
+}
+
+// Without a probe auto is compared with every algorithm.
+TEST(TableTest, AutoAgainstFastestWithoutProbe) {
+  std::vector<Row> rows;
+  for (const auto& [impl, us] : std::vector<std::pair<std::string, double>>{{"ring", 10}, {"tree", 8}, {"auto", 12}}) {
+    Row r = Identity(impl, "kcoll", 1024);
+    r.out_of_place = M(us, 4.0, 0);
+    rows.push_back(r);
+  }
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_EQ(autos[0].fastest, "tree");
+  EXPECT_DOUBLE_EQ(autos[0].ratio, 1.5);
+  EXPECT_FALSE(autos[0].calibrated_state);
 }
 
 TEST(TableTest, WrongElementsFailTheFooter) {

@@ -37,6 +37,8 @@ struct Measurement {
   // --model, kcoll rows: the cost model's time for the call and 100 (model - time) / time (models/model_check.h).
   std::optional<double> model_us;
   std::optional<double> model_error_pct;
+  // --model: the link probe's ratio around the case (link_probe.h), the one farther from 1 of before and after.
+  std::optional<double> link_ratio;
 };
 
 struct Row {
@@ -85,6 +87,25 @@ struct BestVsMpi {
 };
 std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows);
 
+// `auto` against the fastest other kcoll algorithm at one (collective, size, type, op, root), out of place: the
+// median iteration with -I 1, else the mean. With --model's link probe the comparison is between rows that ran in
+// the calibrated state (InCalibratedState) when auto's did; `calibrated_state` says whether both did.
+struct AutoVsFastest {
+  Collective collective = Collective::kAllReduce;
+  size_t bytes = 0;
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;
+  int root = -1;
+  std::string auto_ran;  // the algorithm auto resolved to, when --model recorded it
+  std::string fastest;
+  double auto_us = 0;
+  double fastest_us = 0;
+  double ratio = 0;  // auto_us / fastest_us
+  std::optional<double> auto_link_ratio, fastest_link_ratio;
+  bool calibrated_state = false;
+};
+std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows);
+
 // Everything the header of a run shows.
 struct RankInfo {
   int rank = 0;
@@ -126,13 +147,22 @@ struct RunSummary {
   double avg_busbw_kcoll = 0;       // over every kcoll measurement
   std::vector<std::string> errors;  // failure messages
   std::vector<BestVsMpi> best_vs_mpi;
+  std::vector<AutoVsFastest> auto_vs_fastest;
   // --model: median |error %| of the out-of-place model times per (collective, algorithm priced).
   std::vector<models::AlgorithmError> model_errors;
+  // The same over the rows whose link probe found the machine in the profile's state (InCalibratedState).
+  std::vector<models::AlgorithmError> model_errors_calibrated_state;
   bool interrupted = false;
 };
 
-// The median |model error| per (collective, algorithm) over the rows' out-of-place measurements that have one.
-std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows);
+// A link probe's ratio (bench/link_probe.h) that says the machine was as the profile describes it: within
+// [1 / kCalibratedStateTolerance, kCalibratedStateTolerance].
+constexpr double kCalibratedStateTolerance = 1.3;
+bool InCalibratedState(double link_ratio);
+
+// The median |model error| per (collective, algorithm) over the rows' out-of-place measurements that have one; with
+// `calibrated_state_only`, over those whose link ratio is in the calibrated state (link_probe.h).
+std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows, bool calibrated_state_only = false);
 
 class ResultListener {
  public:

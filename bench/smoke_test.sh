@@ -53,6 +53,7 @@ grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside m
 grep -q "^# Model: alpha-beta" "$out" || fail "no model header"
 grep -q "^# Model against measurement: median |error|" "$out" || fail "no model footer"
 grep -Eq "^#     all_reduce  ring +[0-9.]+%  over [0-9]+ size" "$out" || fail "no ring model summary"
+grep -q "^# auto against the fastest other kcoll algorithm" "$out" || fail "no auto comparison"
 awk '/^ *[0-9]/ { if ($19 !~ /^[+-][0-9]+%$/) { print "no model error: " $0; bad = 1 } } END { exit bad }' "$out" \
   || fail "a kcoll row has no model error"
 python3 - "$json" <<'PY' || fail "--model JSON check"
@@ -60,7 +61,11 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 for r in doc["results"]:
     assert r["model_time"] > 0 and "model_error_pct" in r and r["model_algorithm"], r
+    assert r["link_probe_ratio"] > 0, r
 assert doc["kcoll"]["model_errors"], doc["kcoll"]
+assert "model_errors_calibrated_state" in doc["kcoll"], doc["kcoll"]
+assert [a["fastest"] for a in doc["kcoll"]["auto_vs_fastest"]] and all(
+    a["ratio"] > 0 for a in doc["kcoll"]["auto_vs_fastest"]), doc["kcoll"]
 PY
 
 # 2c. --calibrate: the profile is measured in the run, saved, and is the one the ideal busbw and the model use.

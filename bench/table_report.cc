@@ -92,8 +92,8 @@ std::vector<std::string> TableWriter::ColumnHeader(bool per_iter, bool model) {
                         "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", extra_units));
   }
   if (model) {
-    lines[lines.size() - 2] += "      model    error";
-    lines[lines.size() - 1] += "       (us)    (oop)";
+    lines[lines.size() - 2] += "      model    error    link";
+    lines[lines.size() - 1] += "       (us)    (oop)   probe";
   }
   return lines;
 }
@@ -112,6 +112,8 @@ std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model) {
     const std::optional<double> error = row.out_of_place ? row.out_of_place->model_error_pct : std::nullopt;
     s += Fmt("  %9s  %7s", model_us ? FormatNcclNumber(*model_us, 9).c_str() : "-",
              error ? Fmt("%+.0f%%", *error).c_str() : "-");
+    const std::optional<double> link = row.out_of_place ? row.out_of_place->link_ratio : std::nullopt;
+    s += Fmt("  %6s", link ? Fmt("%.2fx", *link).c_str() : "-");
     // What auto ran at this size.
     if (row.implementation == "auto" && row.model_algorithm.has_value()) {
       s += Fmt("  %s", std::string(AlgorithmName(*row.model_algorithm)).c_str());
@@ -197,9 +199,35 @@ void TableWriter::OnFinish(const RunSummary& summary) {
       out_ << "\n";
     }
   }
+  if (!summary.auto_vs_fastest.empty()) {
+    out_ << "#\n# auto against the fastest other kcoll algorithm (out of place, median iteration with -I 1, else "
+            "mean; with --model, rows in the calibrated state when auto's is)\n";
+    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-22s  %9s  %-22s  %9s  %6s\n", "collective", "size", "type", "redop",
+                "root", "auto ran", "(us)", "fastest", "(us)", "ratio");
+    for (const AutoVsFastest& v : summary.auto_vs_fastest) {
+      out_ << Fmt("# %14s  %12zu  %8s  %6s  %6i  %-22s  %9s  %-22s  %9s  %5.2fx",
+                  std::string(CollectiveName(v.collective)).c_str(), v.bytes, NcclTypeName(v.type).c_str(),
+                  NcclOpName(v.op).c_str(), v.root, v.auto_ran.empty() ? "-" : v.auto_ran.c_str(),
+                  FormatNcclNumber(v.auto_us, 9).c_str(), v.fastest.c_str(), FormatNcclNumber(v.fastest_us, 9).c_str(),
+                  v.ratio);
+      if (v.auto_link_ratio.has_value() && !v.calibrated_state) {
+        out_ << Fmt("  (outside the calibrated state: link probe %.2fx for auto, %.2fx for %s)", *v.auto_link_ratio,
+                    v.fastest_link_ratio.value_or(0), v.fastest.c_str());
+      }
+      out_ << "\n";
+    }
+  }
   if (!summary.model_errors.empty()) {
     out_ << "#\n# Model against measurement: median |error| of the out-of-place time per algorithm\n";
     for (const models::AlgorithmError& e : summary.model_errors) {
+      out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
+                  std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
+    }
+    out_ << Fmt(
+        "#\n# The same over the sizes whose link probe was within %.2fx of the profile's (the machine as "
+        "calibrated)\n",
+        kCalibratedStateTolerance);
+    for (const models::AlgorithmError& e : summary.model_errors_calibrated_state) {
       out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
                   std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
     }
