@@ -165,22 +165,38 @@ absl::Status RunTreePipelines(Resources& res, const std::vector<TreePipeline*>& 
   // batch posted so far, so each pipeline finishes its step before the next starts: a batch holding one tree's
   // receive from the parent and the other tree's would wait for a parent that is itself waiting for this rank.
   const bool split = !res.transport.StreamOrdered();
+  // Calls `member` on every pipeline that has chunk k.
+  auto each = [&](size_t k, absl::Status (TreePipeline::*member)(size_t)) -> absl::Status {
+    for (TreePipeline* p : pipelines) {
+      if (k < p->chunks()) KCOLL_RETURN_IF_ERROR((p->*member)(k));
+    }
+    return absl::OkStatus();
+  };
+  // Stream-ordered: each pipeline finishes a step before the next one starts it.
   auto step = [&](size_t k, absl::Status (TreePipeline::*start)(size_t),
                   absl::Status (TreePipeline::*finish)(size_t)) -> absl::Status {
     for (TreePipeline* p : pipelines) {
       if (k >= p->chunks()) continue;
       KCOLL_RETURN_IF_ERROR((p->*start)(k));
-      if (!split) KCOLL_RETURN_IF_ERROR((p->*finish)(k));
-    }
-    if (!split) return absl::OkStatus();
-    for (TreePipeline* p : pipelines) {
-      if (k < p->chunks()) KCOLL_RETURN_IF_ERROR((p->*finish)(k));
+      KCOLL_RETURN_IF_ERROR((p->*finish)(k));
     }
     return absl::OkStatus();
   };
   for (size_t t = 0; t < ticks; ++t) {
-    KCOLL_RETURN_IF_ERROR(step(t, &TreePipeline::StartUp, &TreePipeline::FinishUp));
-    if (t >= lag) KCOLL_RETURN_IF_ERROR(step(t - lag, &TreePipeline::StartDown, &TreePipeline::FinishDown));
+    if (!split) {
+      KCOLL_RETURN_IF_ERROR(step(t, &TreePipeline::StartUp, &TreePipeline::FinishUp));
+      if (t >= lag) KCOLL_RETURN_IF_ERROR(step(t - lag, &TreePipeline::StartDown, &TreePipeline::FinishDown));
+      continue;
+    }
+    // Both directions are posted before either is waited for: the root's broadcast of chunk t - lag (final since
+    // tick t - lag) travels while it receives and reduces chunk t, and a leaf's chunk t travels while it receives
+    // chunk t - lag. Waiting for the reduction first would make the leaf wait for the broadcast before it posts
+    // chunk t + 1: one transfer up, one reduction and one transfer down in turn per chunk, instead of the slower of
+    // the two directions.
+    KCOLL_RETURN_IF_ERROR(each(t, &TreePipeline::StartUp));
+    if (t >= lag) KCOLL_RETURN_IF_ERROR(each(t - lag, &TreePipeline::StartDown));
+    KCOLL_RETURN_IF_ERROR(each(t, &TreePipeline::FinishUp));
+    if (t >= lag) KCOLL_RETURN_IF_ERROR(each(t - lag, &TreePipeline::FinishDown));
   }
   return res.transport.WaitAll();
 }
