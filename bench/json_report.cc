@@ -238,22 +238,18 @@ void JsonReport::OnFinish(const RunSummary& summary) {
   }
   doc_["kcoll"]["auto_vs_fastest"] = autos;
   if (!summary.model_errors.empty()) {
-    Json model = Json::array();
-    for (const models::AlgorithmError& e : summary.model_errors) {
-      model.push_back({{"collective", std::string(CollectiveName(e.collective))},
+    auto errors_json = [](const std::vector<models::AlgorithmError>& errors) {
+      Json out = Json::array();
+      for (const models::AlgorithmError& e : errors) {
+        out.push_back({{"collective", std::string(CollectiveName(e.collective))},
                        {"algorithm", std::string(AlgorithmName(e.algorithm))},
                        {"rows", e.rows},
                        {"median_abs_error_pct", e.median_abs_error_percent}});
-    }
-    doc_["kcoll"]["model_errors"] = model;
-    Json calibrated = Json::array();
-    for (const models::AlgorithmError& e : summary.model_errors_calibrated_state) {
-      calibrated.push_back({{"collective", std::string(CollectiveName(e.collective))},
-                            {"algorithm", std::string(AlgorithmName(e.algorithm))},
-                            {"rows", e.rows},
-                            {"median_abs_error_pct", e.median_abs_error_percent}});
-    }
-    doc_["kcoll"]["model_errors_calibrated_state"] = calibrated;
+      }
+      return out;
+    };
+    doc_["kcoll"]["model_errors"] = errors_json(summary.model_errors);
+    doc_["kcoll"]["model_errors_calibrated_state"] = errors_json(summary.model_errors_calibrated_state);
   }
   doc_["kcoll"]["complete"] = !summary.interrupted;
   doc_["kcoll"]["interrupted"] = summary.interrupted;

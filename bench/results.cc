@@ -17,6 +17,16 @@ bool SameRow(const Row& a, const Row& b) {
          a.bytes == b.bytes && a.count == b.count && a.type == b.type && a.op == b.op && a.root == b.root;
 }
 
+// The (collective, size, type, op, root) a per-size summary is about.
+template <typename Summary>
+void CopyIdentity(const Row& r, Summary* out) {
+  out->collective = r.collective;
+  out->bytes = r.bytes;
+  out->type = r.type;
+  out->op = r.op;
+  out->root = r.root;
+}
+
 }  // namespace
 
 IterationStats ComputeIterationStats(const std::vector<double>& times_us) {
@@ -69,11 +79,7 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
       auto it = best.find(key);
       if (it == best.end()) {
         BestVsMpi b;
-        b.collective = r.collective;
-        b.bytes = r.bytes;
-        b.type = r.type;
-        b.op = r.op;
-        b.root = r.root;
+        CopyIdentity(r, &b);
         b.best_algorithm = r.implementation;
         b.kcoll_busbw = r.out_of_place->busbw_gbps;
         best.emplace(key, b);
@@ -123,11 +129,7 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
     }
     if (fastest == nullptr) continue;
     AutoVsFastest v;
-    v.collective = a.collective;
-    v.bytes = a.bytes;
-    v.type = a.type;
-    v.op = a.op;
-    v.root = a.root;
+    CopyIdentity(a, &v);
     if (a.model_algorithm.has_value()) v.auto_ran = std::string(AlgorithmName(*a.model_algorithm));
     v.fastest = fastest->implementation;
     v.auto_us = time_us(*a.out_of_place);

@@ -219,18 +219,18 @@ void TableWriter::OnFinish(const RunSummary& summary) {
   }
   if (!summary.model_errors.empty()) {
     out_ << "#\n# Model against measurement: median |error| of the out-of-place time per algorithm\n";
-    for (const models::AlgorithmError& e : summary.model_errors) {
-      out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
-                  std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
-    }
+    auto print_errors = [this](const std::vector<models::AlgorithmError>& errors) {
+      for (const models::AlgorithmError& e : errors) {
+        out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
+                    std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
+      }
+    };
+    print_errors(summary.model_errors);
     out_ << Fmt(
         "#\n# The same over the sizes whose link probe was within %.2fx of the profile's (the machine as "
         "calibrated)\n",
         kCalibratedStateTolerance);
-    for (const models::AlgorithmError& e : summary.model_errors_calibrated_state) {
-      out_ << Fmt("# %14s  %-22s  %6.1f%%  over %d size(s)\n", std::string(CollectiveName(e.collective)).c_str(),
-                  std::string(AlgorithmName(e.algorithm)).c_str(), e.median_abs_error_percent, e.rows);
-    }
+    print_errors(summary.model_errors_calibrated_state);
   }
   out_ << "#\n";
   for (const std::string& e : summary.errors) out_ << "# error: " << e << "\n";
