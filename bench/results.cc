@@ -17,14 +17,15 @@ bool SameRow(const Row& a, const Row& b) {
          a.bytes == b.bytes && a.count == b.count && a.type == b.type && a.op == b.op && a.root == b.root;
 }
 
-// The (collective, size, type, op, root) a per-size summary is about.
-template <typename Summary>
-void CopyIdentity(const Row& r, Summary* out) {
-  out->collective = r.collective;
-  out->bytes = r.bytes;
-  out->type = r.type;
-  out->op = r.op;
-  out->root = r.root;
+// The identity of the row's size.
+SizeIdentity IdentityOf(const Row& r) {
+  SizeIdentity id;
+  id.collective = r.collective;
+  id.bytes = r.bytes;
+  id.type = r.type;
+  id.op = r.op;
+  id.root = r.root;
+  return id;
 }
 
 }  // namespace
@@ -79,7 +80,7 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
       auto it = best.find(key);
       if (it == best.end()) {
         BestVsMpi b;
-        CopyIdentity(r, &b);
+        static_cast<SizeIdentity&>(b) = IdentityOf(r);
         b.best_algorithm = r.implementation;
         b.kcoll_busbw = r.out_of_place->busbw_gbps;
         best.emplace(key, b);
@@ -129,7 +130,7 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
     }
     if (fastest == nullptr) continue;
     AutoVsFastest v;
-    CopyIdentity(a, &v);
+    static_cast<SizeIdentity&>(v) = IdentityOf(a);
     if (a.model_algorithm.has_value()) v.auto_ran = std::string(AlgorithmName(*a.model_algorithm));
     v.fastest = fastest->implementation;
     v.auto_us = time_us(*a.out_of_place);

@@ -71,13 +71,17 @@ struct BlockSummary {
   int measurements = 0;
 };
 
-// The best kcoll row at one (collective, size, type, op, root) against the MPI peer's.
-struct BestVsMpi {
+// What a per-size summary is about: one (collective, size, type, op, root).
+struct SizeIdentity {
   Collective collective = Collective::kAllReduce;
   size_t bytes = 0;
   DataType type = DataType::kFloat32;
   std::optional<ReduceOp> op;
   int root = -1;
+};
+
+// The best kcoll row at one size against the MPI peer's.
+struct BestVsMpi : SizeIdentity {
   std::string best_algorithm;
   double kcoll_busbw = 0;
   double mpi_busbw = 0;
@@ -90,12 +94,7 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows);
 // `auto` against the fastest other kcoll algorithm at one (collective, size, type, op, root), out of place: the
 // median iteration with -I 1, else the mean. With --model's link probe the comparison is between rows that ran in
 // the calibrated state (InCalibratedState) when auto's did; `calibrated_state` says whether both did.
-struct AutoVsFastest {
-  Collective collective = Collective::kAllReduce;
-  size_t bytes = 0;
-  DataType type = DataType::kFloat32;
-  std::optional<ReduceOp> op;
-  int root = -1;
+struct AutoVsFastest : SizeIdentity {
   std::string auto_ran;  // the algorithm auto resolved to, when --model recorded it
   std::string fastest;
   double auto_us = 0;
