@@ -88,6 +88,16 @@ void TouchInput(const Case& c, const Call& call) {
   for (size_t i = 0; i < bytes; i += 64) p[i] = p[i];
 }
 
+// --model: the link probe's ratio on rank 0 (link_probe.h); 0 without a probe, on the other ranks, or when the probe
+// failed (said on stderr: the row then has no ratio).
+double ProbeLinks(BenchContext& ctx) {
+  if (!ctx.probe.has_value()) return 0;
+  absl::StatusOr<double> ratio = ctx.probe->Ratio();
+  if (ratio.ok()) return *ratio;
+  std::fprintf(stderr, "[rank %d] link probe: %s\n", ctx.rank, std::string(ratio.status().message()).c_str());
+  return 0;
+}
+
 void Beat(BenchContext& ctx) {
   if (ctx.watchdog) ctx.watchdog->Beat();
 }
@@ -261,7 +271,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
     if (ctx.watchdog) ctx.watchdog->Disarm();
     return;
   }
-  const double link_before = ctx.probe.has_value() ? ctx.probe->Ratio() : 0;
+  const double link_before = ProbeLinks(ctx);
   MPI_Barrier(ctx.comm);
 
   std::vector<double> mine, combined;
@@ -289,10 +299,9 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   }
 
   Measurement m;
-  if (ctx.probe.has_value()) {
-    const double link_after = ctx.probe->Ratio();
-    const bool before_farther = std::abs(std::log(link_before)) >= std::abs(std::log(link_after));
-    if (link_before > 0 && link_after > 0) m.link_ratio = before_farther ? link_before : link_after;
+  const double link_after = ProbeLinks(ctx);
+  if (link_before > 0 && link_after > 0) {  // the one farther from 1
+    m.link_ratio = std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before : link_after;
   }
   m.iterations = static_cast<int>(combined.size());
   double sum = 0;

@@ -30,16 +30,10 @@ absl::Status Measure(MPI_Comm comm, const std::string& path, int ranks_per_node,
   TopologyOptions topology_options;
   topology_options.ranks_per_node = ranks_per_node;
   KCOLL_ASSIGN_OR_RETURN(Topology topology, DiscoverTopology(comm, topology_options));
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, MpiTransport::Create(comm));
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
-  MPI_Comm control;
-  MPI_Comm_dup(comm, &control);
-  absl::StatusOr<CalibrationResult> result = Calibrate(*transport, *kernels, control, topology, CalibrationOptions());
-  MPI_Comm_free(&control);
-  KCOLL_RETURN_IF_ERROR(result.status());
+  KCOLL_ASSIGN_OR_RETURN(CalibrationResult result, CalibrateOnComm(comm, topology, backend, CalibrationOptions()));
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  return rank == 0 ? SaveMeasured(*result, path, summary) : absl::OkStatus();
+  return rank == 0 ? SaveMeasured(result, path, summary) : absl::OkStatus();
 }
 
 // The first failing rank's status on every rank.
@@ -61,6 +55,17 @@ absl::Status Agree(const absl::Status& mine, MPI_Comm comm) {
 }
 
 }  // namespace
+
+absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                                  const CalibrationOptions& options) {
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, MpiTransport::Create(comm));
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
+  MPI_Comm control;
+  MPI_Comm_dup(comm, &control);
+  absl::StatusOr<CalibrationResult> result = Calibrate(*transport, *kernels, control, topology, options);
+  MPI_Comm_free(&control);
+  return result;
+}
 
 absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
                                std::string* summary) {

@@ -1,6 +1,7 @@
-// --calibrate: the benchmark measures the machine's profile in its own ranks before the cases, so the model, the
-// ideal busbw and auto's choice describe the machine as it is during the run (same ranks, binding, load and, on a
-// virtual machine, the same placement of its cores on the host), not as it was when a saved profile was measured.
+// Measuring a profile in running ranks: //bench:calibrate's, and the benchmarks' with --calibrate, where they measure
+// it before the cases so that the model, the ideal busbw and auto's choice describe the machine as it is during the
+// run (same ranks, binding, load and, on a virtual machine, the same placement of its cores on the host), not as it
+// was when a saved profile was measured.
 #ifndef KCOLL_BENCH_CALIBRATE_IN_RUN_H_
 #define KCOLL_BENCH_CALIBRATE_IN_RUN_H_
 
@@ -9,10 +10,19 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bench/calibrate.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/topology/topology.h"
 
 namespace kcoll {
 namespace bench {
+
+// Calibrate() over `comm` (collective) with a transport of its own on `comm`, `backend`'s kernels and a duplicate of
+// `comm` for the measurement's own messages: what //bench:calibrate and --calibrate both run. The result is complete
+// on rank 0.
+absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                                  const CalibrationOptions& options);
 
 // Runs //bench:calibrate's sweep (default CalibrationOptions, fits on relative errors) over `comm` with emulated
 // nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.

@@ -23,11 +23,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/calibrate.h"
+#include "bench/calibrate_in_run.h"
 #include "bench/calibrate_launch.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
 #include "kcoll_mpi_paths.h"
 
 ABSL_FLAG(int, ranks, 0, "ranks to launch (0: one per core, at least 2); under mpirun, must match the job or be 0");
@@ -176,17 +176,11 @@ int RunRank(int argc, char** argv) {
     auto discovered = DiscoverTopology(MPI_COMM_WORLD, topology_options);
     if (!discovered.ok()) Fail(rank, discovered.status());
     const Topology& topology = *discovered;
-    auto transport = MpiTransport::Create(MPI_COMM_WORLD);
-    if (!transport.ok()) Fail(rank, transport.status());
-    auto kernels = MakeKernels(ExecBackend::kSerial, /*synchronous=*/true);
-    if (!kernels.ok()) Fail(rank, kernels.status());
-    MPI_Comm control;
-    MPI_Comm_dup(MPI_COMM_WORLD, &control);
     if (rank == 0) {
       std::printf("[calibrate] %d ranks, %s; measuring...\n", nranks, topology.Describe().c_str());
       std::fflush(stdout);
     }
-    auto result = Calibrate(**transport, **kernels, control, topology, OptionsFromFlags());
+    auto result = CalibrateOnComm(MPI_COMM_WORLD, topology, ExecBackend::kSerial, OptionsFromFlags());
     if (!result.ok()) Fail(rank, result.status());
     if (rank == 0) {
       const models::FitWeighting weighting =
@@ -214,7 +208,6 @@ int RunRank(int argc, char** argv) {
       }
     }
     MPI_Bcast(&status_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Comm_free(&control);
   }
   Kokkos::finalize();
   MPI_Finalize();

@@ -286,7 +286,9 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     if (!check.ok()) return Fail(rank, absl::StrCat("--model: ", check.status().message()), 2);
     ctx->model = *std::move(check);
     ctx->kcoll = comm.get();
-    ctx->probe.emplace(MPI_COMM_WORLD, topology, choice.profile());
+    auto probe = LinkProbe::Create(MPI_COMM_WORLD, topology, choice.profile());
+    if (!probe.ok()) return Fail(rank, absl::StrCat("--model: link probe: ", probe.status().message()), 1);
+    ctx->probe = *std::move(probe);
     const models::Profile& p = choice.profile();
     model_note = absl::StrFormat(
         "alpha-beta (models/cost_model.h) on %s; profile %s: intra alpha %.3g us, %.3g GB/s; inter alpha %.3g us, "

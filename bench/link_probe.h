@@ -4,17 +4,21 @@
 // may move the virtual cores so that handing modified cache lines from one to the other costs several times as long
 // for a while (a 256 KiB exchange between two ranks took 3-4x as long for minutes at a time on the 2-core machine
 // the checked-in profiles come from). With --model the benchmark probes the links around every case with the
-// calibration's own exchange at one size, and reports the ratio: near 1, the case ran on the machine the profile
-// describes; far from it, the model's error measures the machine's change, not the model.
+// calibration's own exchange (bench/calibrate.h: MeasureExchange) at one size, and reports the ratio: near 1, the
+// case ran on the machine the profile describes; far from it, the model's error measures the machine's change, not
+// the model.
 #ifndef KCOLL_BENCH_LINK_PROBE_H_
 #define KCOLL_BENCH_LINK_PROBE_H_
 
 #include <mpi.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/transport.h"
 #include "models/machine.h"
 
 namespace kcoll {
@@ -26,19 +30,22 @@ class LinkProbe {
   static constexpr int kReps = 5;
 
   // The pairs and the link are the calibration's (ExchangePairs): the intra-node class when the topology has one,
-  // else the inter-node class.
-  LinkProbe(MPI_Comm comm, const Topology& topology, const models::Profile& profile);
+  // else the inter-node class. Collective over `comm` (it duplicates it for its own transport).
+  static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology, const models::Profile& profile);
 
-  // Collective over `comm`: every pair exchanges kBytes both ways kReps times (after one untimed exchange), each one
-  // sending what it last received; the slowest rank's median exchange time over the profile's time for the same
-  // exchange. 0 when there is no pair (one rank).
-  double Ratio();
+  // Collective over `comm`: the calibration's exchange of kBytes, kReps repetitions, over the profile's time for the
+  // same exchange. Rank 0 gets the ratio, the other ranks 0; 0 too when there is no pair (one rank).
+  absl::StatusOr<double> Ratio();
 
  private:
+  LinkProbe(MPI_Comm comm, std::unique_ptr<Transport> transport, std::vector<std::pair<int, int>> pairs,
+            double profile_seconds)
+      : comm_(comm), transport_(std::move(transport)), pairs_(std::move(pairs)), profile_seconds_(profile_seconds) {}
+
   MPI_Comm comm_;
-  int peer_ = -1;
+  std::unique_ptr<Transport> transport_;
+  std::vector<std::pair<int, int>> pairs_;
   double profile_seconds_ = 0;
-  std::vector<char> a_, b_;
 };
 
 }  // namespace bench
