@@ -152,11 +152,15 @@ void RecordFailure(benchmark::State& state, BenchContext& ctx, const Case& c, Im
   state.SkipWithError(what.c_str());
 }
 
-// --model: the model's time for a kcoll case and its error against `seconds`; the algorithm it priced (auto
-// resolved as the communicator resolves it). Nothing for peers, unmodeled algorithms or without --model.
-void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, double seconds, Measurement& m,
-              std::optional<Algorithm>* priced) {
-  if (!ctx.model.has_value() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || !(seconds > 0)) return;
+// --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
+// model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
+// which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves
+// it). Nothing for peers, unmodeled algorithms or without --model.
+void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, const std::vector<double>& seconds,
+              Measurement& m, std::optional<Algorithm>* priced) {
+  if (!ctx.model.has_value() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || seconds.empty()) return;
+  const double median = ComputeIterationStats(seconds).p50_us;  // the statistics are unit-free
+  if (!(median > 0)) return;
   absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(impl.name());
   if (!algorithm.ok()) return;
   if (*algorithm == Algorithm::kAuto) {
@@ -164,7 +168,7 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
     if (!algorithm.ok()) return;
   }
   absl::StatusOr<models::RowPrediction> p =
-      ctx.model->Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), seconds});
+      ctx.model->Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), median});
   if (!p.ok() || !p->modeled) return;
   m.model_us = p->predicted_seconds * 1e6;
   m.model_error_pct = p->error_percent;
@@ -311,9 +315,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   m.algbw_gbps = AlgBwGBps(static_cast<double>(c.layout.bytes), mean_s);
   m.busbw_gbps = BusBwGBps(c.collective, static_cast<double>(c.layout.bytes), mean_s, ctx.nranks);
   std::optional<Algorithm> priced;
-  // The model stands for a typical call, as the calibration's medians do: compare it with the median iteration (the
-  // mean carries the iterations during which the scheduler took a rank's core away).
-  AddModel(ctx, c, impl, ComputeIterationStats(combined).p50_us, m, &priced);  // the statistics are unit-free
+  AddModel(ctx, c, impl, combined, m, &priced);
 
   if (o.check > 0) {
     int64_t wrong = 0;

@@ -108,23 +108,15 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
 
 std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
   auto time_us = [](const Measurement& m) { return m.stats ? m.stats->p50_us : m.time_us; };
-  auto calibrated = [](const Measurement& m) { return m.link_ratio.has_value() && InCalibratedState(*m.link_ratio); };
-  std::map<std::tuple<int, size_t, int, int, int>, const Row*> autos;
-  std::vector<std::tuple<int, size_t, int, int, int>> order;
-  for (const Row& r : rows) {
-    if (r.kind == "kcoll" && r.implementation == "auto" && r.out_of_place.has_value() && time_us(*r.out_of_place) > 0) {
-      autos[KeyOf(r)] = &r;
-      order.push_back(KeyOf(r));
-    }
-  }
   std::vector<AutoVsFastest> out;
-  for (const auto& key : order) {
-    const Row& a = *autos[key];
-    const bool auto_calibrated = calibrated(*a.out_of_place);
+  for (const Row& a : rows) {
+    if (a.kind != "kcoll" || a.implementation != "auto" || !a.out_of_place.has_value()) continue;
+    if (!(time_us(*a.out_of_place) > 0)) continue;
+    const bool auto_calibrated = InCalibratedState(*a.out_of_place);
     const Row* fastest = nullptr;
     for (const Row& r : rows) {
-      if (r.kind != "kcoll" || r.implementation == "auto" || !r.out_of_place.has_value() || KeyOf(r) != key) continue;
-      if (auto_calibrated && !calibrated(*r.out_of_place)) continue;
+      if (r.kind != "kcoll" || r.implementation == "auto" || !r.out_of_place.has_value()) continue;
+      if (KeyOf(r) != KeyOf(a) || (auto_calibrated && !InCalibratedState(*r.out_of_place))) continue;
       if (!(time_us(*r.out_of_place) > 0)) continue;
       if (fastest == nullptr || time_us(*r.out_of_place) < time_us(*fastest->out_of_place)) fastest = &r;
     }
@@ -138,7 +130,7 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
     v.ratio = v.auto_us / v.fastest_us;
     v.auto_link_ratio = a.out_of_place->link_ratio;
     v.fastest_link_ratio = fastest->out_of_place->link_ratio;
-    v.calibrated_state = auto_calibrated && calibrated(*fastest->out_of_place);
+    v.calibrated_state = auto_calibrated && InCalibratedState(*fastest->out_of_place);
     out.push_back(v);
   }
   return out;
@@ -148,13 +140,15 @@ bool InCalibratedState(double link_ratio) {
   return link_ratio > 0 && link_ratio <= kCalibratedStateTolerance && link_ratio >= 1 / kCalibratedStateTolerance;
 }
 
+bool InCalibratedState(const Measurement& m) { return m.link_ratio.has_value() && InCalibratedState(*m.link_ratio); }
+
 std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows, bool calibrated_state_only) {
   std::vector<models::RowPrediction> predictions;
   for (const Row& row : rows) {
     if (!row.model_algorithm.has_value() || !row.out_of_place.has_value()) continue;
     const Measurement& m = *row.out_of_place;
     if (!m.model_us.has_value() || !m.model_error_pct.has_value()) continue;
-    if (calibrated_state_only && !(m.link_ratio.has_value() && InCalibratedState(*m.link_ratio))) continue;
+    if (calibrated_state_only && !InCalibratedState(m)) continue;
     models::RowPrediction p;
     p.measured = {row.collective, *row.model_algorithm, static_cast<double>(row.bytes), m.time_us * 1e-6};
     p.modeled = true;

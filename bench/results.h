@@ -158,6 +158,8 @@ struct RunSummary {
 // [1 / kCalibratedStateTolerance, kCalibratedStateTolerance].
 constexpr double kCalibratedStateTolerance = 1.3;
 bool InCalibratedState(double link_ratio);
+// A measurement with a link ratio in the calibrated state.
+bool InCalibratedState(const Measurement& m);
 
 // The median |model error| per (collective, algorithm) over the rows' out-of-place measurements that have one; with
 // `calibrated_state_only`, over those whose link ratio is in the calibrated state (link_probe.h).
