@@ -92,14 +92,31 @@ json CurveToJson(const MeasuredCurve& curve) {
   return points;
 }
 
+// object[key] = the curve's points and, when they were measured inside a larger buffer, object[key +
+// "_buffer_per_message"].
+void PutCurve(const MeasuredCurve& curve, const std::string& key, json& object) {
+  if (curve.empty()) return;
+  object[key] = CurveToJson(curve);
+  if (curve.buffer_per_message != 1) object[key + "_buffer_per_message"] = curve.buffer_per_message;
+}
+
 json LinkToJson(const LinkParams& link) {
   json j{{"alpha_s", link.alpha_s}, {"beta_s_per_byte", link.beta_s_per_byte}};
-  if (!link.curve.empty()) j["curve"] = CurveToJson(link.curve);
+  PutCurve(link.curve, "curve", j);
   return j;
 }
 
-// Reads the optional object[key], an array of [bytes, seconds] pairs, into *curve (left empty when absent).
+// Reads the optional object[key], an array of [bytes, seconds] pairs, into *curve (left empty when absent), and the
+// optional object[key + "_buffer_per_message"].
 absl::Status ReadCurve(const json& object, const char* key, const std::string& path, MeasuredCurve* curve) {
+  const std::string buffer_key = absl::StrCat(key, "_buffer_per_message");
+  if (auto b = object.find(buffer_key); b != object.end()) {
+    if (!b->is_number()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "profile field '", path, "_buffer_per_message' must be a number, not ", b->type_name(), " ", b->dump()));
+    }
+    curve->buffer_per_message = b->get<double>();
+  }
   auto it = object.find(key);
   if (it == object.end()) return absl::OkStatus();
   if (!it->is_array()) {
@@ -154,7 +171,7 @@ std::string ProfileToJson(const Profile& profile) {
   j["intra"] = LinkToJson(profile.intra);
   j["inter"] = LinkToJson(profile.inter);
   j["gamma_s_per_byte"] = profile.gamma_s_per_byte;
-  if (!profile.gamma_curve.empty()) j["gamma_curve"] = CurveToJson(profile.gamma_curve);
+  PutCurve(profile.gamma_curve, "gamma_curve", j);
   j["transfers_use_cores"] = profile.transfers_use_cores;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
   // Invalid UTF-8 in the description is replaced rather than thrown on.

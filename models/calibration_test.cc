@@ -131,9 +131,10 @@ TEST(ProfileJsonTest, RoundTripsExactly) {
 TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
   Profile p = Example();
   p.intra.curve = MeasuredCurve{{{8, 2e-7}, {65536, 5e-6}, {1 << 26, 1.4e-2}}, false};
-  p.gamma_curve = MeasuredCurve{{{4096, 1.3e-7}, {1 << 26, 1.1e-2}}, true};
+  p.gamma_curve = MeasuredCurve{{{4096, 1.3e-7}, {1 << 26, 1.1e-2}}, true, 2};
   p.transfers_use_cores = true;
-  const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
+  const std::string text = ProfileToJson(p);
+  const Profile q = Unwrap(ProfileFromJson(text));
   ExpectSame(q, p);
   ASSERT_EQ(q.intra.curve.points.size(), 3u);
   EXPECT_EQ(q.intra.curve.points[1].bytes, 65536);
@@ -142,6 +143,12 @@ TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
   EXPECT_TRUE(q.inter.curve.empty());
   ASSERT_EQ(q.gamma_curve.points.size(), 2u);
   EXPECT_TRUE(q.gamma_curve.proportional);
+  EXPECT_EQ(q.gamma_curve.buffer_per_message, 2);
+  EXPECT_EQ(q.intra.curve.buffer_per_message, 1);
+  // A curve measured alone writes no buffer_per_message; one measured in a step does.
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["intra"].contains("curve_buffer_per_message"));
+  EXPECT_EQ(j["gamma_curve_buffer_per_message"], 2);
   EXPECT_TRUE(q.transfers_use_cores);
   // Absent: no curves, transfers overlap reductions.
   const Profile plain = Unwrap(ProfileFromJson(ProfileToJson(Example())));
@@ -161,7 +168,20 @@ TEST(ProfileJsonTest, BadCurvesAreNamed) {
   j["intra"].erase("curve");
   j["gamma_curve"] = {{4096, -1.0}, {8192, 1e-6}};
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("gamma_curve[0] seconds=-1"));
+  j["gamma_curve"] = {{4096, 1e-6}, {8192, 2e-6}};
+  j["gamma_curve_buffer_per_message"] = "2";
+  EXPECT_THAT(ProfileFromJson(j.dump()),
+              IsInvalidArgument("profile field 'gamma_curve_buffer_per_message' must be a number, not string \"2\""));
+  j["gamma_curve_buffer_per_message"] = 0.5;
+  EXPECT_THAT(ProfileFromJson(j.dump()),
+              IsInvalidArgument("gamma_curve buffer_per_message=0.5 must be finite and >= 1"));
   j.erase("gamma_curve");
+  j.erase("gamma_curve_buffer_per_message");
+  j["intra"]["curve"] = {{8, 1e-6}, {16, 2e-6}};
+  j["intra"]["curve_buffer_per_message"] = 0;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("intra.curve buffer_per_message=0 must be finite and >= 1"));
+  j["intra"].erase("curve");
+  j["intra"].erase("curve_buffer_per_message");
   j["transfers_use_cores"] = 1;
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'transfers_use_cores' must be true or false"));
 }

@@ -24,8 +24,10 @@ double MeasuredCurve::Seconds(double bytes) const {
 
 double MeasuredCurve::SecondsIn(double bytes, double working_set_bytes) const {
   const double seconds = Seconds(bytes);
-  if (!(bytes > 0) || !(working_set_bytes > bytes)) return seconds;
-  const double extra_per_byte = Seconds(working_set_bytes) / working_set_bytes - seconds / bytes;
+  // The size whose measurement ran in a buffer of working_set_bytes.
+  const double working_set = working_set_bytes / buffer_per_message;
+  if (!(bytes > 0) || !(working_set > bytes)) return seconds;
+  const double extra_per_byte = Seconds(working_set) / working_set - seconds / bytes;
   return extra_per_byte > 0 ? seconds + bytes * extra_per_byte : seconds;
 }
 
@@ -34,6 +36,10 @@ absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name) {
   if (curve.points.size() < 2) {
     return absl::InvalidArgumentError(
         absl::StrCat("profile ", name, " has ", curve.points.size(), " point; a curve needs at least 2"));
+  }
+  if (!std::isfinite(curve.buffer_per_message) || curve.buffer_per_message < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile ", name, " buffer_per_message=", curve.buffer_per_message, " must be finite and >= 1"));
   }
   for (size_t i = 0; i < curve.points.size(); ++i) {
     const CurvePoint& p = curve.points[i];

@@ -15,6 +15,14 @@
 //    m bytes. A 512 KiB pipeline chunk of a 64 MiB AllReduce is then priced at the 64 MiB rate (the data comes from
 //    memory, not from the cache the isolated 512 KiB measurement ran in), while the latency of a small message is
 //    not charged again.
+//  * Where the points were measured matters as much as their sizes: a message or a reduction inside a collective
+//    finds its lines in other caches than one repeated alone (the receive buffer was last read by the peer, the
+//    sent bytes were just written by the sender's core, the reduction writes lines the peer has just read), and on
+//    shared memory that costs 1.3-3x. The calibration therefore measures each size inside a collective step (a
+//    two-rank ring AllReduce on a buffer of twice the message, bench/calibrate.h), and the curve records that
+//    ratio of buffer to message (`buffer_per_message`): SecondsIn(m, w) reads w's per-byte cost at the size whose
+//    step had a buffer of w, w / buffer_per_message. A 2-rank ring AllReduce of S then costs exactly its measured
+//    steps (messages of S / 2 in a buffer of S).
 #ifndef KCOLL_MODELS_MEASURED_CURVE_H_
 #define KCOLL_MODELS_MEASURED_CURVE_H_
 
@@ -36,6 +44,9 @@ struct MeasuredCurve {
   std::vector<CurvePoint> points;
   // Below the smallest size: proportional to the size (a reduction) rather than flat (a message's latency).
   bool proportional = false;
+  // The points were measured inside an operation on buffer_per_message times the point's size per rank (>= 1; 1:
+  // the size alone, as a ping-pong). SecondsIn scales the working set by it.
+  double buffer_per_message = 1;
 
   bool empty() const { return points.empty(); }
   double Seconds(double bytes) const;
@@ -43,7 +54,8 @@ struct MeasuredCurve {
 };
 
 // InvalidArgument naming `name` and the offending point: a curve needs at least two points, sizes strictly
-// increasing and > 0, times finite and > 0. An empty curve is valid (absent).
+// increasing and > 0, times finite and > 0, and buffer_per_message finite and >= 1. An empty curve is valid
+// (absent).
 absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name);
 
 }  // namespace models

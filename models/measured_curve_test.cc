@@ -63,7 +63,26 @@ TEST(MeasuredCurveTest, AMessageInALargerWorkingSetPaysItsRate) {
   EXPECT_DOUBLE_EQ(c.SecondsIn(16, 1 << 24), c.Seconds(16));
 }
 
+TEST(MeasuredCurveTest, AStepCurveReadsTheWorkingSetAtTheSizeWhoseStepHadThatBuffer) {
+  MeasuredCurve c = Link();
+  c.buffer_per_message = 2;  // each point was measured inside a step on twice its size
+  // 512 KiB in a 1 MiB buffer is the measured step itself: no extra.
+  EXPECT_DOUBLE_EQ(c.SecondsIn(524288, 1 << 20), c.Seconds(524288));
+  // 64 KiB in a 32 MiB buffer pays the rate of the 16 MiB point (0.25 GB/s), not of 32 MiB.
+  EXPECT_NEAR(c.SecondsIn(65536, 1 << 25), 65536 * 4e-9, 1e-15);
+  // 64 KiB in a 1 MiB buffer: the 512 KiB point runs at 1 GB/s, like 64 KiB: nothing to add.
+  EXPECT_DOUBLE_EQ(c.SecondsIn(65536, 1 << 20), c.Seconds(65536));
+  c.buffer_per_message = 1;
+  EXPECT_GT(c.SecondsIn(65536, 1 << 21), c.Seconds(65536));  // alone, 2 MiB is out of cache
+}
+
 TEST(MeasuredCurveTest, Validation) {
+  MeasuredCurve step = Link();
+  step.buffer_per_message = 0.5;
+  EXPECT_THAT(ValidateCurve(step, "intra.curve"),
+              IsInvalidArgument("profile intra.curve buffer_per_message=0.5 must be finite and >= 1"));
+  step.buffer_per_message = INFINITY;
+  EXPECT_THAT(ValidateCurve(step, "gamma_curve"), IsInvalidArgument("gamma_curve buffer_per_message=inf"));
   EXPECT_TRUE(ValidateCurve(MeasuredCurve(), "intra.curve").ok());
   EXPECT_TRUE(ValidateCurve(Link(), "intra.curve").ok());
   EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}}, false}, "intra.curve"),
