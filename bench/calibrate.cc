@@ -200,17 +200,22 @@ std::string SeriesTable(const Series& series, bool link) {
   return out;
 }
 
-// An exchange series beside the ping-pong of the same sizes.
-std::string ExchangeTable(const Series& exchange, const Series& ping_pong) {
-  std::string out =
-      absl::StrFormat("  %12s %7s %12s %11s %12s\n", "bytes", "reps", "exchange", "GB/s each way", "/ ping-pong");
-  for (size_t i = 0; i < exchange.samples.size(); ++i) {
-    const models::Sample& s = exchange.samples[i];
-    const double one_way = i < ping_pong.samples.size() ? ping_pong.samples[i].seconds : 0;
+// A series of the collective step beside the same sizes measured alone (ping-pong, or the reduction sweep, read
+// between its sizes as the model reads a curve); `-` outside the sizes measured alone.
+std::string StepTable(const Series& step, const Series& alone, bool proportional, absl::string_view what,
+                      absl::string_view rate, absl::string_view alone_name) {
+  models::MeasuredCurve reference;
+  reference.proportional = proportional;
+  for (const models::Sample& s : alone.samples) reference.points.push_back({s.bytes, s.seconds});
+  std::string out = absl::StrFormat("  %12s %7s %12s %13s %12s\n", "bytes", "reps", what, rate, alone_name);
+  for (size_t i = 0; i < step.samples.size(); ++i) {
+    const models::Sample& s = step.samples[i];
+    const bool inside = !reference.empty() && s.bytes >= reference.points.front().bytes &&
+                        s.bytes <= reference.points.back().bytes && s.seconds > 0;
     absl::StrAppend(&out,
-                    absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, exchange.reps[i],
+                    absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, step.reps[i],
                                     models::FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
-                                    one_way > 0 ? absl::StrFormat("%.2fx", s.seconds / one_way) : "-"));
+                                    inside ? absl::StrFormat("%.2fx", s.seconds / reference.Seconds(s.bytes)) : "-"));
   }
   return out;
 }
@@ -365,30 +370,81 @@ std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkCla
   return pairs;
 }
 
-absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
+namespace {
+
+// One rank's buffers for collective steps on messages of up to `bytes`: the step is a two-rank ring AllReduce of
+// float32 on a buffer of 2 * bytes, its input, its result, and the scratch the first exchange lands in.
+struct StepBuffers {
+  explicit StepBuffers(size_t bytes)
+      : in(2 * Floats(bytes), 1.0f), out(2 * Floats(bytes), 0.0f), scratch(Floats(bytes)) {}
+  static size_t Floats(size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+  std::vector<float> in, out, scratch;
+};
+
+struct StepTimes {
+  double exchange = 0;  // one exchange: the mean of the step's two
+  double reduce = 0;
+};
+
+// Rewrites every cache line of the input (untimed), as the benchmarks' --touch_input does: the first exchange then
+// sends bytes this rank's core has just written, as an application's freshly computed input.
+void Touch(float* input, size_t floats) {
+  volatile char* p = reinterpret_cast<volatile char*>(input);
+  for (size_t i = 0; i < floats * sizeof(float); i += 64) p[i] = p[i];
+}
+
+// One step of the pair: exchange the halves of the input (each rank receives the half it owns into scratch),
+// reduce its own half into the result, exchange the result halves. The rank whose `low` is true owns the first half.
+absl::StatusOr<StepTimes> CollectiveStep(Transport& transport, Kernels& kernels, int peer, bool low, StepBuffers& b,
+                                         size_t bytes) {
+  const size_t half = StepBuffers::Floats(bytes);
+  float* own_out = b.out.data() + (low ? 0 : half);
+  float* other_out = b.out.data() + (low ? half : 0);
+  const float* own_in = b.in.data() + (low ? 0 : half);
+  const float* other_in = b.in.data() + (low ? half : 0);
+  Touch(b.in.data(), 2 * half);
+  const double start = Now();
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, b.scratch.data(), bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  const double exchanged = Now();
+  KCOLL_RETURN_IF_ERROR(
+      kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, own_out, own_in, b.scratch.data(), bytes / sizeof(float)));
+  const double reduced = Now();
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, other_out, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, own_out, bytes, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  const double end = Now();
+  return StepTimes{((exchanged - start) + (end - reduced)) / 2, reduced - exchanged};
+}
+
+}  // namespace
+
+absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
                                        const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
                                        const CalibrationOptions& options) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(control, &rank);
   MPI_Comm_size(control, &nranks);
   int peer = -1;
+  bool low = false;
   for (const auto& [a, b] : pairs) {
-    if (rank == a) peer = b;
+    if (rank == a) peer = b, low = true;
     if (rank == b) peer = a;
   }
   const size_t largest = peer >= 0 ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0;
-  Buffers buffers(largest);
-  // Both sides of a pair run the initiator's half of a round trip at once: each one's receive is the other's send.
-  auto exchange = [&](size_t bytes) { return RoundTrip(transport, peer, buffers, bytes); };
-  Series series;
+  StepBuffers buffers(largest);
+  auto step = [&](size_t bytes) { return CollectiveStep(transport, kernels, peer, low, buffers, bytes); };
+  StepSeries series;
   for (double size : sizes) {
     const size_t bytes = static_cast<size_t>(size);
     // Every pair warms up; the slowest pair's fastest warm-up sets everyone's repetitions.
     double probe = 0;
     if (peer >= 0) {
       for (int warmup = 0; warmup < kWarmups; ++warmup) {
-        KCOLL_ASSIGN_OR_RETURN(double t, exchange(bytes));
-        probe = warmup == 0 ? t : std::min(probe, t);
+        KCOLL_ASSIGN_OR_RETURN(StepTimes t, step(bytes));
+        const double seconds = 2 * t.exchange + t.reduce;
+        probe = warmup == 0 ? seconds : std::min(probe, seconds);
       }
     }
     double slowest = 0;
@@ -396,26 +452,34 @@ absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
     MPI_Iallreduce(&probe, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
     SleepyWait(&request);
     const int reps = RepsFor(slowest, options);
-    double mine = -1;  // this rank's percentile exchange time; -1: not in a pair
+    double mine[2] = {-1, -1};  // this rank's percentile exchange and reduction; -1: not in a pair
     if (peer >= 0) {
-      std::vector<double> times;
-      times.reserve(reps);
+      std::vector<double> exchanges, reductions;
+      exchanges.reserve(reps);
+      reductions.reserve(reps);
       for (int i = 0; i < reps; ++i) {
-        KCOLL_ASSIGN_OR_RETURN(double t, exchange(bytes));
-        times.push_back(t);
+        KCOLL_ASSIGN_OR_RETURN(StepTimes t, step(bytes));
+        exchanges.push_back(t.exchange);
+        reductions.push_back(t.reduce);
       }
-      mine = Percentile(times, options.percentile);
+      mine[0] = Percentile(exchanges, options.percentile);
+      mine[1] = Percentile(reductions, options.percentile);
     }
-    std::vector<double> all(rank == 0 ? nranks : 0);
-    MPI_Igather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, control, &request);
+    std::vector<double> all(rank == 0 ? 2 * nranks : 0);
+    MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, control, &request);
     SleepyWait(&request);
     if (rank == 0) {
-      std::vector<double> measured;
-      for (double t : all) {
-        if (t >= 0) measured.push_back(t);
+      std::vector<double> exchanges, reductions;
+      for (int r = 0; r < nranks; ++r) {
+        if (all[2 * r] < 0) continue;
+        exchanges.push_back(all[2 * r]);
+        reductions.push_back(all[2 * r + 1]);
       }
-      series.samples.push_back({size, Median(measured)});
-      series.reps.push_back(reps);
+      // The reduction covers whole floats: record the bytes it reduced.
+      series.exchange.samples.push_back({size, Median(exchanges)});
+      series.exchange.reps.push_back(reps);
+      series.reduce.samples.push_back({static_cast<double>(bytes / sizeof(float) * sizeof(float)), Median(reductions)});
+      series.reduce.reps.push_back(reps);
     }
   }
   return series;
@@ -513,7 +577,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
     link->pairs = PairsOfClass(topology, link->link_class, options.all_pairs);
     link->exchange_pairs = ExchangePairs(topology, link->link_class);
     std::vector<std::vector<Series>> ping_pongs(link->pairs.size());  // [pair][pass]
-    std::vector<Series> exchanges;                                    // [pass]
+    std::vector<Series> exchanges, reductions;                        // [pass]
     for (int pass = 0; pass < options.passes; ++pass) {
       for (size_t p = 0; p < link->pairs.size(); ++p) {
         const auto& [a, b] = link->pairs[p];
@@ -521,15 +585,19 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
         ping_pongs[p].push_back(std::move(s));
       }
       if (!link->exchange_pairs.empty()) {
-        KCOLL_ASSIGN_OR_RETURN(Series s,
-                               MeasureExchange(transport, control, link->exchange_pairs, sizes, pass_options));
-        exchanges.push_back(std::move(s));
+        KCOLL_ASSIGN_OR_RETURN(StepSeries s,
+                               MeasureStep(transport, kernels, control, link->exchange_pairs, sizes, pass_options));
+        exchanges.push_back(std::move(s.exchange));
+        reductions.push_back(std::move(s.reduce));
       }
     }
     std::vector<Series> per_pair;
     for (const std::vector<Series>& passes : ping_pongs) per_pair.push_back(FastestOf(passes));
     link->series = MedianOf(per_pair);
-    if (!exchanges.empty()) link->exchange = FastestOf(exchanges);
+    if (!exchanges.empty()) {
+      link->exchange = FastestOf(exchanges);
+      link->step_reduce = FastestOf(reductions);
+    }
   }
   const std::vector<double> local_sizes = SweepSizes(options.min_local_bytes, options.max_bytes, options.step_factor);
   KCOLL_ASSIGN_OR_RETURN(result.reduce, MeasureLocal(kernels, control, LocalOperation::kReduce, local_sizes, options));
@@ -567,21 +635,26 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   profile.intra = has_intra ? result.intra.series.fit.link : result.inter.series.fit.link;
   profile.inter = has_inter ? result.inter.series.fit.link : result.intra.series.fit.link;
   // The measured curves price the messages and reductions (models/measured_curve.h); the fits summarise them.
-  auto curve = [](const Series& series, bool proportional) {
+  auto curve = [](const Series& series, bool proportional, double buffer_per_message) {
     models::MeasuredCurve c;
     c.proportional = proportional;
+    c.buffer_per_message = buffer_per_message;
     for (const models::Sample& s : series.samples) {
-      if (s.seconds > 0) c.points.push_back({s.bytes, s.seconds});
+      if (s.seconds > 0 && s.bytes > 0) c.points.push_back({s.bytes, s.seconds});
     }
     if (c.points.size() < 2) c.points.clear();
     return c;
   };
   const LinkMeasurement& intra_exchange = !result.intra.exchange.samples.empty() ? result.intra : result.inter;
   const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
-  profile.intra.curve = curve(intra_exchange.exchange, false);
-  profile.inter.curve = curve(inter_exchange.exchange, false);
+  profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
+  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage);
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
-  profile.gamma_curve = curve(result.reduce, true);
+  // The reduction inside the collective step when there is one (the intra-node class's first): it writes lines the
+  // peer has just read, which the isolated sweep's does not.
+  const Series& step_reduce = intra_exchange.step_reduce;
+  profile.gamma_curve =
+      step_reduce.samples.empty() ? curve(result.reduce, true, 1) : curve(step_reduce, true, kStepBufferPerMessage);
   // Every transfer here is a shared-memory copy made by a rank's own core (one node, or nodes emulated on one host):
   // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
   profile.transfers_use_cores = result.nodes == 1 || result.emulated;
@@ -623,6 +696,8 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                     "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through shared memory, "
                     "exactly like intra-node pairs, so the two classes differ only by noise.\n");
   }
+  // MakeProfile's gamma curve: the intra-node class's step reduction, else the inter-node one's.
+  const LinkMeasurement* gamma_source = !result.intra.exchange.samples.empty() ? &result.intra : &result.inter;
   for (const LinkMeasurement* link : {&result.intra, &result.inter}) {
     const char* name = LinkClassName(link->link_class);
     if (link->pairs.empty()) {
@@ -634,9 +709,13 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
     if (!link->exchange.samples.empty()) {
-      absl::StrAppend(&out, "  exchange, pair(s) ", PairsText(link->exchange_pairs),
-                      " at once, both ways (the curve the profile prices messages with):\n",
-                      ExchangeTable(link->exchange, link->series));
+      absl::StrAppend(&out, "  collective step, pair(s) ", PairsText(link->exchange_pairs),
+                      " at once (a 2-rank ring AllReduce on twice the size): its exchange, both ways (the curve the "
+                      "profile prices messages with)\n",
+                      StepTable(link->exchange, link->series, false, "exchange", "GB/s each way", "/ ping-pong"));
+      absl::StrAppend(&out, "  and its reduction (bytes reduced, one input",
+                      link == gamma_source ? "; the profile's gamma curve" : "", ")\n",
+                      StepTable(link->step_reduce, result.reduce, true, "reduction", "GB/s", "/ alone"));
     }
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,

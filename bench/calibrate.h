@@ -6,13 +6,17 @@
 //   the median round trip (--percentile chooses another). One pair at a time: the other ranks wait in a barrier that
 //   sleeps between polls, so they do not steal the pair's cores. Pairs are classed as intra-node (same node) and
 //   inter-node (different nodes) by the topology; with emulated nodes both classes go through shared memory and differ
-//   only by noise. Then every disjoint pair of the class at once exchanges each size both ways (MeasureExchange):
-//   a collective's round, in which all ranks send and receive together. That series is the link's measured curve in
-//   the profile, which the cost model prices messages with (models/measured_curve.h); the ping-pong gives the
-//   link's alpha-beta summary.
+//   only by noise. Then every disjoint pair of the class at once runs collective steps of each size
+//   (MeasureStep): a two-rank ring AllReduce on a buffer of twice the size, whose two exchanges and reduction are
+//   timed apart. That is a collective's round - every rank sends and receives together, what it sends its core has
+//   just written, it receives into the buffers a collective receives into, and it reduces into lines its peer has
+//   just read - and on shared memory those cache states cost 1.3-3x what a ping-pong or a reduction loop alone
+//   measures. The step's exchange is the link's measured curve in the profile and its reduction the gamma curve,
+//   both with buffer_per_message = 2 (models/measured_curve.h); the ping-pong gives the link's alpha-beta summary.
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
+//   Its fit is the profile's gamma; the curve comes from the collective step, unless no step was measured.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
 // Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
 // on relative errors: the sweeps
@@ -97,7 +101,8 @@ struct LinkMeasurement {
   std::vector<std::pair<int, int>> pairs;           // empty: the class does not occur in this topology
   Series series;                                    // ping-pong, per size: the median over the pairs
   std::vector<std::pair<int, int>> exchange_pairs;  // ExchangePairs
-  Series exchange;                                  // MeasureExchange: the link's curve in the profile
+  Series exchange;                                  // MeasureStep's exchange: the link's curve in the profile
+  Series step_reduce;                               // MeasureStep's reduction: the profile's gamma curve
 };
 
 struct CalibrationResult {
@@ -127,12 +132,22 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
 // lowest-numbered free rank of the class, so (0, 1), (2, 3), ... inside nodes and (0, P), (1, P + 1), ... across.
 std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkClass link_class);
 
-// Every pair of `pairs` exchanges `bytes` both ways at once (each rank posts its receive, sends, waits for both),
-// all pairs at the same time, over `sizes` (collective over `control`). That is one round of a collective, where
-// every rank sends and receives at once and the ranks share the cores and the memory bus; it is slower than a
-// ping-pong's one-way time by up to 40% on shared memory. Per size, the median over the ranks of each rank's
-// percentile exchange time; rank 0 gets the series (not fitted), the other ranks an empty one.
-absl::StatusOr<Series> MeasureExchange(Transport& transport, MPI_Comm control,
+// The ratio of a collective step's buffer to its message: the profile's step curves carry it (buffer_per_message).
+inline constexpr double kStepBufferPerMessage = 2;
+
+struct StepSeries {
+  Series exchange;  // one exchange of the step (the mean of its two), per message size
+  Series reduce;    // the step's reduction, per bytes reduced (one input)
+};
+
+// Every pair of `pairs` runs collective steps on messages of each of `sizes`, all pairs at the same time (collective
+// over `control`, which must hold the same ranks as `transport`). A step is a two-rank ring AllReduce of float32 on
+// a buffer of 2 * size per rank, run with `kernels`: each rank first rewrites its input (untimed, as the
+// benchmarks' --touch_input), then both exchange the halves of the input (each receives the half it owns into
+// scratch), reduce their own half into the result, and exchange the result halves. Per size, the median over the
+// ranks of each rank's percentile exchange (the mean of the step's two) and reduction; rank 0 gets the series (not
+// fitted), the other ranks empty ones.
+absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
                                        const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
                                        const CalibrationOptions& options);
 

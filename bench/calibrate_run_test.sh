@@ -29,7 +29,12 @@ grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one
 grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
 grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
-grep -q "exchange, pair(s) 0-1 at once, both ways" "${TMP}/two.out" || fail "no exchange sweep"
+grep -q "collective step, pair(s) 0-1 at once (a 2-rank ring AllReduce on twice the size): its exchange" "${TMP}/two.out" ||
+  fail "no collective step sweep"
+grep -q "and its reduction (bytes reduced, one input; the profile's gamma curve)" "${TMP}/two.out" ||
+  fail "no reduction inside the step"
+grep -q '"curve_buffer_per_message": 2' "${TMP}/two.json" || fail "the link curve does not say it was measured in a step"
+grep -q '"gamma_curve_buffer_per_message": 2' "${TMP}/two.json" || fail "the gamma curve is not the step's reduction"
 grep -q '"curve": \[' "${TMP}/two.json" || fail "no link curve in the profile"
 grep -q '"gamma_curve": \[' "${TMP}/two.json" || fail "no reduction curve in the profile"
 grep -q '"transfers_use_cores": true' "${TMP}/two.json" || fail "one node: the cores should move the data"
@@ -43,7 +48,7 @@ if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUI
 fi
 grep -q "pair(s) 0-2; one-way = 10th-percentile round trip / 2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
 grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
-grep -q "exchange, pair(s) 0-2, 1-3 at once" "${TMP}/four.out" || fail "no inter-node exchange on pairs 0-2, 1-3"
+grep -q "collective step, pair(s) 0-2, 1-3 at once" "${TMP}/four.out" || fail "no inter-node steps on pairs 0-2, 1-3"
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).

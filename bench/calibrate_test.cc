@@ -136,7 +136,8 @@ TEST(MakeProfile, FitsBecomeTheProfile) {
   ASSERT_EQ(profile->gamma_curve.points.size(), 3u);
   EXPECT_TRUE(profile->gamma_curve.proportional);
   EXPECT_EQ(profile->gamma_curve.points[2].seconds, r.reduce.samples[2].seconds);
-  EXPECT_TRUE(profile->transfers_use_cores);  // emulated nodes: shared memory
+  EXPECT_EQ(profile->gamma_curve.buffer_per_message, 1);  // measured alone
+  EXPECT_TRUE(profile->transfers_use_cores);              // emulated nodes: shared memory
 }
 
 TEST(MakeProfile, ExchangesBecomeTheLinkCurves) {
@@ -149,13 +150,40 @@ TEST(MakeProfile, ExchangesBecomeTheLinkCurves) {
   EXPECT_EQ(profile->intra.curve.points[1].bytes, 1024);
   EXPECT_EQ(profile->intra.curve.points[1].seconds, r.intra.exchange.samples[1].seconds);
   EXPECT_FALSE(profile->intra.curve.proportional);
+  EXPECT_EQ(profile->intra.curve.buffer_per_message, kStepBufferPerMessage);
   // The inter class measured no exchange: it takes the intra one's.
   EXPECT_EQ(profile->inter.curve.points.size(), 3u);
+  EXPECT_EQ(profile->inter.curve.buffer_per_message, kStepBufferPerMessage);
   // The summary stays the ping-pong fit.
   EXPECT_NEAR(profile->intra.alpha_s, 1e-6, 1e-12);
   // Real nodes: a NIC moves the data.
   r.emulated = false;
   EXPECT_FALSE(MakeProfile(r)->transfers_use_cores);
+}
+
+TEST(MakeProfile, TheStepsReductionIsTheGammaCurve) {
+  CalibrationResult r = MakeResult(4, 2);
+  r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});
+  r.intra.step_reduce = Line(1e-7, 9e-10, {8, 1024, 1 << 20});
+  r.inter.exchange = Line(3e-6, 4e-10, {8, 1024, 1 << 20});
+  r.inter.step_reduce = Line(5e-7, 7e-10, {8, 1024, 1 << 20});
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  // The intra-node class's step, not the isolated sweep (whose fit stays the summary gamma).
+  ASSERT_EQ(profile->gamma_curve.points.size(), 3u);
+  EXPECT_EQ(profile->gamma_curve.points[0].bytes, 8);
+  EXPECT_EQ(profile->gamma_curve.points[2].seconds, r.intra.step_reduce.samples[2].seconds);
+  EXPECT_TRUE(profile->gamma_curve.proportional);
+  EXPECT_EQ(profile->gamma_curve.buffer_per_message, kStepBufferPerMessage);
+  EXPECT_NEAR(profile->gamma_s_per_byte, 4e-10, 1e-16);
+  EXPECT_EQ(profile->inter.curve.points[1].seconds, r.inter.exchange.samples[1].seconds);
+  // Only the inter-node class ran steps: its reduction.
+  r.intra.exchange = Series();
+  r.intra.step_reduce = Series();
+  profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->gamma_curve.points[2].seconds, r.inter.step_reduce.samples[2].seconds);
 }
 
 TEST(MakeProfile, AMissingClassTakesTheOther) {

@@ -1,6 +1,7 @@
 #include "bench/link_probe.h"
 
 #include "bench/calibrate.h"
+#include "collectives/kernels/backend.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi_transport.h"
 
@@ -15,9 +16,11 @@ absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topol
     pairs = ExchangePairs(topology, link_class);
   }
   const models::LinkParams& link = link_class == LinkClass::kIntra ? profile.intra : profile.inter;
-  const double profile_seconds = pairs.empty() ? 0 : link.Seconds(kBytes, kBytes);
+  const double profile_seconds = pairs.empty() ? 0 : link.Seconds(kBytes);
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> transport, MpiTransport::Create(comm));
-  return LinkProbe(comm, std::move(transport), std::move(pairs), profile_seconds);
+  // The calibration's steps reduce with Serial kernels.
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(ExecBackend::kSerial, /*synchronous=*/true));
+  return LinkProbe(comm, std::move(transport), std::move(kernels), std::move(pairs), profile_seconds);
 }
 
 absl::StatusOr<double> LinkProbe::Ratio() {
@@ -25,8 +28,9 @@ absl::StatusOr<double> LinkProbe::Ratio() {
   CalibrationOptions options;
   options.min_reps = options.max_reps = kReps;
   options.seconds_per_size = 0;
-  KCOLL_ASSIGN_OR_RETURN(Series series, MeasureExchange(*transport_, comm_, pairs_, {double{kBytes}}, options));
-  return series.samples.empty() ? 0.0 : series.samples[0].seconds / profile_seconds_;
+  KCOLL_ASSIGN_OR_RETURN(StepSeries series,
+                         MeasureStep(*transport_, *kernels_, comm_, pairs_, {double{kBytes}}, options));
+  return series.exchange.samples.empty() ? 0.0 : series.exchange.samples[0].seconds / profile_seconds_;
 }
 
 }  // namespace bench

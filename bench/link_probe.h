@@ -4,7 +4,8 @@
 // may move the virtual cores so that handing modified cache lines from one to the other costs several times as long
 // for a while (a 256 KiB exchange between two ranks took 3-4x as long for minutes at a time on the 2-core machine
 // the checked-in profiles come from). With --model the benchmark probes the links around every case with the
-// calibration's own exchange (bench/calibrate.h: MeasureExchange) at one size, and reports the ratio: near 1, the
+// calibration's own collective step (bench/calibrate.h: MeasureStep) at one size, and reports the ratio of its
+// exchange to the profile's curve: near 1, the
 // case ran on the machine the profile describes; far from it, the model's error measures the machine's change, not
 // the model.
 #ifndef KCOLL_BENCH_LINK_PROBE_H_
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "models/machine.h"
@@ -33,17 +35,22 @@ class LinkProbe {
   // else the inter-node class. Collective over `comm` (it duplicates it for its own transport).
   static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology, const models::Profile& profile);
 
-  // Collective over `comm`: the calibration's exchange of kBytes, kReps repetitions, over the profile's time for the
-  // same exchange. Rank 0 gets the ratio, the other ranks 0; 0 too when there is no pair (one rank).
+  // Collective over `comm`: the exchange of the calibration's step on kBytes, kReps repetitions, over the profile's
+  // time for the same exchange. Rank 0 gets the ratio, the other ranks 0; 0 too when there is no pair (one rank).
   absl::StatusOr<double> Ratio();
 
  private:
-  LinkProbe(MPI_Comm comm, std::unique_ptr<Transport> transport, std::vector<std::pair<int, int>> pairs,
-            double profile_seconds)
-      : comm_(comm), transport_(std::move(transport)), pairs_(std::move(pairs)), profile_seconds_(profile_seconds) {}
+  LinkProbe(MPI_Comm comm, std::unique_ptr<Transport> transport, std::unique_ptr<Kernels> kernels,
+            std::vector<std::pair<int, int>> pairs, double profile_seconds)
+      : comm_(comm),
+        transport_(std::move(transport)),
+        kernels_(std::move(kernels)),
+        pairs_(std::move(pairs)),
+        profile_seconds_(profile_seconds) {}
 
   MPI_Comm comm_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Kernels> kernels_;
   std::vector<std::pair<int, int>> pairs_;
   double profile_seconds_ = 0;
 };
