@@ -138,10 +138,11 @@ Row Identity(const BenchContext& ctx, const Case& c, const Implementation& impl)
   return row;
 }
 
-// A failed call: every rank knows (agreed); rank 0 records it.
-void RecordFailure(benchmark::State& state, BenchContext& ctx, const Case& c, Implementation& impl,
+// A failed call: every rank knows (agreed); rank 0 records it. Later rounds skip the case.
+void RecordFailure(benchmark::State& state, BenchContext& ctx, PooledRounds& pool, const Case& c, Implementation& impl,
                    const absl::Status& mine, const char* phase) {
   ++ctx.failures;
+  pool.failed = true;
   const std::string what = absl::StrCat("FAILED ", Describe(c, impl), " (", phase,
                                         "): ", mine.ok() ? "failed on another rank (see its stderr)" : mine.ToString());
   if (!mine.ok() && ctx.rank != 0) std::fprintf(stderr, "[rank %d] %s\n", ctx.rank, what.c_str());
@@ -233,10 +234,16 @@ void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes
   }
 }
 
-void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
+void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
+  if (ctx.pooled.size() != ctx.cases.size()) ctx.pooled.resize(ctx.cases.size());
+  PooledRounds& pool = ctx.pooled[index];
+  if (pool.failed) {
+    state.SkipWithError("failed in an earlier round");
+    return;
+  }
   const auto skip_key =
       std::make_tuple(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
   if (auto it = ctx.unimplemented.find(skip_key); it != ctx.unimplemented.end()) {
@@ -263,7 +270,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
     return;
   }
   if (code == 2) {
-    RecordFailure(state, ctx, c, impl, first, "first call");
+    RecordFailure(state, ctx, pool, c, impl, first, "first call");
     if (ctx.watchdog) ctx.watchdog->Disarm();
     return;
   }
@@ -271,7 +278,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
   absl::Status warm;
   for (int i = 0; i < o.warmup_iters && warm.ok(); ++i) warm = RunTimes(ctx, impl, call, o.agg_iters);
   if (AgreeStatus(warm, ctx.comm) != 0) {
-    RecordFailure(state, ctx, c, impl, warm, "warm-up");
+    RecordFailure(state, ctx, pool, c, impl, warm, "warm-up");
     if (ctx.watchdog) ctx.watchdog->Disarm();
     return;
   }
@@ -289,7 +296,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const AgreedIteration agreed = AgreeIteration(seconds, !s.ok(), o.time_across, ctx.comm);
     if (agreed.any_failed) {
-      RecordFailure(state, ctx, c, impl, s, "timed iteration");
+      RecordFailure(state, ctx, pool, c, impl, s, "timed iteration");
       failed = true;
       break;
     }
@@ -302,10 +309,30 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
     return;
   }
 
-  Measurement m;
   const double link_after = ProbeLinks(ctx);
   if (link_before > 0 && link_after > 0) {  // the one farther from 1
-    m.link_ratio = std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before : link_after;
+    pool.link_ratios.push_back(std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before
+                                                                                                 : link_after);
+  }
+  pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
+  pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());
+  if (round + 1 < o.rounds) {
+    if (ctx.watchdog) ctx.watchdog->Disarm();
+    if (ctx.progress) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
+      std::fprintf(stderr, "[bench round %d/%d, %d/%zu %.1fs] %s\n", round + 1, o.rounds, index + 1, ctx.cases.size(),
+                   elapsed, Describe(c, impl).c_str());
+    }
+    return;
+  }
+  // The last round: the row of every round's iterations.
+  combined = std::move(pool.combined_s);
+  mine = std::move(pool.mine_s);
+  Measurement m;
+  if (!pool.link_ratios.empty()) {  // the median round's
+    std::vector<double> ratios = pool.link_ratios;
+    std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+    m.link_ratio = ratios[ratios.size() / 2];
   }
   m.iterations = static_cast<int>(combined.size());
   double sum = 0;
@@ -323,7 +350,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index) {
       PrepareData(ctx, c, call, spec);
       absl::Status s = RunTimes(ctx, impl, call, 1);
       if (AgreeStatus(s, ctx.comm) != 0) {
-        RecordFailure(state, ctx, c, impl, s, "checked call");
+        RecordFailure(state, ctx, pool, c, impl, s, "checked call");
         if (ctx.watchdog) ctx.watchdog->Disarm();
         return;
       }

@@ -82,6 +82,14 @@ class Watchdog {
   std::thread thread_;
 };
 
+// A case's iterations over the rounds run so far (--rounds).
+struct PooledRounds {
+  std::vector<double> combined_s;   // per iteration, combined across ranks
+  std::vector<double> mine_s;       // per iteration, this rank's own
+  std::vector<double> link_ratios;  // --model: per round, the probe's ratio farther from 1 of before and after
+  bool failed = false;              // a round failed: the later ones skip the case
+};
+
 struct BenchContext {
   BenchOptions options;
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -104,13 +112,15 @@ struct BenchContext {
   // Agreed across ranks: any wrong element or failed call so far.
   int64_t wrong = 0;
   int failures = 0;
+  std::vector<PooledRounds> pooled;  // per case
   std::chrono::steady_clock::time_point start;
   bool progress = false;  // rank 0: a line per case on stderr (when stdout is not a terminal)
   int cases_done = 0;
 };
 
-// The benchmark body of `ctx.cases[index]`.
-void RunCase(benchmark::State& state, BenchContext& ctx, int index);
+// The benchmark body of `ctx.cases[index]` in round `round` (0-based, of --rounds): every round times the case and
+// pools its iterations; the last one also checks the results and records the row of the pooled iterations.
+void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round = 0);
 
 // The largest send and receive buffers (bytes) any case needs; in-place cases use the receive buffer for both.
 void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes);

@@ -371,6 +371,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   info.step_bytes = o.step_bytes;
   info.warmup_iters = o.warmup_iters;
   info.iters = o.iters;
+  info.rounds = o.rounds;
   info.agg_iters = o.agg_iters;
   info.check = o.check;
   info.per_iter_timing = o.per_iter_timing;
@@ -439,12 +440,18 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   }
 
   BenchContext* raw = ctx.get();
-  for (int i = 0; i < static_cast<int>(ctx->cases.size()); ++i) {
-    benchmark::RegisterBenchmark(ctx->cases[i].name.c_str(),
-                                 [raw, i](benchmark::State& state) { RunCase(state, *raw, i); })
-        ->UseManualTime()
-        ->Iterations(o.iters)
-        ->Unit(benchmark::kMicrosecond);
+  ctx->pooled.resize(ctx->cases.size());
+  // --rounds: the whole list again per round, so that each case's rounds are spread over the run.
+  for (int round = 0; round < o.rounds; ++round) {
+    for (int i = 0; i < static_cast<int>(ctx->cases.size()); ++i) {
+      const std::string name =
+          o.rounds > 1 ? absl::StrCat(ctx->cases[i].name, "/round:", round + 1) : ctx->cases[i].name;
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [raw, i, round](benchmark::State& state) { RunCase(state, *raw, i, round); })
+          ->UseManualTime()
+          ->Iterations(o.iters)
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   ctx->start = std::chrono::steady_clock::now();
   NullReporter null_reporter;

@@ -116,6 +116,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
   }
   config["warmup_iters"] = info.warmup_iters;
   config["iterations"] = info.iters;
+  config["rounds"] = info.rounds;
   config["aggregated_iterations"] = info.agg_iters;
   config["validation"] = info.check;
   config["graph"] = 0;

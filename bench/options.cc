@@ -70,6 +70,9 @@ constexpr Flag kFlags[] = {
     {0, "touch_input", "0|1",
      "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
      "just produced it; 0: the input stays as first written (nccl-tests)"},
+    {0, "rounds", "N",
+     "run the whole sweep N times (1 default, up to 100), case after case, each case pooling its iterations of "
+     "every round: cases sample the same stretches of a drifting machine"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -291,6 +294,10 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       auto v = ParseInt(*flag, value, 0, 1);
       if (!v.ok()) return v.status();
       o.touch_input = *v == 1;
+    } else if (name == "rounds") {
+      auto v = ParseInt(*flag, value, 1, 100);
+      if (!v.ok()) return v.status();
+      o.rounds = *v;
     } else if (name == "help") {
       o.help = true;
     }

@@ -68,7 +68,7 @@ TEST(OptionsTest, ModelFlagTakesNoValue) {
   EXPECT_FALSE(d->model);
 }
 
-TEST(OptionsTest, CalibrateAndTouchInput) {
+TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   auto d = Parse({});
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d->calibrate_path.empty());
@@ -79,6 +79,11 @@ TEST(OptionsTest, CalibrateAndTouchInput) {
   EXPECT_FALSE(o->touch_input);
   EXPECT_THAT(Error({"--calibrate="}), HasSubstr("--calibrate '': empty file name"));
   EXPECT_THAT(Error({"--touch_input", "2"}), HasSubstr("--touch_input '2': must be in [0, 1]"));
+  EXPECT_EQ(d->rounds, 1);
+  EXPECT_EQ(Parse({"--rounds", "3"})->rounds, 3);
+  EXPECT_THAT(Error({"--rounds", "0"}), HasSubstr("--rounds '0': must be in [1, 100]"));
+  EXPECT_THAT(Error({"--rounds", "101"}), HasSubstr("--rounds '101': must be in [1, 100]"));
+  EXPECT_THAT(Error({"--rounds", "two"}), HasSubstr("--rounds 'two'"));
   EXPECT_THAT(Error({"--calibrate", "a.json", "--profile", "b.json"}), HasSubstr("--calibrate and --profile"));
   EXPECT_THAT(Error({"--calibrate", "a.json", "--intra_bw", "5"}), HasSubstr("--calibrate and --profile"));
 }
@@ -239,7 +244,7 @@ TEST(OptionsTest, UsageListsEveryFlag) {
         "--agg_iters",      "--check",           "--op",         "--datatype",  "--root",  "--average",
         "--timeout",        "--per_iter_timing", "--json",       "--algo",      "--exec",  "--ranks",
         "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile",   "--model", "--calibrate",
-        "--touch_input"}) {
+        "--touch_input",    "--rounds"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

@@ -118,6 +118,7 @@ struct RunInfo {
   std::vector<Collective> collectives;
   size_t min_bytes = 0, max_bytes = 0, step_factor = 0, step_bytes = 0;
   int warmup_iters = 0, iters = 0, agg_iters = 0, check = 0;
+  int rounds = 1;  // --rounds: each case's iterations are pooled over this many passes of the sweep
   bool per_iter_timing = false;
   std::string time_across;  // "max", "average", ...
   int time_across_code = 3;

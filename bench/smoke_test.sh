@@ -48,8 +48,11 @@ grep -q "started by an outside mpirun" "$out" || fail "launch not reported"
 grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside mpirun)"
 
 # 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
-"$bin/all_reduce" --ranks 2 -b 1K -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring,auto --model --json "$json" \
+# With --rounds 2 every case runs twice, case after case, and its row pools the 2 x 3 iterations.
+"$bin/all_reduce" --ranks 2 -b 1K -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring,auto --model --rounds 2 --json "$json" \
   >"$out" 2>"$err" || fail "--model exited $?"
+grep -q "the table shows the mean over 6 iterations (2 rounds of 3: the sweep ran 2 times, case after case)" "$out" ||
+  fail "no rounds in the header"
 grep -q "^# Model: alpha-beta" "$out" || fail "no model header"
 grep -q "^# Model against measurement: median |error|" "$out" || fail "no model footer"
 grep -Eq "^#     all_reduce  ring +[0-9.]+%  over [0-9]+ size" "$out" || fail "no ring model summary"
@@ -59,7 +62,9 @@ awk '/^ *[0-9]/ { if ($19 !~ /^[+-][0-9]+%$/) { print "no model error: " $0; bad
 python3 - "$json" <<'PY' || fail "--model JSON check"
 import json, sys
 doc = json.load(open(sys.argv[1]))
+assert doc["config"]["rounds"] == 2, doc["config"]
 for r in doc["results"]:
+    assert r["actual_iterations"] == 6, r
     assert r["model_time"] > 0 and "model_error_pct" in r and r["model_algorithm"], r
     assert r["link_probe_ratio"] > 0, r
 assert doc["kcoll"]["model_errors"], doc["kcoll"]

@@ -140,10 +140,14 @@ void TableWriter::OnRunStart(const RunInfo& info) {
                 info.cores, info.load_average);
   }
   out_ << "# Launch: " << info.launch << "\n";
+  const std::string rounds = info.rounds > 1 ? Fmt(" (%d rounds of %d: the sweep ran %d times, case after case)",
+                                                   info.rounds, info.iters, info.rounds)
+                                             : std::string();
   out_ << Fmt(
       "# Time: one iteration = %d operation%s; per-iteration time across ranks: %s (-a %d); the table shows "
-      "the mean over %d iterations\n",
-      info.agg_iters, info.agg_iters == 1 ? "" : "s", info.time_across.c_str(), info.time_across_code, info.iters);
+      "the mean over %d iterations%s\n",
+      info.agg_iters, info.agg_iters == 1 ? "" : "s", info.time_across.c_str(), info.time_across_code,
+      info.iters * info.rounds, rounds.c_str());
   if (info.per_iter_timing) out_ << "# Per-Iteration Report: i_* use the per-iteration times across ranks (-a)\n";
   out_ << "# Ideal busbw: "
        << (info.ideal_busbw_gbps.has_value() ? absl::StrCat(*info.ideal_busbw_gbps, " GB/s") : "N/A") << " ("
