@@ -153,6 +153,22 @@ void RecordFailure(benchmark::State& state, BenchContext& ctx, PooledRounds& poo
   state.SkipWithError(what.c_str());
 }
 
+// --rounds with the link probe: the iterations of the rounds whose probe found the machine in the profile's state.
+StateRounds CalibratedStateRounds(const PooledRounds& pool) {
+  StateRounds s;
+  std::vector<double> times_us;
+  size_t begin = 0;
+  for (size_t r = 0; r < pool.round_ends.size(); ++r) {
+    if (InCalibratedState(pool.link_ratios[r])) {
+      ++s.rounds;
+      for (size_t i = begin; i < pool.round_ends[r]; ++i) times_us.push_back(pool.combined_s[i] * 1e6);
+    }
+    begin = pool.round_ends[r];
+  }
+  if (!times_us.empty()) s.p50_us = ComputeIterationStats(times_us).p50_us;
+  return s;
+}
+
 // --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
 // which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves
@@ -173,6 +189,11 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
   if (!p.ok() || !p->modeled) return;
   m.model_us = p->predicted_seconds * 1e6;
   m.model_error_pct = p->error_percent;
+  if (m.calibrated_rounds.has_value() && m.calibrated_rounds->p50_us > 0) {
+    absl::StatusOr<models::RowPrediction> in_state = ctx.model->Predict(
+        {c.collective, *algorithm, static_cast<double>(c.layout.bytes), m.calibrated_rounds->p50_us * 1e-6});
+    if (in_state.ok() && in_state->modeled) m.calibrated_rounds->model_error_pct = in_state->error_percent;
+  }
   *priced = *algorithm;
 }
 
@@ -310,11 +331,13 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   }
 
   const double link_after = ProbeLinks(ctx);
+  double link_ratio = 0;
   if (link_before > 0 && link_after > 0) {  // the one farther from 1
-    pool.link_ratios.push_back(std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before
-                                                                                                 : link_after);
+    link_ratio = std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before : link_after;
   }
+  pool.link_ratios.push_back(link_ratio);
   pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
+  pool.round_ends.push_back(pool.combined_s.size());
   pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());
   if (round + 1 < o.rounds) {
     if (ctx.watchdog) ctx.watchdog->Disarm();
@@ -326,14 +349,18 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     return;
   }
   // The last round: the row of every round's iterations.
-  combined = std::move(pool.combined_s);
-  mine = std::move(pool.mine_s);
   Measurement m;
-  if (!pool.link_ratios.empty()) {  // the median round's
-    std::vector<double> ratios = pool.link_ratios;
+  std::vector<double> ratios;
+  for (double r : pool.link_ratios) {
+    if (r > 0) ratios.push_back(r);
+  }
+  if (!ratios.empty()) {  // the median round's
     std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
     m.link_ratio = ratios[ratios.size() / 2];
   }
+  if (o.rounds > 1 && !ratios.empty()) m.calibrated_rounds = CalibratedStateRounds(pool);
+  combined = std::move(pool.combined_s);
+  mine = std::move(pool.mine_s);
   m.iterations = static_cast<int>(combined.size());
   double sum = 0;
   for (double t : combined) sum += t;

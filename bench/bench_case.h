@@ -84,10 +84,12 @@ class Watchdog {
 
 // A case's iterations over the rounds run so far (--rounds).
 struct PooledRounds {
-  std::vector<double> combined_s;   // per iteration, combined across ranks
-  std::vector<double> mine_s;       // per iteration, this rank's own
-  std::vector<double> link_ratios;  // --model: per round, the probe's ratio farther from 1 of before and after
-  bool failed = false;              // a round failed: the later ones skip the case
+  std::vector<double> combined_s;  // per iteration, combined across ranks
+  std::vector<double> mine_s;      // per iteration, this rank's own
+  std::vector<size_t> round_ends;  // per round, where its iterations end in combined_s
+  // --model: per round, the probe's ratio farther from 1 of before and after (0: no probe)
+  std::vector<double> link_ratios;
+  bool failed = false;  // a round failed: the later ones skip the case
 };
 
 struct BenchContext {

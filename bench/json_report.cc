@@ -92,6 +92,11 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
     j["model_time"] = OptionalNumber(row.out_of_place->model_us);
     j["model_error_pct"] = OptionalNumber(row.out_of_place->model_error_pct);
     j["link_probe_ratio"] = OptionalNumber(row.out_of_place->link_ratio);
+    if (const auto& s = row.out_of_place->calibrated_rounds; s.has_value()) {
+      j["calibrated_state_rounds"] = s->rounds;
+      j["calibrated_state_p50_us"] = OptionalNumber(s->p50_us > 0 ? std::optional<double>(s->p50_us) : std::nullopt);
+      j["calibrated_state_model_error_pct"] = OptionalNumber(s->model_error_pct);
+    }
   }
   return j;
 }

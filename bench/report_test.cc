@@ -1,6 +1,7 @@
 // The table and JSON reporters on a synthetic run: nccl-tests' structure (header lines, columns, footers) and JSON
 // keys, kcoll's additions, and the pairing of out-of-place and in-place halves into rows.
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -277,6 +278,49 @@ TEST(TableTest, LinkProbeSplitsModelErrorsAndAutoComparison) {
   EXPECT_TRUE(autos[0].calibrated_state);
   EXPECT_THAT(text, HasSubstr("# auto against the fastest other kcoll algorithm"));
   EXPECT_THAT(text, HasSubstr("1.10x"));
+}
+
+// With --rounds, the calibrated-state comparisons use the rounds that ran in the calibrated state, whatever the
+// median round's probe says.
+TEST(TableTest, CalibratedStateRoundsDecideTheStateComparisons) {
+  auto row = [](const char* impl, Algorithm priced, double all_p50_us, double error_pct, double link,
+                StateRounds state) {
+    Row r = Identity(impl, "kcoll", 1024);
+    r.model_algorithm = priced;
+    Measurement m = M(all_p50_us, 4.0, 0);
+    m.stats = ComputeIterationStats({all_p50_us});
+    m.model_us = all_p50_us * (1 + error_pct / 100);
+    m.model_error_pct = error_pct;
+    m.link_ratio = link;
+    m.calibrated_rounds = state;
+    r.out_of_place = m;
+    return r;
+  };
+  // ring: the median round ran 1.4x slow (out of the state), one round in it, 5% off there.
+  // tree: no round in the state, though the median round's probe says 1.0 (between a 0.7 and a 1.4 round).
+  // halving_doubling: fastest over all rounds (8 us) but 12 us in the calibrated state.
+  // auto (ran ring): 11 us in the calibrated state.
+  const std::vector<Row> rows = {
+      row("ring", Algorithm::kRing, 14, 40, 1.4, {1, 10, 5}),
+      row("tree", Algorithm::kTree, 9, -60, 1.0, {0, 0, std::nullopt}),
+      row("halving_doubling", Algorithm::kHalvingDoubling, 8, 30, 1.0, {2, 12, -10}),
+      row("auto", Algorithm::kRing, 13, 20, 1.1, {2, 11, -2}),
+  };
+  EXPECT_TRUE(InCalibratedState(*rows[0].out_of_place));
+  EXPECT_FALSE(InCalibratedState(*rows[1].out_of_place));
+  EXPECT_EQ(CalibratedStateTimeUs(*rows[0].out_of_place), 10);
+  EXPECT_EQ(CalibratedStateTimeUs(*rows[1].out_of_place), 9);  // no calibrated round: the median iteration
+  const std::vector<models::AlgorithmError> calibrated = ModelErrors(rows, /*calibrated_state_only=*/true);
+  std::map<Algorithm, double> median;
+  for (const models::AlgorithmError& e : calibrated) median[e.algorithm] = e.median_abs_error_percent;
+  EXPECT_EQ(median.count(Algorithm::kTree), 0u);
+  EXPECT_DOUBLE_EQ(median[Algorithm::kHalvingDoubling], 10);
+  EXPECT_DOUBLE_EQ(median[Algorithm::kRing], 3.5);  // ring's 5% and auto's 2%: the median of two is their mean
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_EQ(autos[0].fastest, "ring");
+  EXPECT_DOUBLE_EQ(autos[0].ratio, 1.1);
+  EXPECT_TRUE(autos[0].calibrated_state);
 }
 
 // Without a probe auto is compared with every algorithm.

@@ -107,12 +107,15 @@ std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {
 }
 
 std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
-  auto time_us = [](const Measurement& m) { return m.stats ? m.stats->p50_us : m.time_us; };
   std::vector<AutoVsFastest> out;
   for (const Row& a : rows) {
     if (a.kind != "kcoll" || a.implementation != "auto" || !a.out_of_place.has_value()) continue;
-    if (!(time_us(*a.out_of_place) > 0)) continue;
     const bool auto_calibrated = InCalibratedState(*a.out_of_place);
+    // In the calibrated state, the times of the calibrated-state rounds (--rounds).
+    auto time_us = [auto_calibrated](const Measurement& m) {
+      return auto_calibrated ? CalibratedStateTimeUs(m) : m.stats ? m.stats->p50_us : m.time_us;
+    };
+    if (!(time_us(*a.out_of_place) > 0)) continue;
     const Row* fastest = nullptr;
     for (const Row& r : rows) {
       if (r.kind != "kcoll" || r.implementation == "auto" || !r.out_of_place.has_value()) continue;
@@ -140,20 +143,33 @@ bool InCalibratedState(double link_ratio) {
   return link_ratio > 0 && link_ratio <= kCalibratedStateTolerance && link_ratio >= 1 / kCalibratedStateTolerance;
 }
 
-bool InCalibratedState(const Measurement& m) { return m.link_ratio.has_value() && InCalibratedState(*m.link_ratio); }
+bool InCalibratedState(const Measurement& m) {
+  if (m.calibrated_rounds.has_value()) return m.calibrated_rounds->rounds > 0 && m.calibrated_rounds->p50_us > 0;
+  return m.link_ratio.has_value() && InCalibratedState(*m.link_ratio);
+}
+
+double CalibratedStateTimeUs(const Measurement& m) {
+  if (m.calibrated_rounds.has_value() && m.calibrated_rounds->p50_us > 0) return m.calibrated_rounds->p50_us;
+  return m.stats ? m.stats->p50_us : m.time_us;
+}
+
+std::optional<double> CalibratedStateModelErrorPct(const Measurement& m) {
+  return m.calibrated_rounds.has_value() ? m.calibrated_rounds->model_error_pct : m.model_error_pct;
+}
 
 std::vector<models::AlgorithmError> ModelErrors(const std::vector<Row>& rows, bool calibrated_state_only) {
   std::vector<models::RowPrediction> predictions;
   for (const Row& row : rows) {
     if (!row.model_algorithm.has_value() || !row.out_of_place.has_value()) continue;
     const Measurement& m = *row.out_of_place;
-    if (!m.model_us.has_value() || !m.model_error_pct.has_value()) continue;
+    const std::optional<double> error = calibrated_state_only ? CalibratedStateModelErrorPct(m) : m.model_error_pct;
+    if (!m.model_us.has_value() || !error.has_value()) continue;
     if (calibrated_state_only && !InCalibratedState(m)) continue;
     models::RowPrediction p;
     p.measured = {row.collective, *row.model_algorithm, static_cast<double>(row.bytes), m.time_us * 1e-6};
     p.modeled = true;
     p.predicted_seconds = *m.model_us * 1e-6;
-    p.error_percent = *m.model_error_pct;
+    p.error_percent = *error;
     predictions.push_back(p);
   }
   return models::SummarizeErrors(predictions);

@@ -25,6 +25,13 @@ struct IterationStats {
 // Percentiles are nearest-rank (the smallest time with at least p% of the times at or below it).
 IterationStats ComputeIterationStats(const std::vector<double>& times_us);
 
+// --model with --rounds > 1: the rounds of a case whose link probe found the machine in the profile's state.
+struct StateRounds {
+  int rounds = 0;                         // how many of the case's rounds
+  double p50_us = 0;                      // the median iteration of those rounds (0: none)
+  std::optional<double> model_error_pct;  // the model's error against p50_us
+};
+
 struct Measurement {
   double time_us = 0;  // mean time of one operation, combined across ranks (-a)
   double algbw_gbps = 0;
@@ -39,6 +46,9 @@ struct Measurement {
   std::optional<double> model_error_pct;
   // --model: the link probe's ratio around the case (link_probe.h), the one farther from 1 of before and after.
   std::optional<double> link_ratio;
+  // --model with --rounds > 1: the rounds that ran in the calibrated state. (With one round, link_ratio says
+  // whether the case did.)
+  std::optional<StateRounds> calibrated_rounds;
 };
 
 struct Row {
@@ -159,8 +169,15 @@ struct RunSummary {
 // [1 / kCalibratedStateTolerance, kCalibratedStateTolerance].
 constexpr double kCalibratedStateTolerance = 1.3;
 bool InCalibratedState(double link_ratio);
-// A measurement with a link ratio in the calibrated state.
+// A measurement that ran in the calibrated state: with --rounds, some of its rounds did; else its link ratio is in.
 bool InCalibratedState(const Measurement& m);
+
+// The time the calibrated-state comparisons use: the median iteration of the calibrated-state rounds when the
+// measurement has some (--rounds), else its median iteration (-I), else its mean.
+double CalibratedStateTimeUs(const Measurement& m);
+
+// The model's error against CalibratedStateTimeUs.
+std::optional<double> CalibratedStateModelErrorPct(const Measurement& m);
 
 // The median |model error| per (collective, algorithm) over the rows' out-of-place measurements that have one; with
 // `calibrated_state_only`, over those whose link ratio is in the calibrated state (link_probe.h).

@@ -65,6 +65,7 @@ doc = json.load(open(sys.argv[1]))
 assert doc["config"]["rounds"] == 2, doc["config"]
 for r in doc["results"]:
     assert r["actual_iterations"] == 6, r
+    assert 0 <= r["calibrated_state_rounds"] <= 2 and "calibrated_state_p50_us" in r, r
     assert r["model_time"] > 0 and "model_error_pct" in r and r["model_algorithm"], r
     assert r["link_probe_ratio"] > 0, r
 assert doc["kcoll"]["model_errors"], doc["kcoll"]
