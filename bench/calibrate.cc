@@ -429,7 +429,10 @@ absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, M
   int peer = -1;
   bool low = false;
   for (const auto& [a, b] : pairs) {
-    if (rank == a) peer = b, low = true;
+    if (rank == a) {
+      peer = b;
+      low = true;
+    }
     if (rank == b) peer = a;
   }
   const size_t largest = peer >= 0 ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0;
