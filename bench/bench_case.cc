@@ -146,10 +146,11 @@ void RecordFailure(benchmark::State& state, BenchContext& ctx, PooledRounds& poo
   const std::string what = absl::StrCat("FAILED ", Describe(c, impl), " (", phase,
                                         "): ", mine.ok() ? "failed on another rank (see its stderr)" : mine.ToString());
   if (!mine.ok() && ctx.rank != 0) std::fprintf(stderr, "[rank %d] %s\n", ctx.rank, what.c_str());
-  if (ctx.sink != nullptr) {
-    ctx.sink->Failure(what);
-    ctx.sink->Note(c.collective, impl.name(), impl.kind(), what);
-  }
+  const std::string name = impl.name(), kind = impl.kind();
+  SendToSink(ctx, static_cast<int>(&c - ctx.cases.data()), [=](ResultSink& sink) {
+    sink.Failure(what);
+    sink.Note(c.collective, name, kind, what);
+  });
   state.SkipWithError(what.c_str());
 }
 
@@ -246,6 +247,37 @@ void Watchdog::Loop() {
   }
 }
 
+void SendToSink(BenchContext& ctx, int index, std::function<void(ResultSink&)> emit) {
+  if (ctx.sink == nullptr) return;
+  if (ctx.options.rounds > 1) {
+    ctx.deferred.emplace_back(index, std::move(emit));
+  } else {
+    emit(*ctx.sink);
+  }
+}
+
+void ReplayDeferred(BenchContext& ctx) {
+  std::stable_sort(ctx.deferred.begin(), ctx.deferred.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (ctx.sink != nullptr) {
+    for (auto& [index, emit] : ctx.deferred) emit(*ctx.sink);
+  }
+  ctx.deferred.clear();
+}
+
+std::vector<int> RoundOrder(const std::vector<Case>& cases, int rounds) {
+  std::vector<int> order(cases.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  if (rounds <= 1) return order;
+  auto key = [&](int i) {
+    const Case& c = cases[i];
+    return std::make_tuple(static_cast<int>(c.collective), c.layout.bytes, static_cast<int>(c.type),
+                           c.op ? static_cast<int>(*c.op) : -1, c.root, c.in_place);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  return order;
+}
+
 void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes) {
   *send_bytes = *recv_bytes = 0;
   for (const Case& c : ctx.cases) {
@@ -285,7 +317,8 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     const std::string why =
         absl::StrCat("skipped (not implemented): ", first.ok() ? "on another rank" : std::string(first.message()));
     ctx.unimplemented[skip_key] = why;
-    if (ctx.sink != nullptr) ctx.sink->Note(c.collective, impl.name(), impl.kind(), why);
+    const std::string name = impl.name(), kind = impl.kind();
+    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
     state.SkipWithError(why.c_str());
     if (ctx.watchdog) ctx.watchdog->Disarm();
     return;
@@ -429,7 +462,8 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   if (ctx.sink != nullptr) {
     Row identity = Identity(ctx, c, impl);
     identity.model_algorithm = priced;
-    ctx.sink->Record(identity, c.in_place, m);
+    const bool in_place = c.in_place;
+    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Record(identity, in_place, m); });
     if (!ctx.progress) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
     std::fprintf(stderr, "[bench %d/%zu %.1fs] %s: %.2f us, busbw %.3f GB/s%s\n", index + 1, ctx.cases.size(), elapsed,

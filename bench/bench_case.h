@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -115,6 +116,8 @@ struct BenchContext {
   int64_t wrong = 0;
   int failures = 0;
   std::vector<PooledRounds> pooled;  // per case
+  // --rounds > 1: what the cases tell the sink, replayed in case order after the last round (SendToSink).
+  std::vector<std::pair<int, std::function<void(ResultSink&)>>> deferred;
   std::chrono::steady_clock::time_point start;
   bool progress = false;  // rank 0: a line per case on stderr (when stdout is not a terminal)
   int cases_done = 0;
@@ -123,6 +126,17 @@ struct BenchContext {
 // The benchmark body of `ctx.cases[index]` in round `round` (0-based, of --rounds): every round times the case and
 // pools its iterations; the last one also checks the results and records the row of the pooled iterations.
 void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round = 0);
+
+// Rank 0: hands `emit` to the sink now, or with --rounds > 1 keeps it for ReplayDeferred: the rounds run the cases
+// size-major (every implementation of a size within seconds of the others), while the report reads block by block.
+void SendToSink(BenchContext& ctx, int index, std::function<void(ResultSink&)> emit);
+
+// After the last round: what SendToSink kept, in case order (stable: a case's own order is kept).
+void ReplayDeferred(BenchContext& ctx);
+
+// The order in which the rounds run the cases: as built (implementation-major) with one round; with several, by
+// (collective, size, type, op, root, in place), implementations in their order within each.
+std::vector<int> RoundOrder(const std::vector<Case>& cases, int rounds);
 
 // The largest send and receive buffers (bytes) any case needs; in-place cases use the receive buffer for both.
 void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes);

@@ -64,9 +64,9 @@ struct CalibrationOptions {
   // the typical call; on a machine shared with other work a low one (10) filters out the repetitions during which
   // a rank was descheduled, and measures what the hardware can do.
   double percentile = 50;
-  // The link sweeps (ping-pong and collective step) run this many times, each aiming at seconds_per_size / passes per size,
-  // and every size keeps its fastest pass. A machine whose links slow down for seconds at a time (a virtual machine
-  // whose host moves its cores apart) then yields the profile of its usual fast state instead of a mixture; the
+  // The link sweeps (ping-pong and collective step) run this many times, each aiming at seconds_per_size / passes per
+  // size, and every size keeps its fastest pass. A machine whose links slow down for seconds at a time (a virtual
+  // machine whose host moves its cores apart) then yields the profile of its usual fast state instead of a mixture; the
   // benchmarks' link probe (bench/link_probe.h) says which cases ran in another state.
   int passes = 3;
 };

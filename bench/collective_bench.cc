@@ -441,9 +441,11 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
 
   BenchContext* raw = ctx.get();
   ctx->pooled.resize(ctx->cases.size());
-  // --rounds: the whole list again per round, so that each case's rounds are spread over the run.
+  // --rounds: the whole list again per round, so that each case's rounds are spread over the run, and in size-major
+  // order, so that the implementations of a size run within seconds of each other.
+  const std::vector<int> round_order = RoundOrder(ctx->cases, o.rounds);
   for (int round = 0; round < o.rounds; ++round) {
-    for (int i = 0; i < static_cast<int>(ctx->cases.size()); ++i) {
+    for (int i : round_order) {
       const std::string name =
           o.rounds > 1 ? absl::StrCat(ctx->cases[i].name, "/round:", round + 1) : ctx->cases[i].name;
       benchmark::RegisterBenchmark(name.c_str(),
@@ -461,6 +463,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     benchmark::RunSpecifiedBenchmarks(&null_reporter);
   }
   benchmark::Shutdown();
+  ReplayDeferred(*ctx);
 
   int exit_code = (ctx->wrong > 0 || ctx->failures > 0) ? 1 : 0;
   if (sink) {

@@ -53,6 +53,8 @@ grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside m
   >"$out" 2>"$err" || fail "--model exited $?"
 grep -q "the table shows the mean over 6 iterations (2 rounds of 3: the sweep ran 2 times, case after case)" "$out" ||
   fail "no rounds in the header"
+# The rounds run size-major; the report still has one block per implementation, sizes in order.
+[ "$(grep -c "^# all_reduce: ring (kcoll algorithm)" "$out")" = 1 ] || fail "the ring block is split"
 grep -q "^# Model: alpha-beta" "$out" || fail "no model header"
 grep -q "^# Model against measurement: median |error|" "$out" || fail "no model footer"
 grep -Eq "^#     all_reduce  ring +[0-9.]+%  over [0-9]+ size" "$out" || fail "no ring model summary"
@@ -63,6 +65,8 @@ python3 - "$json" <<'PY' || fail "--model JSON check"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["config"]["rounds"] == 2, doc["config"]
+order = [(r["algorithm"], r["size"]) for r in doc["results"]]
+assert order == [("ring", 1024), ("ring", 65536), ("auto", 1024), ("auto", 65536)], order
 for r in doc["results"]:
     assert r["actual_iterations"] == 6, r
     assert 0 <= r["calibrated_state_rounds"] <= 2 and "calibrated_state_p50_us" in r, r
