@@ -240,6 +240,7 @@ void JsonReport::OnFinish(const RunSummary& summary) {
                      {"fastest", v.fastest},
                      {"fastest_us", v.fastest_us},
                      {"ratio", v.ratio},
+                     {"choice_ratio", OptionalNumber(v.choice_ratio)},
                      {"calibrated_state", v.calibrated_state}});
   }
   doc_["kcoll"]["auto_vs_fastest"] = autos;

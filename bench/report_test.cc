@@ -321,6 +321,25 @@ TEST(TableTest, CalibratedStateRoundsDecideTheStateComparisons) {
   EXPECT_EQ(autos[0].fastest, "ring");
   EXPECT_DOUBLE_EQ(autos[0].ratio, 1.1);
   EXPECT_TRUE(autos[0].calibrated_state);
+  ASSERT_TRUE(autos[0].choice_ratio.has_value());  // auto ran ring, the fastest: its own row is the fastest
+  EXPECT_DOUBLE_EQ(*autos[0].choice_ratio, 1.0);
+}
+
+// The choice ratio times auto's algorithm in its own row: auto ran tree (13 us in auto's row, 12 us in tree's).
+TEST(TableTest, ChoiceRatioUsesTheChosenAlgorithmsOwnRow) {
+  std::vector<Row> rows;
+  for (const auto& [impl, us] : std::vector<std::pair<std::string, double>>{{"ring", 10}, {"tree", 12}, {"auto", 13}}) {
+    Row r = Identity(impl, "kcoll", 1024);
+    r.out_of_place = M(us, 4.0, 0);
+    if (impl == "auto") r.model_algorithm = Algorithm::kTree;
+    rows.push_back(r);
+  }
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_EQ(autos[0].auto_ran, "tree");
+  EXPECT_DOUBLE_EQ(autos[0].ratio, 1.3);
+  ASSERT_TRUE(autos[0].choice_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*autos[0].choice_ratio, 1.2);
 }
 
 // Without a probe auto is compared with every algorithm.
@@ -336,6 +355,7 @@ TEST(TableTest, AutoAgainstFastestWithoutProbe) {
   EXPECT_EQ(autos[0].fastest, "tree");
   EXPECT_DOUBLE_EQ(autos[0].ratio, 1.5);
   EXPECT_FALSE(autos[0].calibrated_state);
+  EXPECT_FALSE(autos[0].choice_ratio.has_value());  // --model did not say what auto ran
 }
 
 TEST(TableTest, WrongElementsFailTheFooter) {

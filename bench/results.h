@@ -110,6 +110,10 @@ struct AutoVsFastest : SizeIdentity {
   double auto_us = 0;
   double fastest_us = 0;
   double ratio = 0;  // auto_us / fastest_us
+  // The algorithm auto ran, as measured in its own row (same state rule), over the fastest: the quality of the
+  // choice alone. auto's row and its algorithm's row time the same schedule twice, and on a noisy machine the two
+  // differ by the noise; empty when the run has no row of that algorithm.
+  std::optional<double> choice_ratio;
   std::optional<double> auto_link_ratio, fastest_link_ratio;
   bool calibrated_state = false;
 };
