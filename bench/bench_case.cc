@@ -291,7 +291,6 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
-  if (ctx.pooled.size() != ctx.cases.size()) ctx.pooled.resize(ctx.cases.size());
   PooledRounds& pool = ctx.pooled[index];
   if (pool.failed) {
     state.SkipWithError("failed in an earlier round");

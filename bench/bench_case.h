@@ -115,7 +115,7 @@ struct BenchContext {
   // Agreed across ranks: any wrong element or failed call so far.
   int64_t wrong = 0;
   int failures = 0;
-  std::vector<PooledRounds> pooled;  // per case
+  std::vector<PooledRounds> pooled;  // per case (sized with `cases`)
   // --rounds > 1: what the cases tell the sink, replayed in case order after the last round (SendToSink).
   std::vector<std::pair<int, std::function<void(ResultSink&)>>> deferred;
   std::chrono::steady_clock::time_point start;

@@ -131,12 +131,9 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
     v.auto_us = time_us(*a.out_of_place);
     v.fastest_us = time_us(*fastest->out_of_place);
     v.ratio = v.auto_us / v.fastest_us;
-    for (const Row& r : rows) {
-      if (r.kind != "kcoll" || r.implementation != v.auto_ran || v.auto_ran.empty() || KeyOf(r) != KeyOf(a) ||
-          !r.out_of_place.has_value()) {
-        continue;
-      }
-      if (auto_calibrated && !InCalibratedState(*r.out_of_place)) continue;
+    for (const Row& r : rows) {  // the row of the algorithm auto ran
+      if (v.auto_ran.empty() || r.kind != "kcoll" || r.implementation != v.auto_ran || KeyOf(r) != KeyOf(a)) continue;
+      if (!r.out_of_place.has_value() || (auto_calibrated && !InCalibratedState(*r.out_of_place))) continue;
       if (time_us(*r.out_of_place) > 0) v.choice_ratio = time_us(*r.out_of_place) / v.fastest_us;
     }
     v.auto_link_ratio = a.out_of_place->link_ratio;
