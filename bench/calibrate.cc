@@ -147,6 +147,25 @@ Series FastestOf(const std::vector<Series>& all) {
   return out;
 }
 
+}  // namespace
+
+PassSpread SpreadOf(const std::vector<Series>& passes) {
+  PassSpread spread;
+  if (passes.size() < 2) return spread;
+  for (size_t i = 0; i < passes[0].samples.size(); ++i) {
+    double lo = passes[0].samples[i].seconds, hi = lo;
+    for (const Series& s : passes) {
+      if (i >= s.samples.size()) continue;
+      lo = std::min(lo, s.samples[i].seconds);
+      hi = std::max(hi, s.samples[i].seconds);
+    }
+    if (lo > 0 && (spread.bytes == 0 || hi / lo > spread.ratio)) spread = {hi / lo, passes[0].samples[i].bytes};
+  }
+  return spread;
+}
+
+namespace {
+
 // Per size, the median seconds over several series of the same sizes and the fewest reps.
 Series MedianOf(const std::vector<Series>& all) {
   Series out;
@@ -599,6 +618,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
     link->series = MedianOf(per_pair);
     if (!exchanges.empty()) {
       link->exchange = FastestOf(exchanges);
+      link->step_spread = SpreadOf(exchanges);
       link->step_reduce = FastestOf(reductions);
     }
   }
@@ -711,6 +731,19 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                     PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
+    if (link->step_spread.bytes > 0) {
+      const PassSpread& s = link->step_spread;
+      absl::StrAppend(
+          &out, absl::StrFormat("  the step's passes: slowest / fastest up to %.2fx (at %.0f B)%s\n", s.ratio, s.bytes,
+                                s.ratio > kPassSpreadWarning ? "" : "; each size keeps its fastest"));
+      if (s.ratio > kPassSpreadWarning) {
+        absl::StrAppend(
+            &out, absl::StrFormat("  WARNING: the machine changed speed while it was measured (%.1fx at %.0f B); the "
+                                  "profile keeps each size's fastest pass. Calibrate again, or read the benchmarks' "
+                                  "link probe (bench --model) before trusting the model.\n",
+                                  s.ratio, s.bytes));
+      }
+    }
     if (!link->exchange.samples.empty()) {
       absl::StrAppend(&out, "  collective step, pair(s) ", PairsText(link->exchange_pairs),
                       " at once (a 2-rank ring AllReduce on twice the size): its exchange, both ways (the curve the "

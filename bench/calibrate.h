@@ -96,6 +96,19 @@ struct Series {
   absl::StatusOr<models::LinkFit> other_fit = absl::UnknownError("not fitted");
 };
 
+// How far the passes of a sweep (CalibrationOptions::passes) disagree: the largest slowest-over-fastest ratio of
+// one size, and that size. A machine that changed speed while it was measured shows here.
+struct PassSpread {
+  double ratio = 1;
+  double bytes = 0;  // 0: fewer than two passes
+};
+
+// PassSpread of several series of the same sizes.
+PassSpread SpreadOf(const std::vector<Series>& passes);
+
+// Above this spread the report warns that the machine changed speed during the calibration.
+inline constexpr double kPassSpreadWarning = 1.5;
+
 struct LinkMeasurement {
   LinkClass link_class = LinkClass::kIntra;
   std::vector<std::pair<int, int>> pairs;           // empty: the class does not occur in this topology
@@ -103,6 +116,7 @@ struct LinkMeasurement {
   std::vector<std::pair<int, int>> exchange_pairs;  // ExchangePairs
   Series exchange;                                  // MeasureStep's exchange: the link's curve in the profile
   Series step_reduce;                               // MeasureStep's reduction: the profile's gamma curve
+  PassSpread step_spread;                           // of the step's exchange over the passes
 };
 
 struct CalibrationResult {

@@ -262,6 +262,34 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(FormatReport(r, *profile), HasSubstr("one-way = 10th-percentile round trip / 2"));
 }
 
+TEST(SpreadOf, TheLargestSlowestOverFastestAndItsSize) {
+  const std::vector<double> sizes = {8, 1024, 1 << 20};
+  EXPECT_EQ(SpreadOf({Line(1e-6, 1e-9, sizes)}).bytes, 0);  // one pass: nothing to compare
+  Series slow_middle = Line(1e-6, 1e-9, sizes);
+  slow_middle.samples[1].seconds *= 2.5;
+  Series fast_end = Line(1e-6, 1e-9, sizes);
+  fast_end.samples[2].seconds *= 0.8;
+  const PassSpread spread = SpreadOf({Line(1e-6, 1e-9, sizes), slow_middle, fast_end});
+  EXPECT_DOUBLE_EQ(spread.ratio, 2.5);
+  EXPECT_EQ(spread.bytes, 1024);
+}
+
+TEST(FormatReport, WarnsWhenThePassesDisagree) {
+  CalibrationResult r = MakeResult(2, 2);
+  r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});
+  r.intra.step_spread = {1.2, 8};
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok());
+  std::string report = FormatReport(r, *profile);
+  EXPECT_THAT(report,
+              HasSubstr("the step's passes: slowest / fastest up to 1.20x (at 8 B); each size keeps its fastest"));
+  EXPECT_THAT(report, Not(HasSubstr("WARNING: the machine changed speed")));
+  r.intra.step_spread = {2.1, 262144};
+  report = FormatReport(r, *profile);
+  EXPECT_THAT(report, HasSubstr("WARNING: the machine changed speed while it was measured (2.1x at 262144 B)"));
+}
+
 TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {
   models::Profile p;
   p.intra = p.inter = {1e-6, 1e-10};
