@@ -71,8 +71,8 @@ constexpr Flag kFlags[] = {
      "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
      "just produced it; 0: the input stays as first written (nccl-tests)"},
     {0, "rounds", "N",
-     "run the whole sweep N times (1 default, up to 100), case after case, each case pooling its iterations of "
-     "every round: cases sample the same stretches of a drifting machine"},
+     "run the whole sweep N times (1 default, up to 100), the implementations of each size one after the other, "
+     "each case pooling its iterations of every round: cases sample the same stretches of a drifting machine"},
     {'h', "help", nullptr, "this help"},
 };
 

@@ -51,7 +51,7 @@ grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside m
 # With --rounds 2 every case runs twice, case after case, and its row pools the 2 x 3 iterations.
 "$bin/all_reduce" --ranks 2 -b 1K -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring,auto --model --rounds 2 --json "$json" \
   >"$out" 2>"$err" || fail "--model exited $?"
-grep -q "the table shows the mean over 6 iterations (2 rounds of 3: the sweep ran 2 times, case after case)" "$out" ||
+grep -q "the table shows the mean over 6 iterations (2 rounds of 3: the sweep ran 2 times, size by size)" "$out" ||
   fail "no rounds in the header"
 # The rounds run size-major; the report still has one block per implementation, sizes in order.
 [ "$(grep -c "^# all_reduce: ring (kcoll algorithm)" "$out")" = 1 ] || fail "the ring block is split"

@@ -140,7 +140,7 @@ void TableWriter::OnRunStart(const RunInfo& info) {
                 info.cores, info.load_average);
   }
   out_ << "# Launch: " << info.launch << "\n";
-  const std::string rounds = info.rounds > 1 ? Fmt(" (%d rounds of %d: the sweep ran %d times, case after case)",
+  const std::string rounds = info.rounds > 1 ? Fmt(" (%d rounds of %d: the sweep ran %d times, size by size)",
                                                    info.rounds, info.iters, info.rounds)
                                              : std::string();
   out_ << Fmt(
