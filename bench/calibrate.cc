@@ -649,6 +649,16 @@ absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The class whose collective steps price intra-node messages, and whose step reduction is the gamma curve: the
+// intra-node class when it ran steps, else the inter-node one.
+const LinkMeasurement& IntraStepSource(const CalibrationResult& result) {
+  return !result.intra.exchange.samples.empty() ? result.intra : result.inter;
+}
+
+}  // namespace
+
 absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   const bool has_intra = !result.intra.pairs.empty(), has_inter = !result.inter.pairs.empty();
   if (!has_intra && !has_inter) {
@@ -668,7 +678,7 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
     if (c.points.size() < 2) c.points.clear();
     return c;
   };
-  const LinkMeasurement& intra_exchange = !result.intra.exchange.samples.empty() ? result.intra : result.inter;
+  const LinkMeasurement& intra_exchange = IntraStepSource(result);
   const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
   profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
   profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage);
@@ -719,8 +729,7 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                     "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through shared memory, "
                     "exactly like intra-node pairs, so the two classes differ only by noise.\n");
   }
-  // MakeProfile's gamma curve: the intra-node class's step reduction, else the inter-node one's.
-  const LinkMeasurement* gamma_source = !result.intra.exchange.samples.empty() ? &result.intra : &result.inter;
+  const LinkMeasurement* gamma_source = &IntraStepSource(result);  // MakeProfile's gamma curve
   for (const LinkMeasurement* link : {&result.intra, &result.inter}) {
     const char* name = LinkClassName(link->link_class);
     if (link->pairs.empty()) {
