@@ -97,10 +97,14 @@ TEST(AlgorithmChooserTest, SmallAndLargeMessagesOnOneNode) {
   EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 1e10, port, p)), Algorithm::kHalvingDoubling);
   EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllToAll, 1e6, port, p)), Algorithm::kPairwise);
   // A link to every peer: the bidirectional ring uses both directions of each ring link and halves the bandwidth
-  // term, which wins for large messages.
+  // term, which wins for large messages when the schedules run in one piece (in slices of 2 x 64 chunks it pays 126
+  // latencies per slice, and the pipelined trees win).
   const Topology mesh{1, 64, 1, 0};
+  CostOptions one_piece;
+  one_piece.chunk_bytes = 1e15;
   EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 8, mesh, p)), Algorithm::kRecursiveDoubling);
-  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 1e10, mesh, p)), Algorithm::kBidirectionalRing);
+  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 1e10, mesh, p, one_piece)), Algorithm::kBidirectionalRing);
+  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 1e10, mesh, p)), Algorithm::kDoubleBinaryTree);
 }
 
 TEST(AlgorithmChooserTest, Errors) {

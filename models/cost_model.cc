@@ -122,6 +122,12 @@ void CostModel::Build() {
       }
       AddRounds(reducing, transfers, true);
       AddRounds(copying, transfers, false);
+      if (collective_ == Collective::kAllReduce) {
+        // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
+        // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
+        slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
+        cold_rounds_ = 1;
+      }
       break;
     }
     case Algorithm::kTree:
@@ -557,14 +563,21 @@ double CostModel::Overlap(double move, double reduce) const {
 
 double CostModel::PipelinedRingSeconds(double bytes) const {
   if (topology_.ranks() == 1) return 0;
-  const double per_channel = bytes / (static_cast<double>(topology_.ranks()) * channels_);
+  const double n = static_cast<double>(topology_.ranks());
+  const double per_channel = bytes / (n * channels_);
+  // The AllReduce runs the buffer in slices of n chunks per channel (ring_pipeline.cc). Its ReduceScatter rounds
+  // read each slice from memory (the whole buffer is the working set); its AllGather rounds forward blocks reduced
+  // moments before, still in cache (the slice is the working set), as in hierarchical's slices.
+  const bool sliced = reducing_rounds_ > 0 && copying_rounds_ > 0;
+  const double slice = sliced ? std::min(bytes, n * channels_ * options_.chunk_bytes) : bytes;
   auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, bytes); };
   auto reduce = [&](double chunk) { return profile_.ReduceSeconds(stage_load_.reduce * chunk, bytes); };
+  auto forward = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, slice); };
   // A reducing round is a two-stage pipeline (receive, reduce); a copying round has the one stage.
   const double reducing_round = PipelineSeconds(
       per_channel, options_.chunk_bytes, [&](double c) { return move(c) + reduce(c); },
       [&](double c) { return Overlap(move(c), reduce(c)); });
-  const double copying_round = PipelineSeconds(per_channel, options_.chunk_bytes, move, move);
+  const double copying_round = PipelineSeconds(per_channel, options_.chunk_bytes, forward, forward);
   return reducing_rounds_ * reducing_round + copying_rounds_ * copying_round;
 }
 

@@ -24,13 +24,19 @@
 //   one chunk of every channel and, in reducing rounds, reducing them. Rounds do not overlap each other. The
 //   channels share the intra-node links of the ring and spread their inter-node hops over the node's NICs, so
 //   channels pay off across nodes with several NICs, and chunks pay off when gamma > 0 (each extra chunk costs a
-//   latency). With one channel and m <= chunk_bytes it is exactly `ring`.
+//   latency). With one channel and m <= chunk_bytes it is exactly `ring`. Working set (measured curves): the
+//   AllReduce runs in slices of n chunks per channel, so its AllGather rounds forward blocks reduced moments before
+//   and are priced with the slice as working set; its ReduceScatter rounds, which read the buffer from memory, and
+//   the other collectives are priced with the whole buffer.
 // bidirectional_ring (same collectives): two rings at once, clockwise and counter-clockwise, each on S/2: the
 //   ring's number of rounds with messages of S/(2n) on each direction. Each rank sends on two links at once; the
 //   links are full duplex with a separate link per direction and neighbour, so inside a node both halves run at full
 //   speed (for n == 2 both rings use the same two links and share them; with intra_links_per_rank = 1 the two sends
 //   share the rank's one link and the algorithm gains nothing over ring), while across nodes the two streams
-//   leaving each node share its NICs. Each rank reduces both halves it receives (S/n per round).
+//   leaving each node share its NICs. Each rank reduces both halves it receives (S/n per round). The AllReduce
+//   runs each direction in slices of n chunks (2n chunk_bytes in all per slice), priced slice by slice as
+//   hierarchical's below: the ReduceScatter rounds with the whole buffer as working set, the AllGather rounds with
+//   the slice.
 // tree (binomial tree rooted at rank 0, trees.h): reduce = L rounds of S toward the root, each reducing;
 //   broadcast = L rounds of S away from it; all_reduce = the pipelined reduce + broadcast of double_binary_tree on
 //   the one binomial tree carrying all of S (the root reduces ceil(log2 n) chunks per stage); gather / scatter =

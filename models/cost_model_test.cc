@@ -111,28 +111,35 @@ TEST_F(SingleNodeTest, Ring) {
   }
 }
 
-// Two rings at once on S/2 each: as many rounds as the ring, half the bytes per round on each direction.
-TEST_F(SingleNodeTest, BidirectionalRing) {
-  for (int n : {3, 4, 9}) {
-    const double f = (n - 1.0) / n;
-    EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(n), p_),
-                2 * (n - 1) * kAlpha + f * s_ * kBeta + f * s_ * kGamma);
-    EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kBidirectionalRing, s_, Node(n), p_),
-                (n - 1) * kAlpha + f * s_ * kBeta / 2);
-  }
-  // With one link per rank the two halves share it: exactly the ring's cost.
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, {1, 8, 1, 1}, p_),
-              Cost(Collective::kAllReduce, Algorithm::kRing, s_, {1, 8, 1, 1}, p_));
-  // Two ranks: both rings use the same two directed links, so nothing is gained.
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(2), p_),
-              Cost(Collective::kAllReduce, Algorithm::kRing, s_, Node(2), p_));
-}
-
 // The schedules in one piece: a chunk larger than any buffer here.
 CostOptions Unpipelined() {
   CostOptions o;
   o.chunk_bytes = 1e15;
   return o;
+}
+
+// Two rings at once on S/2 each: as many rounds as the ring, half the bytes per round on each direction (the
+// AllReduce in one slice here; MeasuredProfileTest prices its slices).
+TEST_F(SingleNodeTest, BidirectionalRing) {
+  const CostOptions o = Unpipelined();
+  for (int n : {3, 4, 9}) {
+    const double f = (n - 1.0) / n;
+    EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(n), p_, o),
+                2 * (n - 1) * kAlpha + f * s_ * kBeta + f * s_ * kGamma);
+    EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kBidirectionalRing, s_, Node(n), p_),
+                (n - 1) * kAlpha + f * s_ * kBeta / 2);
+  }
+  // With one link per rank the two halves share it: exactly the ring's cost.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, {1, 8, 1, 1}, p_, o),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s_, {1, 8, 1, 1}, p_));
+  // Two ranks: both rings use the same two directed links, so nothing is gained.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(2), p_, o),
+              Cost(Collective::kAllReduce, Algorithm::kRing, s_, Node(2), p_));
+  // In slices of 2n chunks every slice pays the rounds' latencies again.
+  CostOptions sliced;
+  sliced.chunk_bytes = s_ / 2 / 8 / 4;  // four slices on 8 ranks
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s_, Node(8), p_, sliced),
+              4 * 14 * kAlpha + (7.0 / 8) * s_ * (kBeta + kGamma));
 }
 
 TEST_F(SingleNodeTest, BinomialTree) {
@@ -412,23 +419,53 @@ TEST(MeasuredProfileTest, CoresCopyConcurrentMessagesInTurn) {
   const Topology t{1, 4, 1, 1};
   const double s = 4e6;
   p.transfers_use_cores = true;
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * 2 * (1e-6 + s / 8 / 10e9));
+  const CostOptions o = Unpipelined();
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p, o), 6 * 2 * (1e-6 + s / 8 / 10e9));
   p.transfers_use_cores = false;
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p), 6 * (1e-6 + 2 * s / 8 / 10e9));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, t, p, o), 6 * (1e-6 + 2 * s / 8 / 10e9));
   // 2 nodes x 2 ranks: each rank gets one message from inside its node and one from the other node per round, and
   // copies both.
   const Profile two = TwoLevel(1e-6, 10e9, 2e-6, 5e9);
   Profile two_cores = two;
   two_cores.transfers_use_cores = true;
   const Topology nodes{2, 2, 2, 1};
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two_cores),
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two_cores, o),
               6 * ((1e-6 + s / 8 / 10e9) + (2e-6 + s / 8 / 5e9)));
-  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two),
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, nodes, two, o),
               6 * std::max(1e-6 + s / 8 / 10e9, 2e-6 + s / 8 / 5e9));
   // One message per round: the ring is the same either way.
   const double ring = Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p);
   p.transfers_use_cores = true;
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p), ring);
+}
+
+// The sliced AllReduces (hierarchical, ring_pipelined, bidirectional_ring) read each slice from memory in their
+// ReduceScatter rounds and find it in cache in their AllGather rounds: those are priced at the slice's working set.
+// On 2 ranks hierarchical and one-channel ring_pipelined run the same schedule and cost the same.
+TEST(MeasuredProfileTest, SlicedAllReducesFindTheirAllGatherInCache) {
+  Profile p = Measured();
+  p.transfers_use_cores = true;  // CPU ranks: a rank copies and reduces in turn
+  const Topology two{1, 2, 1, 1};
+  const double mib = 1 << 20, s = 8 * mib;
+  CostOptions o;
+  o.channels = 1;
+  o.chunk_bytes = mib;
+  auto move = [&](double bytes, double working_set) { return p.intra.curve.SecondsIn(bytes, working_set); };
+  auto reduce = [&](double bytes, double working_set) { return p.gamma_curve.SecondsIn(bytes, working_set); };
+  // Four slices of 2 MiB: exchange and reduce 1 MiB out of the 8 MiB buffer, then forward 1 MiB of the slice.
+  const double sliced_ring = 4 * (move(mib, s) + reduce(mib, s) + move(mib, 2 * mib));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, two, p, o), sliced_ring);
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRingPipelined, s, two, p, o), sliced_ring);
+  // Two directions of 1 MiB blocks in slices of 4 MiB: each rank receives two blocks per round and reduces both.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kBidirectionalRing, s, two, p, o),
+              2 * (2 * move(mib, s) + reduce(2 * mib, s) + 2 * move(mib, 4 * mib)));
+  // The unsliced ring forwards blocks of the whole buffer: its AllGather is priced out of cache.
+  EXPECT_GT(Cost(Collective::kAllReduce, Algorithm::kRing, s, two, p, o), sliced_ring);
+  // One slice: the buffer is the slice, and ring_pipelined is the ring.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRingPipelined, 2 * mib, two, p, o),
+              Cost(Collective::kAllReduce, Algorithm::kRing, 2 * mib, two, p, o));
+  // Without a ReduceScatter before them the AllGather's rounds read the buffer from memory.
+  EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRingPipelined, s, two, p, o), 4 * move(mib, s));
 }
 
 // ---- Properties. ----
