@@ -80,8 +80,8 @@ models::Topology ModelTopology(const Topology& topology) {
 
 models::CostOptions ModelCostOptions() {
   models::CostOptions options;
-  // One channel: kcoll's ring_pipelined uses one until each channel gets a full slice (n chunks), and on shared
-  // memory more channels change little (ring_pipelined.cc).
+  // One channel: the MPI transport's default (topology/discover.h), and ring_pipelined uses one until each channel
+  // gets a full slice (n chunks) anyway.
   options.channels = 1;
   options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);  // the pipelined algorithms' default
   return options;

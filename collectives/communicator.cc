@@ -72,6 +72,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;
+  topology_options.default_nchannels = transport == TransportKind::kMpi ? kHostDefaultChannels : kDefaultChannels;
   absl::Status gpu_status;
   if (backend == ExecBackend::kCuda) {
     absl::StatusOr<std::optional<GpuInfo>> gpu = CurrentCudaDevice();
@@ -97,8 +98,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   c->execution_ = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);
-  c->transport_ =
-      std::make_unique<CountingTransport>(std::move(execution.transport), c->topology_, c->counters_.total);
+  c->transport_ = std::make_unique<CountingTransport>(std::move(execution.transport), c->topology_, c->counters_.total);
 
   if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
   if (c->logger_.Enabled(LogLevel::kInfo)) {

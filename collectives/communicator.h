@@ -53,7 +53,8 @@ struct CommunicatorOptions {
   // one latency-bound collective per call; must be the same on every rank. Unset: $KCOLL_CHECK_ARGS (0 or 1), else
   // off.
   std::optional<bool> check_args;
-  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 2.
+  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 1 on the
+  // MPI transport and 2 on NCCL (collectives/topology/discover.h says why).
   int nchannels = 0;
   // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
   // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "collectives/communicator.h"
+#include "collectives/topology/discover.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -97,6 +98,7 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
   ScopedEnv file("KCOLL_DEBUG_FILE", TempDir() + "/info.%r.log");
   CommunicatorOptions options;
   options.ranks_per_node = rpn;
+  options.nchannels = 2;  // both channels' rings in the block
   auto comm = MakeComm(options);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   std::vector<float> data(3 * n + 1, 1.0f);
@@ -195,7 +197,9 @@ TEST(Topology, ChannelCountComesFromOptionsThenEnvironment) {
   {
     auto comm = MakeComm({});
     ASSERT_TRUE(AllRanks(comm != nullptr));
-    EXPECT_EQ(comm->topology().nchannels(), 2);
+    EXPECT_EQ(comm->topology().nchannels(), 1);  // the MPI transport's default (topology/discover.h)
+    // NCCL's default, as its communicator asks for it (no GPU here to build one).
+    EXPECT_EQ(ChooseChannelCount(0, kDefaultChannels).value(), 2);
   }
   ScopedEnv env("KCOLL_NCHANNELS", "5");
   {

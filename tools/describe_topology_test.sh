@@ -6,6 +6,8 @@ binary="$1"
 # As tests/mpi_launch.sh: a session directory and shared-memory files of this test's own.
 export TMPDIR="${TEST_TMPDIR:-${TMPDIR:-/tmp}}" PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="${TEST_TMPDIR:-/tmp}"
 unset KCOLL_DEBUG KCOLL_DEBUG_FILE
+# Two channels (the MPI transport builds one by default), to check both rings.
+export KCOLL_NCHANNELS=2
 # The ring explicitly: auto picks by the cost model, which may prefer another algorithm at this size.
 "$binary" --ranks 4 --ranks_per_node 2 --count 1000 --algo ring --json >"$TMPDIR/out.json" 2>"$TMPDIR/err.log"
 cat "$TMPDIR/err.log"

@@ -82,13 +82,13 @@ absl::StatusOr<int> ChooseRanksPerNode(int requested, int nranks) {
   return rpn;
 }
 
-absl::StatusOr<int> ChooseChannelCount(int requested) {
+absl::StatusOr<int> ChooseChannelCount(int requested, int default_count) {
   int n = requested;
   std::string source = "nchannels";
   std::string text = absl::StrCat(requested);
   if (n == 0) {
     const char* env = GetEnv("KCOLL_NCHANNELS");
-    if (env == nullptr) return kDefaultChannels;
+    if (env == nullptr) return default_count;
     source = "KCOLL_NCHANNELS";
     text = env;
     if (!absl::SimpleAtoi(env, &n)) n = -1;
@@ -105,7 +105,7 @@ absl::StatusOr<Topology> DiscoverTopology(MPI_Comm comm, const TopologyOptions& 
   KCOLL_RETURN_IF_ERROR(MpiCheck(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank"));
   KCOLL_RETURN_IF_ERROR(MpiCheck(MPI_Comm_size(comm, &nranks), "MPI_Comm_size"));
   KCOLL_ASSIGN_OR_RETURN(const int ranks_per_node, ChooseRanksPerNode(options.ranks_per_node, nranks));
-  KCOLL_ASSIGN_OR_RETURN(const int nchannels, ChooseChannelCount(options.nchannels));
+  KCOLL_ASSIGN_OR_RETURN(const int nchannels, ChooseChannelCount(options.nchannels, options.default_nchannels));
 
   RankInfo mine = DiscoverLocalRankInfo();
   mine.gpu = options.gpu;

@@ -18,11 +18,17 @@ namespace kcoll {
 // duplicates the rings it finds.
 inline constexpr int kDefaultChannels = 2;
 
+// The same on a transport that one host thread progresses (MPI): every channel's messages go through that thread,
+// so a second ring only interleaves its messages with the first one's (ring_pipelined measured 5-15% slower with two
+// than with one at 2-4 MiB on 2 ranks of a 2-core machine, and within noise of it at other sizes).
+inline constexpr int kHostDefaultChannels = 1;
+
 struct TopologyOptions {
   // Emulated nodes of this many consecutive ranks. 0: $KCOLL_RANKS_PER_NODE if set, else MPI's nodes.
   int ranks_per_node = 0;
-  // Rings (1..32). 0: $KCOLL_NCHANNELS if set, else kDefaultChannels.
+  // Rings (1..32). 0: $KCOLL_NCHANNELS if set, else default_nchannels.
   int nchannels = 0;
+  int default_nchannels = kDefaultChannels;
   // This rank's GPU, when it drives one (see gpu_info.h).
   std::optional<GpuInfo> gpu;
 };
@@ -31,9 +37,9 @@ struct TopologyOptions {
 // setting and value when it is not a positive divisor of nranks.
 absl::StatusOr<int> ChooseRanksPerNode(int requested, int nranks);
 
-// The channel count from `requested` and $KCOLL_NCHANNELS; InvalidArgument names the setting and value when it is
-// not an integer in [1, 32].
-absl::StatusOr<int> ChooseChannelCount(int requested);
+// The channel count from `requested`, then $KCOLL_NCHANNELS, then `default_count`; InvalidArgument names the setting
+// and value when it is not an integer in [1, 32].
+absl::StatusOr<int> ChooseChannelCount(int requested, int default_count = kDefaultChannels);
 
 // Collective over `comm`.
 absl::StatusOr<Topology> DiscoverTopology(MPI_Comm comm, const TopologyOptions& options);
