@@ -182,7 +182,7 @@ class CostModel {
   Shape shape_ = Shape::kRounds;
 
   std::vector<Rounds> rounds_;  // kRounds
-  double slice_bytes_ = 0;      // kRounds in slices (hierarchical): bytes per slice, 0 for the whole buffer at once
+  double slice_bytes_ = 0;      // kRounds in slices (hierarchical, bidirectional_ring): bytes per slice, 0: unsliced
   size_t cold_rounds_ = 0;      // kRounds in slices: the first rounds_ entries that read each slice from memory
 
   // Pipelined shapes: the load of one stage when every active link carries one chunk.
