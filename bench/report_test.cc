@@ -71,6 +71,17 @@ Measurement M(double time_us, double busbw, int64_t wrong) {
   return m;
 }
 
+// kcoll rows of 1024 B, one per (implementation, out-of-place microseconds), in that order.
+std::vector<Row> TimedKcollRows(const std::vector<std::pair<std::string, double>>& times) {
+  std::vector<Row> rows;
+  for (const auto& [impl, us] : times) {
+    Row r = Identity(impl, "kcoll", 1024);
+    r.out_of_place = M(us, 4.0, 0);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 // Feeds a run of two blocks (MPI peer then kcoll ring) of two sizes each.
 void FeedRun(ResultSink& sink, int64_t wrong_in_ring = 0) {
   sink.Start();
@@ -327,13 +338,8 @@ TEST(TableTest, CalibratedStateRoundsDecideTheStateComparisons) {
 
 // The choice ratio times auto's algorithm in its own row: auto ran tree (13 us in auto's row, 12 us in tree's).
 TEST(TableTest, ChoiceRatioUsesTheChosenAlgorithmsOwnRow) {
-  std::vector<Row> rows;
-  for (const auto& [impl, us] : std::vector<std::pair<std::string, double>>{{"ring", 10}, {"tree", 12}, {"auto", 13}}) {
-    Row r = Identity(impl, "kcoll", 1024);
-    r.out_of_place = M(us, 4.0, 0);
-    if (impl == "auto") r.model_algorithm = Algorithm::kTree;
-    rows.push_back(r);
-  }
+  std::vector<Row> rows = TimedKcollRows({{"ring", 10}, {"tree", 12}, {"auto", 13}});
+  rows.back().model_algorithm = Algorithm::kTree;
   const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
   ASSERT_EQ(autos.size(), 1u);
   EXPECT_EQ(autos[0].auto_ran, "tree");
@@ -344,12 +350,7 @@ TEST(TableTest, ChoiceRatioUsesTheChosenAlgorithmsOwnRow) {
 
 // Without a probe auto is compared with every algorithm.
 TEST(TableTest, AutoAgainstFastestWithoutProbe) {
-  std::vector<Row> rows;
-  for (const auto& [impl, us] : std::vector<std::pair<std::string, double>>{{"ring", 10}, {"tree", 8}, {"auto", 12}}) {
-    Row r = Identity(impl, "kcoll", 1024);
-    r.out_of_place = M(us, 4.0, 0);
-    rows.push_back(r);
-  }
+  const std::vector<Row> rows = TimedKcollRows({{"ring", 10}, {"tree", 8}, {"auto", 12}});
   const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
   ASSERT_EQ(autos.size(), 1u);
   EXPECT_EQ(autos[0].fastest, "tree");
