@@ -170,6 +170,19 @@ StateRounds CalibratedStateRounds(const PooledRounds& pool) {
   return s;
 }
 
+// --rounds: each round's median iteration, in microseconds.
+std::vector<double> RoundMediansUs(const PooledRounds& pool) {
+  std::vector<double> medians;
+  size_t begin = 0;
+  for (size_t end : pool.round_ends) {
+    std::vector<double> times_us;
+    for (size_t i = begin; i < end; ++i) times_us.push_back(pool.combined_s[i] * 1e6);
+    medians.push_back(times_us.empty() ? 0 : ComputeIterationStats(times_us).p50_us);
+    begin = end;
+  }
+  return medians;
+}
+
 // --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
 // which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves
@@ -391,6 +404,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     m.link_ratio = ratios[ratios.size() / 2];
   }
   if (o.rounds > 1 && !ratios.empty()) m.calibrated_rounds = CalibratedStateRounds(pool);
+  if (o.rounds > 1) m.round_p50_us = RoundMediansUs(pool);
   combined = std::move(pool.combined_s);
   mine = std::move(pool.mine_s);
   m.iterations = static_cast<int>(combined.size());

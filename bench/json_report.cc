@@ -87,6 +87,9 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
   j["out_of_place_efficiency"] = OptionalNumber(EfficiencyPct(row, false));
   j["in_place_efficiency"] = OptionalNumber(EfficiencyPct(row, true));
   j["bus_bw_vs_mpi"] = OptionalNumber(row.vs_mpi);
+  if (row.out_of_place.has_value() && !row.out_of_place->round_p50_us.empty()) {
+    j["out_of_place_round_p50_us"] = row.out_of_place->round_p50_us;
+  }
   if (row.model_algorithm.has_value() && row.out_of_place.has_value()) {
     j["model_algorithm"] = std::string(AlgorithmName(*row.model_algorithm));
     j["model_time"] = OptionalNumber(row.out_of_place->model_us);
@@ -241,7 +244,10 @@ void JsonReport::OnFinish(const RunSummary& summary) {
                      {"fastest_us", v.fastest_us},
                      {"ratio", v.ratio},
                      {"choice_ratio", OptionalNumber(v.choice_ratio)},
-                     {"calibrated_state", v.calibrated_state}});
+                     {"calibrated_state", v.calibrated_state},
+                     {"paired_ratio", OptionalNumber(v.paired_ratio)},
+                     {"paired_against", v.paired_against},
+                     {"paired_rounds", v.paired_rounds}});
   }
   doc_["kcoll"]["auto_vs_fastest"] = autos;
   if (!summary.model_errors.empty()) {

@@ -359,6 +359,55 @@ TEST(TableTest, AutoAgainstFastestWithoutProbe) {
   EXPECT_FALSE(autos[0].choice_ratio.has_value());  // --model did not say what auto ran
 }
 
+TEST(PairedRatioTest, MedianOfRoundByRoundRatios) {
+  EXPECT_DOUBLE_EQ(*PairedRatio({10, 30, 12}, {10, 20, 10}), 1.2);  // ratios 1, 1.5, 1.2
+  EXPECT_DOUBLE_EQ(*PairedRatio({11, 40}, {10, 20}), 1.55);         // even count: the mean of the middle two
+  EXPECT_FALSE(PairedRatio({10, 20}, {10, 20, 30}).has_value());    // not the same rounds
+  EXPECT_FALSE(PairedRatio({10}, {10}).has_value());                // one round: nothing to pair
+  EXPECT_FALSE(PairedRatio({10, 0}, {10, 20}).has_value());         // a round without a time
+  EXPECT_FALSE(PairedRatio({}, {}).has_value());
+}
+
+// Round by round: the machine was 3x slower during rounds 2 and 3, and again from the middle of round 4 (after tree's
+// row, before ring's and auto's). Pooled, auto (which ran ring) looks 3.3x slower than tree, whose median round ran
+// in the fast state while auto's did not; paired, auto takes 1.1x tree's time in four rounds of five.
+TEST(TableTest, PairedAutoComparisonCancelsDriftBetweenRounds) {
+  std::vector<Row> rows = TimedKcollRows({{"ring", 36}, {"tree", 10}, {"auto", 33}});
+  rows[0].out_of_place->round_p50_us = {12, 36, 36, 36, 12};
+  rows[1].out_of_place->round_p50_us = {10, 30, 30, 10, 10};
+  rows[2].out_of_place->round_p50_us = {11, 33, 33, 33, 11};
+  rows[2].model_algorithm = Algorithm::kRing;
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(rows);
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_EQ(autos[0].fastest, "tree");
+  EXPECT_DOUBLE_EQ(autos[0].ratio, 3.3);
+  ASSERT_TRUE(autos[0].paired_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*autos[0].paired_ratio, 1.1);
+  EXPECT_EQ(autos[0].paired_against, "tree");
+  EXPECT_EQ(autos[0].paired_rounds, 5);
+
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(Info());
+  sink.AddListener(&table);
+  sink.Start();
+  for (const Row& r : rows) {
+    sink.Record(r, false, *r.out_of_place);
+    sink.Record(r, true, *r.out_of_place);
+  }
+  sink.Finish();
+  EXPECT_THAT(out.str(), HasSubstr("paired (--rounds)"));
+  EXPECT_THAT(out.str(), HasSubstr(" 1.10x  tree"));
+}
+
+// Without rounds there is nothing to pair.
+TEST(TableTest, NoPairedComparisonWithoutRounds) {
+  const std::vector<AutoVsFastest> autos = ComputeAutoVsFastest(TimedKcollRows({{"ring", 10}, {"auto", 12}}));
+  ASSERT_EQ(autos.size(), 1u);
+  EXPECT_FALSE(autos[0].paired_ratio.has_value());
+  EXPECT_TRUE(autos[0].paired_against.empty());
+}
+
 TEST(TableTest, WrongElementsFailTheFooter) {
   std::ostringstream out;
   TableWriter table(out);

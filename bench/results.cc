@@ -139,9 +139,32 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
     v.auto_link_ratio = a.out_of_place->link_ratio;
     v.fastest_link_ratio = fastest->out_of_place->link_ratio;
     v.calibrated_state = auto_calibrated && InCalibratedState(*fastest->out_of_place);
+    for (const Row& r : rows) {  // round by round, against every other algorithm
+      if (r.kind != "kcoll" || r.implementation == "auto" || !r.out_of_place.has_value() || KeyOf(r) != KeyOf(a)) {
+        continue;
+      }
+      const std::optional<double> paired = PairedRatio(a.out_of_place->round_p50_us, r.out_of_place->round_p50_us);
+      if (paired.has_value() && (!v.paired_ratio.has_value() || *paired > *v.paired_ratio)) {
+        v.paired_ratio = paired;
+        v.paired_against = r.implementation;
+        v.paired_rounds = static_cast<int>(a.out_of_place->round_p50_us.size());
+      }
+    }
     out.push_back(v);
   }
   return out;
+}
+
+std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 2) return std::nullopt;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0)) return std::nullopt;
+    ratios.push_back(a[i] / b[i]);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const size_t mid = ratios.size() / 2;
+  return ratios.size() % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
 }
 
 bool InCalibratedState(double link_ratio) {

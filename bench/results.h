@@ -49,6 +49,9 @@ struct Measurement {
   // --model with --rounds > 1: the rounds that ran in the calibrated state. (With one round, link_ratio says
   // whether the case did.)
   std::optional<StateRounds> calibrated_rounds;
+  // --rounds > 1: each round's median iteration (us), in round order. The rounds of one size run every implementation
+  // within seconds of each other, so two rows' round-by-round ratios cancel the machine's slower drifts.
+  std::vector<double> round_p50_us;
 };
 
 struct Row {
@@ -116,7 +119,17 @@ struct AutoVsFastest : SizeIdentity {
   std::optional<double> choice_ratio;
   std::optional<double> auto_link_ratio, fastest_link_ratio;
   bool calibrated_state = false;
+  // --rounds > 1: round by round. For each other kcoll algorithm with as many rounds, the median over the rounds of
+  // auto's round median over the algorithm's (PairedRatio); the largest of them and its algorithm: how much auto
+  // loses to the algorithm it loses to most, with the drifts between rounds cancelled.
+  std::optional<double> paired_ratio;
+  std::string paired_against;
+  int paired_rounds = 0;
 };
+
+// The median over i of a[i] / b[i] (the mean of the middle two for an even count); empty unless both have the same
+// number (at least 2) of positive values.
+std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b);
 std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows);
 
 // Everything the header of a run shows.

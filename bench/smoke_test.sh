@@ -72,7 +72,10 @@ for r in doc["results"]:
     assert 0 <= r["calibrated_state_rounds"] <= 2 and "calibrated_state_p50_us" in r, r
     assert r["model_time"] > 0 and "model_error_pct" in r and r["model_algorithm"], r
     assert r["link_probe_ratio"] > 0, r
+    assert len(r["out_of_place_round_p50_us"]) == 2 and min(r["out_of_place_round_p50_us"]) > 0, r
 assert doc["kcoll"]["model_errors"], doc["kcoll"]
+for a in doc["kcoll"]["auto_vs_fastest"]:  # round by round against ring, the one other algorithm
+    assert a["paired_against"] == "ring" and a["paired_ratio"] > 0 and a["paired_rounds"] == 2, a
 assert "model_errors_calibrated_state" in doc["kcoll"], doc["kcoll"]
 assert [a["fastest"] for a in doc["kcoll"]["auto_vs_fastest"]] and all(
     a["ratio"] > 0 for a in doc["kcoll"]["auto_vs_fastest"]), doc["kcoll"]

@@ -207,9 +207,10 @@ void TableWriter::OnFinish(const RunSummary& summary) {
     out_
         << "#\n# auto against the fastest other kcoll algorithm (out of place, median iteration with -I 1, else "
            "mean; with --model, rows in the calibrated state when auto's is); choice: the algorithm auto ran, timed in "
-           "its own row, over the fastest\n";
-    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-22s  %9s  %-22s  %9s  %6s  %6s\n", "collective", "size", "type",
-                "redop", "root", "auto ran", "(us)", "fastest", "(us)", "ratio", "choice");
+           "its own row, over the fastest; paired (--rounds): round by round, the median over the rounds of auto's "
+           "round over the algorithm's, against the algorithm auto loses most to\n";
+    out_ << Fmt("# %14s  %12s  %8s  %6s  %6s  %-22s  %9s  %-22s  %9s  %6s  %6s  %6s  %-22s\n", "collective", "size",
+                "type", "redop", "root", "auto ran", "(us)", "fastest", "(us)", "ratio", "choice", "paired", "against");
     for (const AutoVsFastest& v : summary.auto_vs_fastest) {
       out_ << Fmt("# %14s  %12zu  %8s  %6s  %6i  %-22s  %9s  %-22s  %9s  %5.2fx",
                   std::string(CollectiveName(v.collective)).c_str(), v.bytes, NcclTypeName(v.type).c_str(),
@@ -217,6 +218,8 @@ void TableWriter::OnFinish(const RunSummary& summary) {
                   FormatNcclNumber(v.auto_us, 9).c_str(), v.fastest.c_str(), FormatNcclNumber(v.fastest_us, 9).c_str(),
                   v.ratio);
       out_ << (v.choice_ratio.has_value() ? Fmt("  %5.2fx", *v.choice_ratio) : Fmt("  %6s", "-"));
+      out_ << (v.paired_ratio.has_value() ? Fmt("  %5.2fx  %-22s", *v.paired_ratio, v.paired_against.c_str())
+                                          : Fmt("  %6s  %-22s", "-", "-"));
       if (v.auto_link_ratio.has_value() && !v.calibrated_state) {
         out_ << Fmt("  (outside the calibrated state: link probe %.2fx for auto, %.2fx for %s)", *v.auto_link_ratio,
                     v.fastest_link_ratio.value_or(0), v.fastest.c_str());
