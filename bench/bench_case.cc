@@ -7,10 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bandwidth.h"
+#include "bench/calibrate_in_run.h"
 #include "bench/exact_data.h"
 #include "bench/timing.h"
+#include "collectives/auto_choice.h"
 
 namespace kcoll {
 namespace bench {
@@ -88,14 +91,88 @@ void TouchInput(const Case& c, const Call& call) {
   for (size_t i = 0; i < bytes; i += 64) p[i] = p[i];
 }
 
-// --model: the link probe's ratio on rank 0 (link_probe.h); 0 without a probe, on the other ranks, or when the probe
-// failed (said on stderr: the row then has no ratio).
+// --model: the link probe's time on rank 0 (link_probe.h); 0 without a probe, on the other ranks, or when the probe
+// failed (said on stderr: the round then has no ratio).
 double ProbeLinks(BenchContext& ctx) {
   if (!ctx.probe.has_value()) return 0;
-  absl::StatusOr<double> ratio = ctx.probe->Ratio();
-  if (ratio.ok()) return *ratio;
-  std::fprintf(stderr, "[rank %d] link probe: %s\n", ctx.rank, std::string(ratio.status().message()).c_str());
+  absl::StatusOr<double> seconds = ctx.probe->Seconds();
+  if (seconds.ok()) {
+    // Fault injection for the harness's own tests: every probe reads this many times slower, as on a machine that
+    // changed state after its calibration.
+    const char* scale = std::getenv("KCOLL_BENCH_INJECT_PROBE_SCALE");
+    return scale != nullptr && std::atof(scale) > 0 ? *seconds * std::atof(scale) : *seconds;
+  }
+  std::fprintf(stderr, "[rank %d] link probe: %s\n", ctx.rank, std::string(seconds.status().message()).c_str());
   return 0;
+}
+
+// Rank 0: the state whose probe time is nearest (in ratio) to `probe_seconds`; -1 without a reading.
+int NearestState(const BenchContext& ctx, double probe_seconds) {
+  int best = -1;
+  for (size_t i = 0; i < ctx.states.size(); ++i) {
+    if (!(probe_seconds > 0) || !(ctx.states[i].probe_seconds > 0)) continue;
+    const double distance = std::abs(std::log(probe_seconds / ctx.states[i].probe_seconds));
+    if (best < 0 || distance < std::abs(std::log(probe_seconds / ctx.states[best].probe_seconds))) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+double RatioTo(const BenchContext& ctx, int state, double probe_seconds) {
+  return state < 0 || !(probe_seconds > 0) ? 0 : probe_seconds / ctx.states[state].probe_seconds;
+}
+
+// The file of the k-th profile (k >= 2) of `--calibrate path`: path.state<k>.json.
+std::string StatePath(const std::string& path, size_t k) {
+  const std::string stem = absl::EndsWith(path, ".json") ? path.substr(0, path.size() - 5) : path;
+  return absl::StrCat(stem, ".state", k, ".json");
+}
+
+// --recalibrate (collective): when the probe finds the machine outside every state measured so far, measures another
+// profile (as --calibrate did at the start) and adds its state. A failed calibration ends the recalibrations and
+// the run goes on with the states it has.
+void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& impl, int round) {
+  if (ctx.recalibrations_left <= 0 || ctx.states.empty() || ctx.kcoll == nullptr) return;
+  const double probe_seconds = ProbeLinks(ctx);
+  int go = 0;
+  double ratio = 0;
+  if (ctx.rank == 0) {
+    const int nearest = NearestState(ctx, probe_seconds);
+    ratio = RatioTo(ctx, nearest, probe_seconds);
+    go = nearest >= 0 && !InCalibratedState(ratio) ? 1 : 0;
+  }
+  MPI_Bcast(&go, 1, MPI_INT, 0, ctx.comm);
+  if (go == 0) return;
+  --ctx.recalibrations_left;
+  const std::string path = StatePath(ctx.options.calibrate_path, ctx.states.size() + 1);
+  const std::string when = absl::StrCat("before ", Describe(c, impl), ctx.options.rounds > 1 ? " round " : "",
+                                        ctx.options.rounds > 1 ? absl::StrCat(round + 1) : "");
+  if (ctx.rank == 0) {
+    std::fprintf(stderr, "[kcoll bench] --recalibrate: link probe %.2fx the nearest profile's %s: measuring %s\n",
+                 ratio, when.c_str(), path.c_str());
+  }
+  std::string summary;
+  absl::Status measured =
+      CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node, *ParseExecBackend(ctx.options.exec), &summary);
+  absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
+  absl::StatusOr<models::ModelCheck> model =
+      profile.ok()
+          ? models::ModelCheck::Create(ModelTopology(ctx.kcoll->topology()), profile->profile, ModelCostOptions())
+          : absl::StatusOr<models::ModelCheck>(profile.status());
+  int failed = model.ok() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, ctx.comm);
+  if (failed != 0) {
+    ctx.recalibrations_left = 0;
+    if (!model.ok()) {
+      std::fprintf(stderr, "[rank %d] --recalibrate: %s; no more recalibrations\n", ctx.rank,
+                   std::string(model.status().message()).c_str());
+    }
+    return;
+  }
+  ModelState state{*std::move(model), ctx.probe->ProfileSeconds(profile->profile), path, when};
+  ctx.states.push_back(std::move(state));
+  if (ctx.rank == 0) std::fprintf(stderr, "[kcoll bench] %s\n", summary.c_str());
 }
 
 void Beat(BenchContext& ctx) {
@@ -183,13 +260,23 @@ std::vector<double> RoundMediansUs(const PooledRounds& pool) {
   return medians;
 }
 
+// The median of `v` (the mean of the middle two for an even count); 0 when empty.
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
 // --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
 // which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves
-// it). Nothing for peers, unmodeled algorithms or without --model.
+// it). Each round is priced with the profile of the state its probe found (one state unless --recalibrate measured
+// more); the case's model time is the median over its rounds. Nothing for peers, unmodeled algorithms or without
+// --model.
 void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, const std::vector<double>& seconds,
-              Measurement& m, std::optional<Algorithm>* priced) {
-  if (!ctx.model.has_value() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || seconds.empty()) return;
+              const PooledRounds& pool, Measurement& m, std::optional<Algorithm>* priced) {
+  if (ctx.states.empty() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || seconds.empty()) return;
   const double median = ComputeIterationStats(seconds).p50_us;  // the statistics are unit-free
   if (!(median > 0)) return;
   absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(impl.name());
@@ -198,15 +285,27 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
     algorithm = ctx.kcoll->ResolveAlgorithm(c.collective, c.layout.count * DataTypeSize(c.type), Algorithm::kAuto);
     if (!algorithm.ok()) return;
   }
-  absl::StatusOr<models::RowPrediction> p =
-      ctx.model->Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), median});
-  if (!p.ok() || !p->modeled) return;
-  m.model_us = p->predicted_seconds * 1e6;
-  m.model_error_pct = p->error_percent;
+  // Per round, its state's prediction.
+  std::vector<double> predicted;
+  const size_t rounds = std::max<size_t>(1, pool.states.size());
+  for (size_t r = 0; r < rounds; ++r) {
+    const int state = r < pool.states.size() ? pool.states[r] : 0;
+    absl::StatusOr<models::RowPrediction> p =
+        ctx.states[state].model.Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), median});
+    if (!p.ok() || !p->modeled) return;
+    predicted.push_back(p->predicted_seconds);
+  }
+  const double model_s = Median(predicted);
+  m.model_us = model_s * 1e6;
+  m.model_error_pct = 100 * (model_s - median) / median;
+  for (size_t r = 0; r < pool.states.size(); ++r) m.round_states.push_back(pool.states[r]);
   if (m.calibrated_rounds.has_value() && m.calibrated_rounds->p50_us > 0) {
-    absl::StatusOr<models::RowPrediction> in_state = ctx.model->Predict(
-        {c.collective, *algorithm, static_cast<double>(c.layout.bytes), m.calibrated_rounds->p50_us * 1e-6});
-    if (in_state.ok() && in_state->modeled) m.calibrated_rounds->model_error_pct = in_state->error_percent;
+    std::vector<double> in_state;
+    for (size_t r = 0; r < pool.link_ratios.size() && r < predicted.size(); ++r) {
+      if (InCalibratedState(pool.link_ratios[r])) in_state.push_back(predicted[r]);
+    }
+    const double measured_s = m.calibrated_rounds->p50_us * 1e-6;
+    if (!in_state.empty()) m.calibrated_rounds->model_error_pct = 100 * (Median(in_state) - measured_s) / measured_s;
   }
   *priced = *algorithm;
 }
@@ -315,6 +414,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     state.SkipWithError(it->second.c_str());
     return;
   }
+  MaybeRecalibrate(ctx, c, impl, round);
   if (ctx.watchdog) ctx.watchdog->Arm(Describe(c, impl));
 
   const Call call = MakeCall(ctx, c);
@@ -376,11 +476,16 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   }
 
   const double link_after = ProbeLinks(ctx);
+  // The round's state is the one the probe found before it; the ratio to it farther from 1 of before and after.
+  const int machine_state = NearestState(ctx, link_before);
+  const double ratio_before = RatioTo(ctx, machine_state, link_before);
+  const double ratio_after = RatioTo(ctx, machine_state, link_after);
   double link_ratio = 0;
-  if (link_before > 0 && link_after > 0) {  // the one farther from 1
-    link_ratio = std::abs(std::log(link_before)) >= std::abs(std::log(link_after)) ? link_before : link_after;
+  if (ratio_before > 0 && ratio_after > 0) {
+    link_ratio = std::abs(std::log(ratio_before)) >= std::abs(std::log(ratio_after)) ? ratio_before : ratio_after;
   }
   pool.link_ratios.push_back(link_ratio);
+  pool.states.push_back(std::max(machine_state, 0));
   pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
   pool.round_ends.push_back(pool.combined_s.size());
   pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());
@@ -415,7 +520,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   m.algbw_gbps = AlgBwGBps(static_cast<double>(c.layout.bytes), mean_s);
   m.busbw_gbps = BusBwGBps(c.collective, static_cast<double>(c.layout.bytes), mean_s, ctx.nranks);
   std::optional<Algorithm> priced;
-  AddModel(ctx, c, impl, combined, m, &priced);
+  AddModel(ctx, c, impl, combined, pool, m, &priced);
 
   if (o.check > 0) {
     int64_t wrong = 0;

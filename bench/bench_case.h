@@ -88,9 +88,19 @@ struct PooledRounds {
   std::vector<double> combined_s;  // per iteration, combined across ranks
   std::vector<double> mine_s;      // per iteration, this rank's own
   std::vector<size_t> round_ends;  // per round, where its iterations end in combined_s
-  // --model: per round, the probe's ratio farther from 1 of before and after (0: no probe)
+  // --model: per round, the probe's ratio (to the round's state) farther from 1 of before and after (0: no probe)
   std::vector<double> link_ratios;
-  bool failed = false;  // a round failed: the later ones skip the case
+  std::vector<int> states;  // --model: per round, the BenchContext::states entry its probe found (rank 0; else 0)
+  bool failed = false;      // a round failed: the later ones skip the case
+};
+
+// --model: a state of the machine the model prices rounds with: a profile's cost models and that profile's time for
+// the link probe's exchange.
+struct ModelState {
+  models::ModelCheck model;
+  double probe_seconds = 0;
+  std::string profile_path;
+  std::string measured;  // when: "at the start" or before which case
 };
 
 struct BenchContext {
@@ -102,10 +112,12 @@ struct BenchContext {
   std::vector<Case> cases;
   AlignedBuffer send_buffer, recv_buffer;
   std::optional<double> ideal_busbw_gbps;
-  // --model: the cost model of the communicator's machine, and the communicator that resolves `auto`.
-  std::optional<models::ModelCheck> model;
+  // --model: the machine's states: [0] the communicator's profile (the one auto chooses with), then one per
+  // --recalibrate; and the communicator that resolves `auto`.
+  std::vector<ModelState> states;
+  int recalibrations_left = 0;
   const Communicator* kcoll = nullptr;
-  std::optional<LinkProbe> probe;  // --model: the links now against the profile, around every case
+  std::optional<LinkProbe> probe;  // --model: the links now, around every case
   ResultSink* sink = nullptr;      // rank 0 only
   std::unique_ptr<Watchdog> watchdog;
   // (implementation, type, op) combinations an implementation cannot run, with the reason.

@@ -284,11 +284,13 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     const AutoChoice& choice = comm->auto_choice();
     auto check = models::ModelCheck::Create(ModelTopology(topology), choice.profile(), ModelCostOptions());
     if (!check.ok()) return Fail(rank, absl::StrCat("--model: ", check.status().message()), 2);
-    ctx->model = *std::move(check);
     ctx->kcoll = comm.get();
-    auto probe = LinkProbe::Create(MPI_COMM_WORLD, topology, choice.profile());
+    auto probe = LinkProbe::Create(MPI_COMM_WORLD, topology);
     if (!probe.ok()) return Fail(rank, absl::StrCat("--model: link probe: ", probe.status().message()), 1);
     ctx->probe = *std::move(probe);
+    ctx->states.push_back(
+        {*std::move(check), ctx->probe->ProfileSeconds(choice.profile()), o.profile_path, "at the start"});
+    ctx->recalibrations_left = o.recalibrate;
     const models::Profile& p = choice.profile();
     model_note = absl::StrFormat(
         "alpha-beta (models/cost_model.h) on %s; profile %s: intra alpha %.3g us, %.3g GB/s; inter alpha %.3g us, "
@@ -464,6 +466,11 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   }
   benchmark::Shutdown();
   ReplayDeferred(*ctx);
+  if (sink && o.recalibrate > 0) {
+    std::vector<ModelStateInfo> states;
+    for (const ModelState& st : ctx->states) states.push_back({st.profile_path, st.probe_seconds * 1e6, st.measured});
+    sink->SetModelStates(std::move(states));
+  }
 
   int exit_code = (ctx->wrong > 0 || ctx->failures > 0) ? 1 : 0;
   if (sink) {

@@ -95,6 +95,11 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
     j["model_time"] = OptionalNumber(row.out_of_place->model_us);
     j["model_error_pct"] = OptionalNumber(row.out_of_place->model_error_pct);
     j["link_probe_ratio"] = OptionalNumber(row.out_of_place->link_ratio);
+    if (!row.out_of_place->round_states.empty()) {
+      std::vector<int> states;  // numbered from 1, as the footer numbers them
+      for (int st : row.out_of_place->round_states) states.push_back(st + 1);
+      j["model_round_states"] = states;
+    }
     if (const auto& s = row.out_of_place->calibrated_rounds; s.has_value()) {
       j["calibrated_state_rounds"] = s->rounds;
       j["calibrated_state_p50_us"] = OptionalNumber(s->p50_us > 0 ? std::optional<double>(s->p50_us) : std::nullopt);
@@ -263,6 +268,13 @@ void JsonReport::OnFinish(const RunSummary& summary) {
     };
     doc_["kcoll"]["model_errors"] = errors_json(summary.model_errors);
     doc_["kcoll"]["model_errors_calibrated_state"] = errors_json(summary.model_errors_calibrated_state);
+  }
+  if (!summary.model_states.empty()) {
+    Json states = Json::array();
+    for (const ModelStateInfo& st : summary.model_states) {
+      states.push_back({{"profile", st.profile_path}, {"probe_us", st.probe_us}, {"measured", st.measured}});
+    }
+    doc_["kcoll"]["model_states"] = states;
   }
   doc_["kcoll"]["complete"] = !summary.interrupted;
   doc_["kcoll"]["interrupted"] = summary.interrupted;

@@ -8,29 +8,32 @@
 namespace kcoll {
 namespace bench {
 
-absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topology, const models::Profile& profile) {
+absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topology) {
   LinkClass link_class = LinkClass::kIntra;
   std::vector<std::pair<int, int>> pairs = ExchangePairs(topology, link_class);
   if (pairs.empty()) {
     link_class = LinkClass::kInter;
     pairs = ExchangePairs(topology, link_class);
   }
-  const models::LinkParams& link = link_class == LinkClass::kIntra ? profile.intra : profile.inter;
-  const double profile_seconds = pairs.empty() ? 0 : link.Seconds(kBytes);
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> transport, MpiTransport::Create(comm));
   // The calibration's steps reduce with Serial kernels.
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(ExecBackend::kSerial, /*synchronous=*/true));
-  return LinkProbe(comm, std::move(transport), std::move(kernels), std::move(pairs), profile_seconds);
+  return LinkProbe(comm, std::move(transport), std::move(kernels), std::move(pairs), link_class);
 }
 
-absl::StatusOr<double> LinkProbe::Ratio() {
-  if (pairs_.empty() || !(profile_seconds_ > 0)) return 0.0;
+double LinkProbe::ProfileSeconds(const models::Profile& profile) const {
+  if (pairs_.empty()) return 0;
+  return (link_class_ == LinkClass::kIntra ? profile.intra : profile.inter).Seconds(kBytes);
+}
+
+absl::StatusOr<double> LinkProbe::Seconds() {
+  if (pairs_.empty()) return 0.0;
   CalibrationOptions options;
   options.min_reps = options.max_reps = kReps;
   options.seconds_per_size = 0;
   KCOLL_ASSIGN_OR_RETURN(StepSeries series,
                          MeasureStep(*transport_, *kernels_, comm_, pairs_, {double{kBytes}}, options));
-  return series.exchange.samples.empty() ? 0.0 : series.exchange.samples[0].seconds / profile_seconds_;
+  return series.exchange.samples.empty() ? 0.0 : series.exchange.samples[0].seconds;
 }
 
 }  // namespace bench

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/calibrate.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
@@ -33,26 +34,28 @@ class LinkProbe {
 
   // The pairs and the link are the calibration's (ExchangePairs): the intra-node class when the topology has one,
   // else the inter-node class. Collective over `comm` (it duplicates it for its own transport).
-  static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology, const models::Profile& profile);
+  static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology);
 
-  // Collective over `comm`: the exchange of the calibration's step on kBytes, kReps repetitions, over the profile's
-  // time for the same exchange. Rank 0 gets the ratio, the other ranks 0; 0 too when there is no pair (one rank).
-  absl::StatusOr<double> Ratio();
+  // Collective over `comm`: the exchange of the calibration's step on kBytes, kReps repetitions, now. Rank 0 gets its
+  // time, the other ranks 0; 0 too when there is no pair (one rank). Over ProfileSeconds: the probe's ratio.
+  absl::StatusOr<double> Seconds();
+  // `profile`'s time for the same exchange (0 without a pair): what Seconds() measures on the machine it describes.
+  double ProfileSeconds(const models::Profile& profile) const;
 
  private:
   LinkProbe(MPI_Comm comm, std::unique_ptr<Transport> transport, std::unique_ptr<Kernels> kernels,
-            std::vector<std::pair<int, int>> pairs, double profile_seconds)
+            std::vector<std::pair<int, int>> pairs, LinkClass link_class)
       : comm_(comm),
         transport_(std::move(transport)),
         kernels_(std::move(kernels)),
         pairs_(std::move(pairs)),
-        profile_seconds_(profile_seconds) {}
+        link_class_(link_class) {}
 
   MPI_Comm comm_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   std::vector<std::pair<int, int>> pairs_;
-  double profile_seconds_ = 0;
+  LinkClass link_class_;
 };
 
 }  // namespace bench

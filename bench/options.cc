@@ -73,6 +73,9 @@ constexpr Flag kFlags[] = {
     {0, "rounds", "N",
      "run the whole sweep N times (1 default, up to 100), the implementations of each size one after the other, "
      "each case pooling its iterations of every round: cases sample the same stretches of a drifting machine"},
+    {0, "recalibrate", "N",
+     "with --calibrate and --model: calibrate again, up to N times (default 0, up to 10), when the link probe finds "
+     "the machine in a state no profile of the run describes; each round is priced with its state's profile"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -298,6 +301,10 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       auto v = ParseInt(*flag, value, 1, 100);
       if (!v.ok()) return v.status();
       o.rounds = *v;
+    } else if (name == "recalibrate") {
+      auto v = ParseInt(*flag, value, 0, 10);
+      if (!v.ok()) return v.status();
+      o.recalibrate = static_cast<int>(*v);
     } else if (name == "help") {
       o.help = true;
     }
@@ -321,6 +328,11 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
   if (!o.calibrate_path.empty() && (!o.profile_path.empty() || o.intra_bw_gbps > 0 || o.inter_bw_gbps > 0)) {
     return absl::InvalidArgumentError(
         "--calibrate and --profile or --intra_bw/--inter_bw both given: choose one source of bandwidths");
+  }
+  if (o.recalibrate > 0 && (o.calibrate_path.empty() || !o.model)) {
+    return absl::InvalidArgumentError(absl::StrCat("--recalibrate '", o.recalibrate,
+                                                   "' needs --calibrate FILE and --model: it measures more profiles "
+                                                   "for the model when the machine changes"));
   }
   if (o.ranks_per_node > 0 && o.ranks_given && o.ranks % o.ranks_per_node != 0) {
     return absl::InvalidArgumentError(

@@ -65,6 +65,10 @@ struct BenchOptions {
   // round: on a machine whose speed drifts for seconds to minutes (a virtual machine), every case then samples the
   // same stretches of time, and cases compare with each other fairly.
   int rounds = 1;
+  // --recalibrate: with --calibrate and --model, how many more profiles the run may measure: when the link probe
+  // before a case finds the machine outside every state measured so far (kCalibratedStateTolerance), the run
+  // calibrates again and prices the rounds that ran in that state with that profile.
+  int recalibrate = 0;
   bool help = false;  // -h / --help
 };
 

@@ -88,6 +88,19 @@ TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   EXPECT_THAT(Error({"--calibrate", "a.json", "--intra_bw", "5"}), HasSubstr("--calibrate and --profile"));
 }
 
+TEST(OptionsTest, RecalibrateNeedsCalibrateAndModel) {
+  EXPECT_EQ(Parse({})->recalibrate, 0);
+  auto o = Parse({"--calibrate", "a.json", "--model", "--recalibrate", "2"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->recalibrate, 2);
+  EXPECT_THAT(Error({"--recalibrate", "2", "--model"}),
+              HasSubstr("--recalibrate '2' needs --calibrate FILE and --model"));
+  EXPECT_THAT(Error({"--recalibrate", "1", "--calibrate", "a.json"}), HasSubstr("needs --calibrate FILE and --model"));
+  EXPECT_THAT(Error({"--recalibrate", "11"}), HasSubstr("--recalibrate '11': must be in [0, 10]"));
+  EXPECT_THAT(Error({"--recalibrate", "-1"}), HasSubstr("--recalibrate '-1'"));
+  EXPECT_TRUE(Parse({"--recalibrate", "0"}).ok());  // 0: never, alone
+}
+
 TEST(OptionsTest, ParsesEveryOption) {
   auto o = Parse({"-b",
                   "8",
@@ -244,7 +257,7 @@ TEST(OptionsTest, UsageListsEveryFlag) {
         "--agg_iters",      "--check",           "--op",         "--datatype",  "--root",  "--average",
         "--timeout",        "--per_iter_timing", "--json",       "--algo",      "--exec",  "--ranks",
         "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile",   "--model", "--calibrate",
-        "--touch_input",    "--rounds"}) {
+        "--touch_input",    "--rounds",          "--recalibrate"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

@@ -288,6 +288,7 @@ void ResultSink::Finish(bool interrupted) {
   summary.auto_vs_fastest = ComputeAutoVsFastest(rows_);
   summary.model_errors = ModelErrors(rows_);
   summary.model_errors_calibrated_state = ModelErrors(rows_, /*calibrated_state_only=*/true);
+  summary.model_states = model_states_;
   summary.interrupted = interrupted;
   for (ResultListener* l : listeners_) l->OnFinish(summary);
 }

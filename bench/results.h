@@ -52,6 +52,9 @@ struct Measurement {
   // --rounds > 1: each round's median iteration (us), in round order. The rounds of one size run every implementation
   // within seconds of each other, so two rows' round-by-round ratios cancel the machine's slower drifts.
   std::vector<double> round_p50_us;
+  // --model with --rounds > 1: each round's machine state (an index into the run's model states; 0 unless
+  // --recalibrate measured more), in round order.
+  std::vector<int> round_states;
 };
 
 struct Row {
@@ -168,6 +171,13 @@ struct RunInfo {
   std::string model_note;    // the model's machine: topology and profile
 };
 
+// --recalibrate: a machine state of the run and the profile that describes it (BenchContext::states).
+struct ModelStateInfo {
+  std::string profile_path;
+  double probe_us = 0;   // the profile's time for the link probe's exchange
+  std::string measured;  // "at the start", "before <case>"
+};
+
 struct RunSummary {
   int64_t wrong = 0;                // over every checked row
   int failures = 0;                 // calls that failed (not Unimplemented)
@@ -179,6 +189,7 @@ struct RunSummary {
   std::vector<models::AlgorithmError> model_errors;
   // The same over the rows whose link probe found the machine in the profile's state (InCalibratedState).
   std::vector<models::AlgorithmError> model_errors_calibrated_state;
+  std::vector<ModelStateInfo> model_states;  // --recalibrate: every state, in the order they were measured
   bool interrupted = false;
 };
 
@@ -229,6 +240,8 @@ class ResultSink {
     ++failures_;
     errors_.push_back(message);
   }
+  // --recalibrate: the run's machine states, for the summary.
+  void SetModelStates(std::vector<ModelStateInfo> states) { model_states_ = std::move(states); }
   // Completes the last row and block and tells OnFinish.
   void Finish(bool interrupted = false);
 
@@ -253,6 +266,7 @@ class ResultSink {
   int64_t wrong_ = 0;
   int failures_ = 0;
   std::vector<std::string> errors_;
+  std::vector<ModelStateInfo> model_states_;
   double kcoll_busbw_sum_ = 0;
   int kcoll_measurements_ = 0;
 };

@@ -90,6 +90,27 @@ grep -q "profile profile_path=$profile" "$out" || fail "the model does not use t
 python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["intra"]["curve"], p' "$profile" \
   || fail "measured profile has no link curve"
 
+# 2d. --recalibrate: a probe that reads 3x slower than the start's profile (injected) makes the run measure a second
+# profile before its first case; the footer and the JSON list both states, and every round says which priced it.
+rm -f "$TMPDIR/recal.state2.json"
+KCOLL_BENCH_INJECT_PROBE_SCALE=3 "$bin/all_reduce" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model \
+  --rounds 2 --calibrate "$TMPDIR/recal.json" --recalibrate 1 --json "$json" >"$out" 2>"$err" ||
+  fail "--recalibrate exited $?"
+grep -q "^\[kcoll bench\] --recalibrate: link probe [0-9.]*x the nearest profile's before all_reduce ring" "$err" ||
+  fail "no recalibration on stderr"
+grep -q "^#   state 2: $TMPDIR/recal.state2.json (link probe exchange [0-9.]* us), measured before all_reduce ring" \
+  "$out" || fail "no second state in the footer"
+python3 - "$json" "$TMPDIR/recal.state2.json" <<'PY' || fail "--recalibrate JSON check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert [s["measured"] for s in doc["kcoll"]["model_states"]][0] == "at the start", doc["kcoll"]
+assert doc["kcoll"]["model_states"][1]["profile"] == sys.argv[2], doc["kcoll"]
+for r in doc["results"]:
+    assert len(r["model_round_states"]) == 2 and set(r["model_round_states"]) <= {1, 2}, r
+    assert r["model_time"] > 0, r
+assert json.load(open(sys.argv[2]))["intra"]["curve"]
+PY
+
 # 3. A collective whose kcoll algorithms may not exist yet: skipped with a reason, MPI rows still measured, exit 0.
 "$bin/all_gather" "${small[@]}" >"$out" 2>"$err" || fail "all_gather exited $?"
 grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgather block"

@@ -242,6 +242,16 @@ void TableWriter::OnFinish(const RunSummary& summary) {
         kCalibratedStateTolerance);
     print_errors(summary.model_errors_calibrated_state);
   }
+  if (!summary.model_states.empty()) {
+    out_ << "#\n# Machine states (--recalibrate): each round of a row is priced with the profile of the state its link "
+            "probe found, the row's model time is the median over its rounds, and its link probe is against that "
+            "state\n";
+    for (size_t i = 0; i < summary.model_states.size(); ++i) {
+      const ModelStateInfo& st = summary.model_states[i];
+      out_ << Fmt("#   state %zu: %s (link probe exchange %.1f us), measured %s\n", i + 1, st.profile_path.c_str(),
+                  st.probe_us, st.measured.c_str());
+    }
+  }
   out_ << "#\n";
   for (const std::string& e : summary.errors) out_ << "# error: " << e << "\n";
   if (summary.interrupted) out_ << "# interrupted: the rows above are the ones measured\n";
