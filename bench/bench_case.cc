@@ -260,14 +260,6 @@ std::vector<double> RoundMediansUs(const PooledRounds& pool) {
   return medians;
 }
 
-// The median of `v` (the mean of the middle two for an even count); 0 when empty.
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 // --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
 // which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves

@@ -359,6 +359,12 @@ TEST(TableTest, AutoAgainstFastestWithoutProbe) {
   EXPECT_FALSE(autos[0].choice_ratio.has_value());  // --model did not say what auto ran
 }
 
+TEST(MedianTest, MiddleValueOrMeanOfTheMiddleTwo) {
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(Median({}), 0);
+}
+
 TEST(PairedRatioTest, MedianOfRoundByRoundRatios) {
   EXPECT_DOUBLE_EQ(*PairedRatio({10, 30, 12}, {10, 20, 10}), 1.2);  // ratios 1, 1.5, 1.2
   EXPECT_DOUBLE_EQ(*PairedRatio({11, 40}, {10, 20}), 1.55);         // even count: the mean of the middle two

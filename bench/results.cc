@@ -155,6 +155,13 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
   return out;
 }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
 std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) return std::nullopt;
   std::vector<double> ratios;
@@ -162,9 +169,7 @@ std::optional<double> PairedRatio(const std::vector<double>& a, const std::vecto
     if (!(a[i] > 0) || !(b[i] > 0)) return std::nullopt;
     ratios.push_back(a[i] / b[i]);
   }
-  std::sort(ratios.begin(), ratios.end());
-  const size_t mid = ratios.size() / 2;
-  return ratios.size() % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  return Median(std::move(ratios));
 }
 
 bool InCalibratedState(double link_ratio) {
