@@ -99,8 +99,9 @@ double ProbeLinks(BenchContext& ctx) {
   if (seconds.ok()) {
     // Fault injection for the harness's own tests: every probe reads this many times slower, as on a machine that
     // changed state after its calibration.
-    const char* scale = std::getenv("KCOLL_BENCH_INJECT_PROBE_SCALE");
-    return scale != nullptr && std::atof(scale) > 0 ? *seconds * std::atof(scale) : *seconds;
+    const char* env = std::getenv("KCOLL_BENCH_INJECT_PROBE_SCALE");
+    const double scale = env != nullptr ? std::atof(env) : 0;
+    return scale > 0 ? *seconds * scale : *seconds;
   }
   std::fprintf(stderr, "[rank %d] link probe: %s\n", ctx.rank, std::string(seconds.status().message()).c_str());
   return 0;
@@ -108,12 +109,15 @@ double ProbeLinks(BenchContext& ctx) {
 
 // Rank 0: the state whose probe time is nearest (in ratio) to `probe_seconds`; -1 without a reading.
 int NearestState(const BenchContext& ctx, double probe_seconds) {
+  if (!(probe_seconds > 0)) return -1;
   int best = -1;
+  double best_distance = 0;
   for (size_t i = 0; i < ctx.states.size(); ++i) {
-    if (!(probe_seconds > 0) || !(ctx.states[i].probe_seconds > 0)) continue;
+    if (!(ctx.states[i].probe_seconds > 0)) continue;
     const double distance = std::abs(std::log(probe_seconds / ctx.states[i].probe_seconds));
-    if (best < 0 || distance < std::abs(std::log(probe_seconds / ctx.states[best].probe_seconds))) {
+    if (best < 0 || distance < best_distance) {
       best = static_cast<int>(i);
+      best_distance = distance;
     }
   }
   return best;
@@ -231,17 +235,20 @@ void RecordFailure(benchmark::State& state, BenchContext& ctx, PooledRounds& poo
   state.SkipWithError(what.c_str());
 }
 
+// Appends round `r`'s iteration times (combined across ranks), in microseconds, to `times_us`.
+void AppendRoundTimesUs(const PooledRounds& pool, size_t r, std::vector<double>* times_us) {
+  const size_t begin = r == 0 ? 0 : pool.round_ends[r - 1];
+  for (size_t i = begin; i < pool.round_ends[r]; ++i) times_us->push_back(pool.combined_s[i] * 1e6);
+}
+
 // --rounds with the link probe: the iterations of the rounds whose probe found the machine in the profile's state.
 StateRounds CalibratedStateRounds(const PooledRounds& pool) {
   StateRounds s;
   std::vector<double> times_us;
-  size_t begin = 0;
   for (size_t r = 0; r < pool.round_ends.size(); ++r) {
-    if (InCalibratedState(pool.link_ratios[r])) {
-      ++s.rounds;
-      for (size_t i = begin; i < pool.round_ends[r]; ++i) times_us.push_back(pool.combined_s[i] * 1e6);
-    }
-    begin = pool.round_ends[r];
+    if (!InCalibratedState(pool.link_ratios[r])) continue;
+    ++s.rounds;
+    AppendRoundTimesUs(pool, r, &times_us);
   }
   if (!times_us.empty()) s.p50_us = ComputeIterationStats(times_us).p50_us;
   return s;
@@ -250,12 +257,10 @@ StateRounds CalibratedStateRounds(const PooledRounds& pool) {
 // --rounds: each round's median iteration, in microseconds.
 std::vector<double> RoundMediansUs(const PooledRounds& pool) {
   std::vector<double> medians;
-  size_t begin = 0;
-  for (size_t end : pool.round_ends) {
+  for (size_t r = 0; r < pool.round_ends.size(); ++r) {
     std::vector<double> times_us;
-    for (size_t i = begin; i < end; ++i) times_us.push_back(pool.combined_s[i] * 1e6);
+    AppendRoundTimesUs(pool, r, &times_us);
     medians.push_back(times_us.empty() ? 0 : ComputeIterationStats(times_us).p50_us);
-    begin = end;
   }
   return medians;
 }
@@ -277,23 +282,22 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
     algorithm = ctx.kcoll->ResolveAlgorithm(c.collective, c.layout.count * DataTypeSize(c.type), Algorithm::kAuto);
     if (!algorithm.ok()) return;
   }
-  // Per round, its state's prediction.
+  // Per round (every round records its state and link ratio), its state's prediction.
   std::vector<double> predicted;
-  const size_t rounds = std::max<size_t>(1, pool.states.size());
-  for (size_t r = 0; r < rounds; ++r) {
-    const int state = r < pool.states.size() ? pool.states[r] : 0;
+  for (int state : pool.states) {
     absl::StatusOr<models::RowPrediction> p =
         ctx.states[state].model.Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), median});
     if (!p.ok() || !p->modeled) return;
     predicted.push_back(p->predicted_seconds);
   }
+  if (predicted.empty()) return;
   const double model_s = Median(predicted);
   m.model_us = model_s * 1e6;
   m.model_error_pct = 100 * (model_s - median) / median;
-  for (size_t r = 0; r < pool.states.size(); ++r) m.round_states.push_back(pool.states[r]);
+  m.round_states = pool.states;
   if (m.calibrated_rounds.has_value() && m.calibrated_rounds->p50_us > 0) {
     std::vector<double> in_state;
-    for (size_t r = 0; r < pool.link_ratios.size() && r < predicted.size(); ++r) {
+    for (size_t r = 0; r < predicted.size(); ++r) {
       if (InCalibratedState(pool.link_ratios[r])) in_state.push_back(predicted[r]);
     }
     const double measured_s = m.calibrated_rounds->p50_us * 1e-6;
