@@ -40,6 +40,9 @@ std::string Describe(const Case& c, const Implementation& impl) {
   return s;
 }
 
+// The call's count times its element size: the size auto chooses by.
+size_t CallBytes(const Case& c) { return c.layout.count * DataTypeSize(c.type); }
+
 // Pointers of the call, placed as nccl-tests places them (layout.h).
 Call MakeCall(BenchContext& ctx, const Case& c) {
   Call call;
@@ -133,12 +136,21 @@ std::string StatePath(const std::string& path, size_t k) {
   return absl::StrCat(stem, ".state", k, ".json");
 }
 
+bool IsAuto(const Implementation& impl) { return impl.kind() == "kcoll" && impl.name() == "auto"; }
+
+// --recalibrate (collective): the link probe before a round, when the round may calibrate again or is auto's and
+// there are several states to choose from; 0 otherwise (and on ranks other than 0).
+double ProbeBeforeRound(BenchContext& ctx, const Implementation& impl) {
+  if (ctx.states.empty() || ctx.kcoll == nullptr) return 0;
+  if (ctx.recalibrations_left <= 0 && !(IsAuto(impl) && ctx.states.size() > 1)) return 0;
+  return ProbeLinks(ctx);
+}
+
 // --recalibrate (collective): when the probe finds the machine outside every state measured so far, measures another
 // profile (as --calibrate did at the start) and adds its state. A failed calibration ends the recalibrations and
 // the run goes on with the states it has.
-void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& impl, int round) {
+void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& impl, int round, double probe_seconds) {
   if (ctx.recalibrations_left <= 0 || ctx.states.empty() || ctx.kcoll == nullptr) return;
-  const double probe_seconds = ProbeLinks(ctx);
   int go = 0;
   double ratio = 0;
   if (ctx.rank == 0) {
@@ -149,16 +161,20 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
   MPI_Bcast(&go, 1, MPI_INT, 0, ctx.comm);
   if (go == 0) return;
   --ctx.recalibrations_left;
-  const std::string path = StatePath(ctx.options.calibrate_path, ctx.states.size() + 1);
+  // Fault injection for the harness's own tests: the new state's profile is this file instead of a measured one.
+  const char* injected = std::getenv("KCOLL_BENCH_INJECT_CALIBRATION");
+  const std::string path =
+      injected != nullptr ? injected : StatePath(ctx.options.calibrate_path, ctx.states.size() + 1);
   const std::string when = absl::StrCat("before ", Describe(c, impl), ctx.options.rounds > 1 ? " round " : "",
                                         ctx.options.rounds > 1 ? absl::StrCat(round + 1) : "");
   if (ctx.rank == 0) {
     std::fprintf(stderr, "[kcoll bench] --recalibrate: link probe %.2fx the nearest profile's %s: measuring %s\n",
                  ratio, when.c_str(), path.c_str());
   }
-  std::string summary;
-  absl::Status measured =
-      CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node, *ParseExecBackend(ctx.options.exec), &summary);
+  std::string summary = absl::StrCat("injected profile ", path);
+  absl::Status measured = injected != nullptr ? absl::OkStatus()
+                                              : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
+                                                                  *ParseExecBackend(ctx.options.exec), &summary);
   absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
   absl::StatusOr<models::ModelCheck> model =
       profile.ok()
@@ -177,6 +193,27 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
   ModelState state{*std::move(model), ctx.probe->ProfileSeconds(profile->profile), path, when};
   ctx.states.push_back(std::move(state));
   if (ctx.rank == 0) std::fprintf(stderr, "[kcoll bench] %s\n", summary.c_str());
+}
+
+// --recalibrate, auto's rounds (collective): auto chooses with the profile of the state the probe before the round
+// found (Communicator::SetProfile when it is not the one auto has), as an application that calibrates again would.
+// A profile that fails to load leaves auto with the one it has.
+void FollowState(BenchContext& ctx, const Implementation& impl, double probe_seconds) {
+  if (!IsAuto(impl) || ctx.states.size() < 2 || ctx.kcoll == nullptr) return;
+  int state = ctx.rank == 0 ? NearestState(ctx, probe_seconds) : -1;
+  MPI_Bcast(&state, 1, MPI_INT, 0, ctx.comm);
+  if (state < 0 || state == ctx.auto_state) return;
+  const absl::Status set = ctx.kcoll->SetProfile(ctx.states[state].profile_path);
+  if (set.ok()) {
+    ctx.auto_state = state;
+    if (ctx.rank == 0) {
+      std::fprintf(stderr, "[kcoll bench] --recalibrate: auto now chooses with state %d's profile (%s)\n", state + 1,
+                   ctx.states[state].profile_path.c_str());
+    }
+  } else {
+    std::fprintf(stderr, "[rank %d] --recalibrate: auto keeps state %d's profile: %s\n", ctx.rank, ctx.auto_state + 1,
+                 std::string(set.message()).c_str());
+  }
 }
 
 void Beat(BenchContext& ctx) {
@@ -265,12 +302,26 @@ std::vector<double> RoundMediansUs(const PooledRounds& pool) {
   return medians;
 }
 
+// The algorithm auto ran in most of the rounds (the latest of those that ran as many).
+Algorithm MostRounds(const std::vector<Algorithm>& algorithms) {
+  Algorithm best = algorithms.back();
+  long best_count = 0;
+  for (auto it = algorithms.rbegin(); it != algorithms.rend(); ++it) {
+    const long count = std::count(algorithms.begin(), algorithms.end(), *it);
+    if (count > best_count) {
+      best = *it;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
 // --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
-// which the scheduler took a rank's core away); the algorithm it priced (auto resolved as the communicator resolves
-// it). Each round is priced with the profile of the state its probe found (one state unless --recalibrate measured
-// more); the case's model time is the median over its rounds. Nothing for peers, unmodeled algorithms or without
-// --model.
+// which the scheduler took a rank's core away); the algorithm it priced (for auto, what it ran: in most rounds, when
+// --recalibrate made it change between rounds). Each round is priced with the profile of the state its probe found
+// (one state unless --recalibrate measured more) and the algorithm it ran; the case's model time is the median over
+// its rounds. Nothing for peers, unmodeled algorithms or without --model.
 void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, const std::vector<double>& seconds,
               const PooledRounds& pool, Measurement& m, std::optional<Algorithm>* priced) {
   if (ctx.states.empty() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || seconds.empty()) return;
@@ -278,15 +329,16 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
   if (!(median > 0)) return;
   absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(impl.name());
   if (!algorithm.ok()) return;
+  std::vector<Algorithm> ran(pool.states.size(), *algorithm);
   if (*algorithm == Algorithm::kAuto) {
-    algorithm = ctx.kcoll->ResolveAlgorithm(c.collective, c.layout.count * DataTypeSize(c.type), Algorithm::kAuto);
-    if (!algorithm.ok()) return;
+    if (pool.algorithms.size() != pool.states.size()) return;
+    ran = pool.algorithms;
   }
   // Per round (every round records its state and link ratio), its state's prediction.
   std::vector<double> predicted;
-  for (int state : pool.states) {
+  for (size_t r = 0; r < pool.states.size(); ++r) {
     absl::StatusOr<models::RowPrediction> p =
-        ctx.states[state].model.Predict({c.collective, *algorithm, static_cast<double>(c.layout.bytes), median});
+        ctx.states[pool.states[r]].model.Predict({c.collective, ran[r], static_cast<double>(c.layout.bytes), median});
     if (!p.ok() || !p->modeled) return;
     predicted.push_back(p->predicted_seconds);
   }
@@ -295,6 +347,7 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
   m.model_us = model_s * 1e6;
   m.model_error_pct = 100 * (model_s - median) / median;
   m.round_states = pool.states;
+  if (*algorithm == Algorithm::kAuto) m.round_algorithms = ran;
   if (m.calibrated_rounds.has_value() && m.calibrated_rounds->p50_us > 0) {
     std::vector<double> in_state;
     for (size_t r = 0; r < predicted.size(); ++r) {
@@ -303,7 +356,7 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
     const double measured_s = m.calibrated_rounds->p50_us * 1e-6;
     if (!in_state.empty()) m.calibrated_rounds->model_error_pct = 100 * (Median(in_state) - measured_s) / measured_s;
   }
-  *priced = *algorithm;
+  *priced = MostRounds(ran);
 }
 
 }  // namespace
@@ -410,7 +463,9 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     state.SkipWithError(it->second.c_str());
     return;
   }
-  MaybeRecalibrate(ctx, c, impl, round);
+  const double probe_before = ProbeBeforeRound(ctx, impl);
+  MaybeRecalibrate(ctx, c, impl, round, probe_before);
+  FollowState(ctx, impl, probe_before);
   if (ctx.watchdog) ctx.watchdog->Arm(Describe(c, impl));
 
   const Call call = MakeCall(ctx, c);
@@ -482,6 +537,10 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   }
   pool.link_ratios.push_back(link_ratio);
   pool.states.push_back(std::max(machine_state, 0));
+  if (IsAuto(impl) && ctx.kcoll != nullptr) {
+    absl::StatusOr<Algorithm> ran = ctx.kcoll->ResolveAlgorithm(c.collective, CallBytes(c), Algorithm::kAuto);
+    if (ran.ok()) pool.algorithms.push_back(*ran);
+  }
   pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
   pool.round_ends.push_back(pool.combined_s.size());
   pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());

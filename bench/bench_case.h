@@ -91,7 +91,8 @@ struct PooledRounds {
   // --model: per round, the probe's ratio (to the round's state) farther from 1 of before and after (0: no probe)
   std::vector<double> link_ratios;
   std::vector<int> states;  // --model: per round, the BenchContext::states entry its probe found (rank 0; else 0)
-  bool failed = false;      // a round failed: the later ones skip the case
+  std::vector<Algorithm> algorithms;  // --model, auto: per round, the algorithm auto ran
+  bool failed = false;                // a round failed: the later ones skip the case
 };
 
 // --model: a state of the machine the model prices rounds with: a profile's cost models and that profile's time for
@@ -112,11 +113,12 @@ struct BenchContext {
   std::vector<Case> cases;
   AlignedBuffer send_buffer, recv_buffer;
   std::optional<double> ideal_busbw_gbps;
-  // --model: the machine's states: [0] the communicator's profile (the one auto chooses with), then one per
-  // --recalibrate; and the communicator that resolves `auto`.
+  // --model: the machine's states: [0] the communicator's profile (the one auto starts with), then one per
+  // --recalibrate; the state whose profile auto chooses with now; and the communicator that resolves `auto`.
   std::vector<ModelState> states;
+  int auto_state = 0;
   int recalibrations_left = 0;
-  const Communicator* kcoll = nullptr;
+  Communicator* kcoll = nullptr;
   std::optional<LinkProbe> probe;  // --model: the links now, around every case
   ResultSink* sink = nullptr;      // rank 0 only
   std::unique_ptr<Watchdog> watchdog;

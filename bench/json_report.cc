@@ -100,6 +100,11 @@ Json JsonReport::RowJson(const Row& row, const std::string& program) {
       for (int st : row.out_of_place->round_states) states.push_back(st + 1);
       j["model_round_states"] = states;
     }
+    if (!row.out_of_place->round_algorithms.empty()) {
+      std::vector<std::string> names;
+      for (Algorithm a : row.out_of_place->round_algorithms) names.push_back(std::string(AlgorithmName(a)));
+      j["model_round_algorithms"] = names;
+    }
     if (const auto& s = row.out_of_place->calibrated_rounds; s.has_value()) {
       j["calibrated_state_rounds"] = s->rounds;
       j["calibrated_state_p50_us"] = OptionalNumber(s->p50_us > 0 ? std::optional<double>(s->p50_us) : std::nullopt);

@@ -75,7 +75,8 @@ constexpr Flag kFlags[] = {
      "each case pooling its iterations of every round: cases sample the same stretches of a drifting machine"},
     {0, "recalibrate", "N",
      "with --calibrate and --model: calibrate again, up to N times (default 0, up to 10), when the link probe finds "
-     "the machine in a state no profile of the run describes; each round is priced with its state's profile"},
+     "the machine in a state no profile of the run describes; each round is priced with its state's profile, and "
+     "auto chooses with it"},
     {'h', "help", nullptr, "this help"},
 };
 

@@ -225,6 +225,52 @@ TEST(TableTest, ModelColumnsAndFooter) {
   EXPECT_DOUBLE_EQ(summary[0].median_abs_error_percent, 30);
 }
 
+// An auto row whose rounds ran different algorithms (--recalibrate) says which, in the table and the JSON.
+TEST(TableTest, AutoRowSaysWhatItsRoundsRan) {
+  Row row = Identity("auto", "kcoll", 1024);
+  EXPECT_EQ(AutoRanText(row), "");
+  row.model_algorithm = Algorithm::kRing;
+  row.out_of_place = M(5, 4.0, 0);
+  EXPECT_EQ(AutoRanText(row), "ring");
+  row.out_of_place->round_algorithms = {Algorithm::kRing, Algorithm::kRing, Algorithm::kRing};
+  EXPECT_EQ(AutoRanText(row), "ring");
+  row.out_of_place->round_algorithms = {
+      Algorithm::kHierarchical, Algorithm::kRing,         Algorithm::kRecursiveDoubling,
+      Algorithm::kRing,         Algorithm::kHierarchical, Algorithm::kRing,
+      Algorithm::kRing};
+  EXPECT_EQ(AutoRanText(row), "ring (hierarchical in 2, recursive_doubling in 1 of 7 rounds)");
+
+  RunInfo info = Info();
+  info.model = true;
+  std::ostringstream out;
+  TableWriter table(out);
+  const std::string path = ::testing::TempDir() + "/auto_rounds.json";
+  JsonReport json(path);
+  ASSERT_TRUE(json.Open().ok());
+  ResultSink sink(info);
+  sink.AddListener(&table);
+  sink.AddListener(&json);
+  sink.Start();
+  Measurement m = *row.out_of_place;
+  m.model_us = 5;
+  m.model_error_pct = 0;
+  Row id = row;
+  id.out_of_place.reset();
+  sink.Record(id, false, m);
+  sink.Record(id, true, M(6, 3.0, 0));
+  sink.Finish();
+  ASSERT_TRUE(json.status().ok()) << json.status();
+  EXPECT_THAT(out.str(), HasSubstr("  ring (hierarchical in 2, recursive_doubling in 1 of 7 rounds)\n"));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str());
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_EQ(doc["results"][0]["model_algorithm"], "ring");
+  EXPECT_EQ(doc["results"][0]["model_round_algorithms"],
+            nlohmann::json({"hierarchical", "ring", "recursive_doubling", "ring", "hierarchical", "ring", "ring"}));
+}
+
 // The link probe's ratio per row; the model errors over the rows in the calibrated state; auto against the fastest
 // algorithm that ran in the same state.
 TEST(TableTest, LinkProbeSplitsModelErrorsAndAutoComparison) {

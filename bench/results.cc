@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace kcoll {
 namespace bench {
 namespace {
@@ -61,6 +64,22 @@ std::optional<double> EfficiencyPct(const Row& row, bool in_place) {
   const std::optional<Measurement>& m = in_place ? row.in_place : row.out_of_place;
   if (!m.has_value() || !row.ideal_busbw_gbps.has_value() || *row.ideal_busbw_gbps <= 0) return std::nullopt;
   return 100.0 * m->busbw_gbps / *row.ideal_busbw_gbps;
+}
+
+std::string AutoRanText(const Row& row) {
+  if (!row.model_algorithm.has_value()) return "";
+  std::string text(AlgorithmName(*row.model_algorithm));
+  const std::vector<Algorithm> rounds =
+      row.out_of_place.has_value() ? row.out_of_place->round_algorithms : std::vector<Algorithm>();
+  std::vector<std::string> others;
+  std::vector<Algorithm> seen;
+  for (Algorithm a : rounds) {
+    if (a == *row.model_algorithm || std::find(seen.begin(), seen.end(), a) != seen.end()) continue;
+    seen.push_back(a);
+    others.push_back(absl::StrCat(AlgorithmName(a), " in ", std::count(rounds.begin(), rounds.end(), a)));
+  }
+  if (!others.empty()) absl::StrAppend(&text, " (", absl::StrJoin(others, ", "), " of ", rounds.size(), " rounds)");
+  return text;
 }
 
 std::vector<BestVsMpi> ComputeBestVsMpi(const std::vector<Row>& rows) {

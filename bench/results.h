@@ -55,6 +55,9 @@ struct Measurement {
   // --model with --rounds > 1: each round's machine state (an index into the run's model states; 0 unless
   // --recalibrate measured more), in round order.
   std::vector<int> round_states;
+  // --model, auto's rows: the algorithm auto ran in each round, in round order (it changes between rounds when
+  // --recalibrate makes auto follow the machine's state).
+  std::vector<Algorithm> round_algorithms;
 };
 
 struct Row {
@@ -74,6 +77,10 @@ struct Row {
 
 // busbw / ideal in percent, when both exist.
 std::optional<double> EfficiencyPct(const Row& row, bool in_place);
+
+// What an auto row ran: its model_algorithm's name, and when some rounds ran others, which and in how many rounds
+// ("ring (hierarchical in 2 of 7 rounds)"); empty without model_algorithm.
+std::string AutoRanText(const Row& row);
 
 struct Block {
   Collective collective = Collective::kAllReduce;

@@ -111,6 +111,34 @@ for r in doc["results"]:
 assert json.load(open(sys.argv[2]))["intra"]["curve"]
 PY
 
+# 2e. --recalibrate makes auto follow the state: an injected second profile (latency only: 0.5 s a message) and a
+# probe that reads nearest to it make every round of every row run in state 2, and auto choose with its profile: what
+# auto ran is the algorithm whose row that profile prices lowest.
+latency="$TMPDIR/latency_profile.json"
+python3 -c 'import json, sys
+link = {"alpha_s": 0.5, "beta_s_per_byte": 1e-15}
+json.dump({"schema_version": 1, "gamma_s_per_byte": 1e-15, "memcpy_bytes_per_s": 1e10, "intra": link,
+           "inter": link}, open(sys.argv[1], "w"))' "$latency"
+KCOLL_BENCH_INJECT_PROBE_SCALE=1e5 KCOLL_BENCH_INJECT_CALIBRATION="$latency" "$bin/all_reduce" --ranks 2 -b 64K \
+  -e 64K -n 3 -w 1 -c 1 --algo all,auto --model --rounds 2 --calibrate "$TMPDIR/follow.json" --recalibrate 1 \
+  --json "$json" >"$out" 2>"$err" || fail "--recalibrate (auto) exited $?"
+grep -q "^\[kcoll bench\] --recalibrate: auto now chooses with state 2's profile ($latency)" "$err" ||
+  fail "auto did not switch to state 2's profile"
+python3 - "$json" <<'PY' || fail "--recalibrate auto JSON check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {r["algorithm"]: r for r in doc["results"] if not r["peer"]}
+auto = rows.pop("auto")
+assert auto["model_round_states"] == [2, 2], auto
+ran = auto["model_round_algorithms"]
+assert len(ran) == 2 and ran[0] == ran[1] == auto["model_algorithm"], auto
+for r in rows.values():
+    assert r["model_round_states"] == [2, 2], r
+cheapest = min(r["model_time"] for r in rows.values())
+assert rows[ran[0]]["model_time"] == cheapest, (ran, {a: r["model_time"] for a, r in rows.items()})
+assert auto["model_time"] == cheapest, auto
+PY
+
 # 3. A collective whose kcoll algorithms may not exist yet: skipped with a reason, MPI rows still measured, exit 0.
 "$bin/all_gather" "${small[@]}" >"$out" 2>"$err" || fail "all_gather exited $?"
 grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgather block"

@@ -115,9 +115,7 @@ std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model) {
     const std::optional<double> link = row.out_of_place ? row.out_of_place->link_ratio : std::nullopt;
     s += Fmt("  %6s", link ? Fmt("%.2fx", *link).c_str() : "-");
     // What auto ran at this size.
-    if (row.implementation == "auto" && row.model_algorithm.has_value()) {
-      s += Fmt("  %s", std::string(AlgorithmName(*row.model_algorithm)).c_str());
-    }
+    if (row.implementation == "auto" && row.model_algorithm.has_value()) s += Fmt("  %s", AutoRanText(row).c_str());
   }
   return s;
 }

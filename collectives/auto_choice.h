@@ -10,7 +10,8 @@
 // slow links in every algorithm's cost. The pipelined algorithms are priced with the implementation's default
 // chunk (512 KiB) and one channel (ModelCostOptions).
 //
-// The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else BuiltInProfile().
+// The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else BuiltInProfile();
+// Communicator::SetProfile replaces them later.
 //
 // A registered algorithm the models cannot price (models::Applies is false) is left out of the comparison: with no
 // cost to compare, choosing it would be a guess. It still runs when asked for by name (the call's option or

@@ -87,12 +87,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
   c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
-  if (check_args) {
-    if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
-      return absl::InternalError("MPI_Comm_dup of the argument-check communicator failed");
-    }
-    c->check_args_ = true;
+  if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
+    return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
+  c->check_args_ = check_args;
   // The transport (MPI, or NCCL bootstrapped over MPI) and the kernels that go with it.
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(std::move(mpi), transport, backend, options.gpu));
   c->execution_ = std::move(execution.description);
@@ -140,6 +138,16 @@ absl::Status Communicator::Finalize() {
     if (!mpi_finalized) MPI_Comm_free(&control_comm_);
     control_comm_ = MPI_COMM_NULL;
   }
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::SetProfile(const std::string& profile_path) {
+  if (finalized()) return absl::InvalidArgumentError("SetProfile: communicator used after Finalize()");
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path);
+  absl::StatusOr<AutoChoice> choice =
+      profile.ok() ? AutoChoice::Create(topology_, *std::move(profile)) : absl::StatusOr<AutoChoice>(profile.status());
+  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(control_comm_, choice.status()));
+  auto_choice_ = std::make_unique<AutoChoice>(*std::move(choice));
   return absl::OkStatus();
 }
 

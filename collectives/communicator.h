@@ -126,8 +126,15 @@ class Communicator {
   // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
   // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
-  // What resolves kAuto: the cost models, the profile and where it came from.
+  // What resolves kAuto: the cost models, the profile and where it came from. SetProfile replaces it.
   const AutoChoice& auto_choice() const { return *auto_choice_; }
+  // From now on `auto` chooses with this profile: ChooseProfile(profile_path), a //bench:calibrate file, or with an
+  // empty path $KCOLL_PROFILE, else the built-in profile. For a machine whose speed changed since the communicator was
+  // created (calibrate again, then switch). Collective: every rank calls it with a profile of the same content, or the
+  // ranks would choose different algorithms for the same call. A profile that fails to load on any rank fails the
+  // call on every rank with InvalidArgument (naming the path and field on the ranks where it failed), and `auto`
+  // keeps the profile it had.
+  absl::Status SetProfile(const std::string& profile_path);
 
   // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
   // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
@@ -161,7 +168,7 @@ class Communicator {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   bool check_args_ = false;
-  MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check, when enabled
+  MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice_;
 };
 

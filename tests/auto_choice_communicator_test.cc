@@ -177,5 +177,66 @@ TEST_F(AutoChoiceCommunicatorTest, ProfileMissingOnOneRankFailsEveryRank) {
   EXPECT_EQ(total, WorldSize());
 }
 
+// SetProfile: auto chooses by the new profile from the next call on, and calls run what it chose; a profile that
+// does not load fails the call and leaves the previous one in place.
+TEST_F(AutoChoiceCommunicatorTest, SetProfileSwitchesTheChoice) {
+  CommunicatorOptions options;
+  options.profile_path = ProfileFile("latency.json", 1.0, 1e-15);
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  const std::string bandwidth = ProfileFile("bandwidth.json", 1e-15, 1.0);
+  ASSERT_TRUE(AllRanks((*comm)->SetProfile(bandwidth).ok()));
+  EXPECT_EQ((*comm)->auto_choice().profile_source(), "profile_path=" + bandwidth);
+  const models::Profile& profile = (*comm)->auto_choice().profile();
+  EXPECT_EQ(profile.intra.beta_s_per_byte, 1.0);
+  for (size_t bytes : {size_t{8}, size_t{1} << 20, size_t{64} << 20}) {
+    auto chosen = (*comm)->ResolveAlgorithm(Collective::kAllReduce, bytes, Algorithm::kAuto);
+    ASSERT_TRUE(chosen.ok()) << chosen.status();
+    if (!models::Applies(Collective::kAllReduce, *chosen)) continue;
+    EXPECT_LE(Seconds(**comm, Collective::kAllReduce, *chosen, bytes, profile),
+              BestSeconds(**comm, Collective::kAllReduce, bytes, profile) * (1 + 1e-9))
+        << bytes << " B: " << AlgorithmName(*chosen);
+  }
+  const size_t count = 300000;
+  std::vector<int32_t> send(count, WorldRank() + 1), recv(count, -1);
+  ASSERT_TRUE(AllRanks((*comm)->AllReduce(send.data(), recv.data(), count, DataType::kInt32, ReduceOp::kSum).ok()));
+  const int32_t n = WorldSize();
+  EXPECT_EQ(std::count(recv.begin(), recv.end(), n * (n + 1) / 2), static_cast<std::ptrdiff_t>(count));
+
+  // Empty: $KCOLL_PROFILE, else the built-in profile, as at Create.
+  ASSERT_TRUE(AllRanks((*comm)->SetProfile("").ok()));
+  EXPECT_EQ((*comm)->auto_choice().profile_source(), "built-in");
+}
+
+TEST_F(AutoChoiceCommunicatorTest, SetProfileErrorsKeepThePreviousProfile) {
+  CommunicatorOptions options;
+  options.profile_path = ProfileFile("first.json", 2e-6, 1e-10);
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  const std::string bad = RankFile("bad_set.json", R"({"schema_version": 1, "intra": {"alpha_s": -1}})");
+  absl::Status s = (*comm)->SetProfile(bad);
+  ASSERT_FALSE(AllRanks(s.ok()));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("profile_path: " + bad));
+  EXPECT_EQ((*comm)->auto_choice().profile_source(), "profile_path=" + options.profile_path);
+  EXPECT_EQ((*comm)->auto_choice().profile().intra.alpha_s, 2e-6);
+
+  if (WorldSize() >= 2) {
+    // Missing on one rank only: every rank fails, and every rank keeps its profile.
+    const std::string path =
+        WorldRank() == 1 ? std::string("/nonexistent/set_here.json") : ProfileFile("second.json", 3e-6, 1e-10);
+    s = (*comm)->SetProfile(path);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), WorldRank() == 1 ? HasSubstr("/nonexistent/set_here.json")
+                                              : HasSubstr("the profile failed to load on 1 other rank(s)"));
+    EXPECT_EQ((*comm)->auto_choice().profile().intra.alpha_s, 2e-6);
+  }
+
+  ASSERT_TRUE((*comm)->Finalize().ok());
+  s = (*comm)->SetProfile(options.profile_path);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("after Finalize()"));
+}
+
 }  // namespace
 }  // namespace kcoll
