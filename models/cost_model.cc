@@ -597,8 +597,6 @@ double CostModel::ChainSeconds(double bytes) const {
 }
 
 double CostModel::PipelinedTreesSeconds(double bytes) const {
-  auto intra = [&](double c) { return profile_.intra.Seconds(stage_load_.intra * c, bytes); };
-  auto inter = [&](double c) { return profile_.inter.Seconds(stage_load_.inter * c, bytes); };
   // A rank reduces each child's chunk in turn.
   auto reduce = [&](double c) { return max_children_ * profile_.ReduceSeconds(c, bytes); };
   // The first chunk goes up, then down, one hop per step: each hop moves that chunk alone (a full stage has chunks
@@ -613,12 +611,9 @@ double CostModel::PipelinedTreesSeconds(double bytes) const {
     }
     return t;
   };
-  auto stage = [&](double c) {
-    double t = 0;
-    if (stage_load_.has_intra) t = std::max(t, intra(c));
-    if (stage_load_.has_inter) t = std::max(t, inter(c));
-    return Overlap(t, reduce(c));
-  };
+  // A full stage moves a chunk up and another down every edge of every tree, priced as a round's transfers are: with
+  // the ranks' cores copying, the busiest rank receives its chunks one after the other, whatever their link class.
+  auto stage = [&](double c) { return Overlap(TransferSeconds(stage_load_, c, profile_, bytes), reduce(c)); };
   return PipelineSeconds(bytes * tree_share_, options_.chunk_bytes, first, stage);
 }
 

@@ -45,8 +45,10 @@
 // double_binary_tree (all_reduce): two complementary binary trees (trees.h) each carry S/2, reduced toward the root
 //   and broadcast back. Each half is cut into chunks of chunk_bytes that stream through its tree, a chunk's
 //   reduction and broadcast pipelined (a chunk goes down as soon as the root has it). Both trees run at once and
-//   their traffic adds up on shared links. Pipeline stage: the slowest of moving one chunk on the busiest intra-node
-//   link, moving it through the busiest node's NICs, and the busiest rank reducing its children's chunks. First
+//   their traffic adds up on shared links. Pipeline stage: a chunk up and another down every edge, moved as a
+//   round's transfers are (the slower of the busiest intra-node link and the busiest node's NICs; with
+//   transfers_use_cores, the busiest rank copying every chunk it receives, of both link classes, in turn), with the
+//   busiest rank's reduction of its children's chunks (overlapped, or after the copies). First
 //   chunk: up to the root and back down the slowest leaf-to-root path, each hop charged its link class's time for
 //   the chunk alone (the pipeline behind it is still empty), plus the reduction of every child's chunk at each rank
 //   it passes on the way up.

@@ -439,6 +439,30 @@ TEST(MeasuredProfileTest, CoresCopyConcurrentMessagesInTurn) {
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p), ring);
 }
 
+// A full stage of a double binary tree on 2 nodes x 2 ranks moves a chunk up and another down every edge of both
+// trees (A: 0 <- 2 <- {1, 3}, B: 3 <- 1 <- {0, 2}). Rank 2 receives A's chunks from 1 and 3 going up, A's from 0 and
+// B's from 1 coming down: one intra-node and three inter-node chunks (rank 1 likewise), and reduces two. When the
+// ranks' cores copy, a rank copies them in turn, then reduces; through separate ports the busiest port paces the
+// stage (node 1 sends four chunks to node 0 through its two NICs) and the reduction overlaps it.
+TEST(MeasuredProfileTest, PipelinedTreeStagesCopyEveryReceivedChunk) {
+  Profile p = TwoLevel(1e-6, 10e9, 2e-6, 5e9, 1e-10);
+  const Topology nodes{2, 2, 2, 1};
+  CostOptions o;
+  o.chunk_bytes = 1e6;
+  // Two more chunks per tree (four in all) add two full stages.
+  auto stage = [&]() {
+    const double base = 2e8;
+    return (Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, base + 4e6, nodes, p, o) -
+            Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, base, nodes, p, o)) /
+           2;
+  };
+  const double intra = 1e-6 + 1e6 / 10e9, inter = 2e-6 + 1e6 / 5e9, reduce = 2 * 1e6 * 1e-10;
+  p.transfers_use_cores = true;
+  EXPECT_COST(stage(), intra + 3 * inter + reduce);
+  p.transfers_use_cores = false;
+  EXPECT_COST(stage(), std::max(2e-6 + 2e6 / 5e9, reduce));
+}
+
 // The sliced AllReduces (hierarchical, ring_pipelined, bidirectional_ring) read each slice from memory in their
 // ReduceScatter rounds and find it in cache in their AllGather rounds: those are priced at the slice's working set.
 // On 2 ranks hierarchical and one-channel ring_pipelined run the same schedule and cost the same.
