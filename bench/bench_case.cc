@@ -146,9 +146,14 @@ double ProbeBeforeRound(BenchContext& ctx, const Implementation& impl) {
   return ProbeLinks(ctx);
 }
 
+// A recalibration measures the state the probe has just found: one pass over the sizes. (The calibration at the start
+// keeps each size's fastest of three passes, the machine's usual fast state; here that would measure the fast state
+// again whenever the machine visits it during the sweep, and leave the slow one unpriced.)
+constexpr int kRecalibrationPasses = 1;
+
 // --recalibrate (collective): when the probe finds the machine outside every state measured so far, measures another
-// profile (as --calibrate did at the start) and adds its state. A failed calibration ends the recalibrations and
-// the run goes on with the states it has.
+// profile (as --calibrate did at the start, in one pass) and adds its state. A failed calibration ends the
+// recalibrations and the run goes on with the states it has.
 void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& impl, int round, double probe_seconds) {
   if (ctx.recalibrations_left <= 0 || ctx.states.empty() || ctx.kcoll == nullptr) return;
   int go = 0;
@@ -172,9 +177,10 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
                  ratio, when.c_str(), path.c_str());
   }
   std::string summary = absl::StrCat("injected profile ", path);
-  absl::Status measured = injected != nullptr ? absl::OkStatus()
-                                              : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
-                                                                  *ParseExecBackend(ctx.options.exec), &summary);
+  absl::Status measured = injected != nullptr
+                              ? absl::OkStatus()
+                              : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
+                                                  *ParseExecBackend(ctx.options.exec), &summary, kRecalibrationPasses);
   absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
   absl::StatusOr<models::ModelCheck> model =
       profile.ok()

@@ -24,12 +24,12 @@ namespace bench {
 absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
                                                   const CalibrationOptions& options);
 
-// Runs //bench:calibrate's sweep (default CalibrationOptions, fits on relative errors) over `comm` with emulated
-// nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.
+// Runs //bench:calibrate's sweep (default CalibrationOptions but `passes`, fits on relative errors) over `comm` with
+// emulated nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.
 // Collective over `comm`; every rank returns the same status (the message of the rank that failed). On success
 // rank 0's `summary` says what was measured and where it went.
 absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
-                               std::string* summary);
+                               std::string* summary, int passes = CalibrationOptions().passes);
 
 }  // namespace bench
 }  // namespace kcoll
