@@ -199,6 +199,17 @@ std::string StatName(double percentile) {
   return percentile == 50 ? "median" : absl::StrFormat("%gth-percentile", percentile);
 }
 
+// Collective over `comm`: the largest number of its ranks that share one host's memory.
+int MostRanksOnAHost(MPI_Comm comm) {
+  MPI_Comm host;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) != MPI_SUCCESS) return 0;
+  int here = 0, most = 0;
+  MPI_Comm_size(host, &here);
+  MPI_Comm_free(&host);
+  MPI_Allreduce(&here, &most, 1, MPI_INT, MPI_MAX, comm);
+  return most;
+}
+
 bool Busy(const CalibrationResult& r) { return r.cores > 0 && std::max(r.load_before, r.load_after) > r.cores + 0.5; }
 
 std::string Gbps(double bytes_per_s) { return absl::StrFormat("%.3g GB/s", bytes_per_s / 1e9); }
@@ -588,6 +599,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   result.host = host;
   result.date = absl::FormatTime("%Y-%m-%d %H:%M %Z", absl::Now(), absl::LocalTimeZone());
   result.cores = static_cast<int>(std::thread::hardware_concurrency());
+  result.host_ranks = MostRanksOnAHost(control);
   result.load_before = LoadAverage();
   result.percentile = options.percentile;
 
@@ -692,6 +704,10 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
   profile.transfers_use_cores = result.nodes == 1 || result.emulated;
   profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
+  // Every rank measures at once: with more ranks than cores on a host, each had that share of a core.
+  if (result.cores > 0 && result.host_ranks > result.cores) {
+    profile.rank_core_share = static_cast<double>(result.cores) / result.host_ranks;
+  }
   std::string shape = result.ranks_per_node > 0
                           ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")
                           : absl::StrCat(result.nodes, " nodes of different sizes");
@@ -719,6 +735,12 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                    result.ranks_per_node > 0 ? absl::StrCat(" of ", result.ranks_per_node, " ranks") : "", "\n");
   absl::StrAppend(&out, absl::StrFormat("load average (1 min) %.2f before, %.2f after, on %d cores\n",
                                         result.load_before, result.load_after, result.cores));
+  if (result.cores > 0 && result.host_ranks > result.cores) {
+    absl::StrAppend(
+        &out, absl::StrFormat("%d ranks on a host of %d cores: each rank measured with %.2f of a core "
+                              "(rank_core_share)\n",
+                              result.host_ranks, result.cores, static_cast<double>(result.cores) / result.host_ranks));
+  }
   if (Busy(result)) {
     absl::StrAppend(&out,
                     "WARNING: other work was running (load average above the core count); the timings include it. "

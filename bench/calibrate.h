@@ -127,6 +127,7 @@ struct CalibrationResult {
   std::string host;
   std::string date;
   int cores = 0;            // hardware threads
+  int host_ranks = 0;       // the most ranks running on one host (shared memory), 0: unknown
   double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
   double load_after = -1;
   double percentile = 50;  // CalibrationOptions::percentile

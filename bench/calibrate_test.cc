@@ -138,6 +138,13 @@ TEST(MakeProfile, FitsBecomeTheProfile) {
   EXPECT_EQ(profile->gamma_curve.points[2].seconds, r.reduce.samples[2].seconds);
   EXPECT_EQ(profile->gamma_curve.buffer_per_message, 1);  // measured alone
   EXPECT_TRUE(profile->transfers_use_cores);              // emulated nodes: shared memory
+  EXPECT_EQ(profile->rank_core_share, 1);                 // cores unknown
+  // Four ranks on a host of two cores measured with half a core each; on four cores, with a whole one.
+  r.cores = 2;
+  r.host_ranks = 4;
+  EXPECT_EQ(MakeProfile(r)->rank_core_share, 0.5);
+  r.cores = 4;
+  EXPECT_EQ(MakeProfile(r)->rank_core_share, 1);
 }
 
 TEST(MakeProfile, ExchangesBecomeTheLinkCurves) {

@@ -173,6 +173,7 @@ std::string ProfileToJson(const Profile& profile) {
   j["gamma_s_per_byte"] = profile.gamma_s_per_byte;
   PutCurve(profile.gamma_curve, "gamma_curve", j);
   j["transfers_use_cores"] = profile.transfers_use_cores;
+  j["rank_core_share"] = profile.rank_core_share;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -214,6 +215,11 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
                                                      it->type_name(), " ", it->dump()));
     }
     profile.transfers_use_cores = it->get<bool>();
+  }
+  if (j.contains("rank_core_share")) {
+    if (absl::Status s = ReadNumber(j, "rank_core_share", "rank_core_share", &profile.rank_core_share); !s.ok()) {
+      return s;
+    }
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

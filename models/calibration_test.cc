@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/test_util.h"
@@ -117,6 +118,7 @@ void ExpectSame(const Profile& a, const Profile& b) {
   EXPECT_EQ(a.inter.beta_s_per_byte, b.inter.beta_s_per_byte);
   EXPECT_EQ(a.gamma_s_per_byte, b.gamma_s_per_byte);
   EXPECT_EQ(a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
+  EXPECT_EQ(a.rank_core_share, b.rank_core_share);
   EXPECT_EQ(a.description, b.description);
 }
 
@@ -184,6 +186,23 @@ TEST(ProfileJsonTest, BadCurvesAreNamed) {
   j["intra"].erase("curve_buffer_per_message");
   j["transfers_use_cores"] = 1;
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'transfers_use_cores' must be true or false"));
+}
+
+// The share of a core the ranks had: saved, read back, 1 when absent, and refused outside (0, 1].
+TEST(ProfileJsonTest, RankCoreShare) {
+  Profile p = Example();
+  p.rank_core_share = 0.5;
+  ExpectSame(Unwrap(ProfileFromJson(ProfileToJson(p))), p);
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  j.erase("rank_core_share");
+  EXPECT_EQ(Unwrap(ProfileFromJson(j.dump())).rank_core_share, 1);
+  for (double bad : {0.0, -0.5, 1.5}) {
+    j["rank_core_share"] = bad;
+    EXPECT_THAT(ProfileFromJson(j.dump()),
+                IsInvalidArgument(absl::StrCat("rank_core_share=", bad, " must be in (0, 1]")));
+  }
+  j["rank_core_share"] = "half";
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'rank_core_share' must be a number, not string"));
 }
 
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {

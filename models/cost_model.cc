@@ -490,6 +490,15 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
   }
   stage_load_ = SummarizeRound(topology_, transfers, false);
   max_children_ = static_cast<double>(*std::max_element(children.begin(), children.end()));
+  std::vector<RankStage> per_rank(n);
+  for (const Transfer& t : transfers) {
+    (topology_.NodeOf(t.src) == topology_.NodeOf(t.dst) ? per_rank[t.dst].intra_chunks
+                                                        : per_rank[t.dst].inter_chunks) += t.amount;
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    per_rank[r].reduced_chunks = static_cast<double>(children[r]);
+    ++rank_stages_[per_rank[r]];
+  }
   // Keep the paths no other path beats in every respect.
   for (const TreePath& path : paths) {
     bool dominated = false;
@@ -611,9 +620,25 @@ double CostModel::PipelinedTreesSeconds(double bytes) const {
     }
     return t;
   };
-  // A full stage moves a chunk up and another down every edge of every tree, priced as a round's transfers are: with
-  // the ranks' cores copying, the busiest rank receives its chunks one after the other, whatever their link class.
-  auto stage = [&](double c) { return Overlap(TransferSeconds(stage_load_, c, profile_, bytes), reduce(c)); };
+  // A full stage moves a chunk up and another down every edge of every tree. Through NICs or copy engines: the
+  // busiest link or port, overlapped with the busiest rank's reductions. With the ranks' cores copying, each rank
+  // copies the chunks it receives, whatever their link class, then reduces its children's; the ranks are unevenly
+  // loaded, and where they shared cores when the profile was measured (rank_core_share < 1) a busy rank takes the
+  // time its lightly loaded neighbours leave: the stage is the busiest rank's work at a whole core's rate, or the
+  // ranks' total work over the cores, whichever is longer.
+  auto stage = [&](double c) {
+    if (!profile_.transfers_use_cores) return Overlap(TransferSeconds(stage_load_, c, profile_, bytes), reduce(c));
+    const double intra_chunk = profile_.intra.Seconds(c, bytes), inter_chunk = profile_.inter.Seconds(c, bytes);
+    const double reduce_chunk = profile_.ReduceSeconds(c, bytes);
+    double busiest = 0, total = 0;
+    for (const auto& [work, ranks] : rank_stages_) {
+      const double t =
+          work.intra_chunks * intra_chunk + work.inter_chunks * inter_chunk + work.reduced_chunks * reduce_chunk;
+      busiest = std::max(busiest, t);
+      total += static_cast<double>(ranks) * t;
+    }
+    return std::max(busiest * profile_.rank_core_share, total / static_cast<double>(topology_.ranks()));
+  };
   return PipelineSeconds(bytes * tree_share_, options_.chunk_bytes, first, stage);
 }
 

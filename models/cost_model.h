@@ -45,10 +45,12 @@
 // double_binary_tree (all_reduce): two complementary binary trees (trees.h) each carry S/2, reduced toward the root
 //   and broadcast back. Each half is cut into chunks of chunk_bytes that stream through its tree, a chunk's
 //   reduction and broadcast pipelined (a chunk goes down as soon as the root has it). Both trees run at once and
-//   their traffic adds up on shared links. Pipeline stage: a chunk up and another down every edge, moved as a
-//   round's transfers are (the slower of the busiest intra-node link and the busiest node's NICs; with
-//   transfers_use_cores, the busiest rank copying every chunk it receives, of both link classes, in turn), with the
-//   busiest rank's reduction of its children's chunks (overlapped, or after the copies). First
+//   their traffic adds up on shared links. Pipeline stage: a chunk up and another down every edge. Through NICs or
+//   copy engines, the slower of the busiest intra-node link and the busiest node's NICs, overlapped with the busiest
+//   rank's reduction of its children's chunks. With transfers_use_cores each rank copies every chunk it receives, of
+//   both link classes, in turn, then reduces; the ranks' loads differ, and the stage is the busiest rank's work times
+//   the profile's rank_core_share (its rate alone on a core, when the profile was measured with ranks sharing
+//   cores) or the mean rank's work (all the ranks' work over the cores), whichever is longer. First
 //   chunk: up to the root and back down the slowest leaf-to-root path, each hop charged its link class's time for
 //   the chunk alone (the pipeline behind it is still empty), plus the reduction of every child's chunk at each rank
 //   it passes on the way up.
@@ -91,6 +93,7 @@
 #define KCOLL_MODELS_COST_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -208,7 +211,19 @@ class CostModel {
     bool operator==(const TreePath& o) const { return !(*this < o) && !(o < *this); }
   };
   std::vector<TreePath> paths_;  // kPipelinedTrees: the paths no other path beats in every respect
-  double tree_share_ = 1;        // kPipelinedTrees: the part of S each tree carries
+  // kPipelinedTrees: what a rank does in a full stage (chunks received per link class, chunks reduced), each
+  // distinct combination with the number of ranks that have it.
+  struct RankStage {
+    double intra_chunks = 0;
+    double inter_chunks = 0;
+    double reduced_chunks = 0;
+    bool operator<(const RankStage& o) const {
+      return std::tie(intra_chunks, inter_chunks, reduced_chunks) <
+             std::tie(o.intra_chunks, o.inter_chunks, o.reduced_chunks);
+    }
+  };
+  std::map<RankStage, int64_t> rank_stages_;
+  double tree_share_ = 1;  // kPipelinedTrees: the part of S each tree carries
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

@@ -461,6 +461,15 @@ TEST(MeasuredProfileTest, PipelinedTreeStagesCopyEveryReceivedChunk) {
   EXPECT_COST(stage(), intra + 3 * inter + reduce);
   p.transfers_use_cores = false;
   EXPECT_COST(stage(), std::max(2e-6 + 2e6 / 5e9, reduce));
+  // Measured with two ranks to a core: ranks 0 and 3 copy one chunk of each class and reduce one, ranks 1 and 2 as
+  // above. The stage is the total work over the cores (the mean rank's) unless the busiest rank alone on a core takes
+  // longer.
+  p.transfers_use_cores = true;
+  p.rank_core_share = 0.5;
+  const double mean = ((intra + inter + reduce / 2) + (intra + 3 * inter + reduce)) / 2;
+  EXPECT_COST(stage(), mean);
+  p.rank_core_share = 0.9;
+  EXPECT_COST(stage(), 0.9 * (intra + 3 * inter + reduce));
 }
 
 // The sliced AllReduces (hierarchical, ring_pipelined, bidirectional_ring) read each slice from memory in their

@@ -7,9 +7,23 @@ namespace kcoll {
 namespace models {
 
 bool RoundLoad::Receive::operator<(const Receive& o) const {
-  return std::tie(intra_amount, intra_messages, inter_amount, inter_messages) <
-         std::tie(o.intra_amount, o.intra_messages, o.inter_amount, o.inter_messages);
+  return std::tie(intra_amount, intra_messages, inter_amount, inter_messages, reduce_amount) <
+         std::tie(o.intra_amount, o.intra_messages, o.inter_amount, o.inter_messages, o.reduce_amount);
 }
+
+namespace {
+
+// A rank's copies of what it receives in a round, one message after the other (a class's amount split evenly over its
+// messages).
+double CopySeconds(const RoundLoad::Receive& r, const Profile& profile, double unit_bytes, double working_set_bytes) {
+  auto copies = [&](const LinkParams& link, double amount, double messages) {
+    return messages > 0 ? messages * link.Seconds(amount / messages * unit_bytes, working_set_bytes) : 0.0;
+  };
+  return copies(profile.intra, r.intra_amount, r.intra_messages) +
+         copies(profile.inter, r.inter_amount, r.inter_messages);
+}
+
+}  // namespace
 
 RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfers, bool reduces) {
   RoundLoad load;
@@ -64,11 +78,14 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
       load.intra = std::max({load.intra, rank_out[r] / links, rank_in[r] / links});
     }
   }
+  if (reduces) {
+    for (size_t r = 0; r < per_rank.size(); ++r) per_rank[r].reduce_amount = received[r];
+  }
   std::sort(per_rank.begin(), per_rank.end());
-  per_rank.erase(
-      std::unique(per_rank.begin(), per_rank.end(), [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
-      per_rank.end());
-  load.receives = std::move(per_rank);
+  for (const RoundLoad::Receive& r : per_rank) {
+    if (load.receives.empty() || load.receives.back() < r) load.receives.push_back(r);
+    ++load.receives.back().ranks;
+  }
   if (load.has_inter) {
     const double nics = topology.nics_per_node;
     for (int64_t node = 0; node < nodes; ++node) {
@@ -81,12 +98,8 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
 double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
   double seconds = 0;
   if (profile.transfers_use_cores) {
-    auto copies = [&](const LinkParams& link, double amount, double messages) {
-      return messages > 0 ? messages * link.Seconds(amount / messages * unit_bytes, working_set_bytes) : 0.0;
-    };
     for (const RoundLoad::Receive& r : load.receives) {
-      seconds = std::max(seconds, copies(profile.intra, r.intra_amount, r.intra_messages) +
-                                      copies(profile.inter, r.inter_amount, r.inter_messages));
+      seconds = std::max(seconds, CopySeconds(r, profile, unit_bytes, working_set_bytes));
     }
     return seconds;
   }
@@ -96,8 +109,18 @@ double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& 
 }
 
 double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes) {
-  return TransferSeconds(load, unit_bytes, profile, working_set_bytes) +
-         profile.ReduceSeconds(load.reduce * unit_bytes, working_set_bytes);
+  const double busiest = TransferSeconds(load, unit_bytes, profile, working_set_bytes) +
+                         profile.ReduceSeconds(load.reduce * unit_bytes, working_set_bytes);
+  if (!profile.transfers_use_cores || !(profile.rank_core_share < 1)) return busiest;
+  double total = 0;
+  int64_t ranks = 0;
+  for (const RoundLoad::Receive& r : load.receives) {
+    const double work = CopySeconds(r, profile, unit_bytes, working_set_bytes) +
+                        profile.ReduceSeconds(r.reduce_amount * unit_bytes, working_set_bytes);
+    total += static_cast<double>(r.ranks) * work;
+    ranks += r.ranks;
+  }
+  return ranks > 0 ? std::max(busiest * profile.rank_core_share, total / static_cast<double>(ranks)) : busiest;
 }
 
 int64_t PairwiseCrossingSenders(const Topology& topology, int64_t shift) {

@@ -39,13 +39,16 @@ struct RoundLoad {
   bool has_inter = false;  // some transfer crosses nodes
   double inter = 0;        // NIC load of the busiest node: max(largest stream, total / nics_per_node)
   double reduce = 0;       // amount the busiest rank reduces (0 for rounds that do not reduce)
-  // What each rank receives in the round (the distinct combinations only): when the ranks' cores copy (Profile::
-  // transfers_use_cores) a rank copies its messages one after the other, each paying its own per-message cost.
+  // What each rank receives and reduces in the round (the distinct combinations, with how many ranks have each;
+  // ranks that receive nothing included): when the ranks' cores copy (Profile::transfers_use_cores) a rank copies its
+  // messages one after the other, each paying its own per-message cost.
   struct Receive {
     double intra_amount = 0;
     double intra_messages = 0;
     double inter_amount = 0;
     double inter_messages = 0;
+    double reduce_amount = 0;
+    int64_t ranks = 0;  // ranks with this combination
     bool operator<(const Receive& o) const;
   };
   std::vector<Receive> receives;
@@ -61,7 +64,11 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
 // is the buffer of the whole operation per rank, for links priced by a measured curve (machine.h); 0: the message.
 double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);
 
-// TransferSeconds plus the busiest rank's reduction (Profile::ReduceSeconds of reduce * unit_bytes).
+// TransferSeconds plus the busiest rank's reduction (Profile::ReduceSeconds of reduce * unit_bytes). When the ranks'
+// cores copy and the profile was measured with ranks sharing cores (Profile::rank_core_share < 1), a round whose ranks
+// are unevenly loaded takes the longer of that times the share (the busiest rank alone on a core) and the mean
+// rank's copies and reduction (all the ranks' work over the cores); a round where every rank does the same is priced
+// the same either way.
 double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);
 
 // Pairwise exchange step `shift` (1 <= shift < ranks): every rank r sends to (r + shift) mod ranks. Returns how many

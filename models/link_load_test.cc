@@ -93,6 +93,30 @@ TEST(RoundSecondsTest, SlowestLinkGovernsAndReductionAdds) {
   EXPECT_DOUBLE_EQ(TransferSeconds(load, bytes, p), 1e-6 + 1e6 / 100e9);
 }
 
+// Profiles measured with two ranks to a core: a round where half the ranks copy and reduce while the others wait
+// takes the busiest rank's time at a whole core (half the measured one); a round where every rank does the same
+// takes the measured time.
+TEST(RoundSecondsTest, RanksSharingCoresLendTheirTimeToBusyNeighbours) {
+  Profile p = TwoLevel(1e-6, 10e9, 1e-6, 10e9, 1e-10);
+  p.transfers_use_cores = true;
+  const Topology node{1, 4, 1, 1};
+  const double bytes = 1e6;
+  const double busy = 1e-6 + 1e6 / 10e9 + 1e-10 * 1e6;  // copy and reduce one message
+  const RoundLoad half = SummarizeRound(node, {{1, 0, 1}, {3, 2, 1}}, /*reduces=*/true);
+  ASSERT_EQ(half.receives.size(), 2u);  // ranks 0 and 2 receive, ranks 1 and 3 do not
+  EXPECT_EQ(half.receives[0].ranks + half.receives[1].ranks, 4);
+  EXPECT_DOUBLE_EQ(RoundSeconds(half, bytes, p), busy);
+  p.rank_core_share = 0.5;
+  EXPECT_DOUBLE_EQ(RoundSeconds(half, bytes, p), busy / 2);
+  p.rank_core_share = 0.75;
+  EXPECT_DOUBLE_EQ(RoundSeconds(half, bytes, p), 0.75 * busy);
+  p.rank_core_share = 0.5;
+  EXPECT_DOUBLE_EQ(RoundSeconds(SummarizeRound(node, Ring(4, 1), true), bytes, p), busy);
+  // Without the ranks' cores moving the data the share does not apply.
+  p.transfers_use_cores = false;
+  EXPECT_DOUBLE_EQ(RoundSeconds(half, bytes, p), busy);
+}
+
 TEST(PairwiseCrossingSendersTest, MatchesCountingEveryRank) {
   for (int q : {1, 2, 3, 5}) {
     for (int p : {1, 2, 3, 4, 7}) {

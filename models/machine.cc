@@ -81,6 +81,10 @@ absl::Status ValidateProfile(const Profile& profile) {
   if (!profile.gamma_curve.empty() && !profile.gamma_curve.proportional) {
     return absl::InvalidArgumentError("profile gamma_curve must be proportional (a reduction of 0 bytes is free)");
   }
+  if (!(profile.rank_core_share > 0 && profile.rank_core_share <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile rank_core_share=", profile.rank_core_share, " must be in (0, 1]"));
+  }
   return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
 }
 

@@ -55,6 +55,11 @@ struct Profile {
   // (a pipelined stage costs the sum of the two, not the larger), and the messages it receives in one round are
   // copied one after the other (each pays its own per-message cost).
   bool transfers_use_cores = false;
+  // The share of a core each rank had while the profile was measured: cores / ranks of a host when the ranks
+  // outnumbered the cores (the calibration keeps every rank busy at once), else 1. Every rate above was measured at
+  // that share. In (0, 1]; 1 when not given. It matters where ranks are unevenly loaded: a rank whose neighbours on its
+  // core have little to do gets up to 1 / share times the rate (cost_model.h, the pipelined trees).
+  double rank_core_share = 1;
   std::string description;  // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
@@ -92,7 +97,7 @@ absl::Status ValidateTopology(const Topology& topology);
 // message.
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 
-// Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional.
+// Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional; rank_core_share in (0, 1].
 absl::Status ValidateProfile(const Profile& profile);
 
 // "8 nodes x 8 ranks (64 ranks, 1 NIC per node)", with ", 1 intra-node link per rank" when that is set.
