@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 
@@ -311,9 +312,9 @@ std::vector<double> RoundMediansUs(const PooledRounds& pool) {
 // The algorithm auto ran in most of the rounds (the latest of those that ran as many).
 Algorithm MostRounds(const std::vector<Algorithm>& algorithms) {
   Algorithm best = algorithms.back();
-  long best_count = 0;
+  std::ptrdiff_t best_count = 0;
   for (auto it = algorithms.rbegin(); it != algorithms.rend(); ++it) {
-    const long count = std::count(algorithms.begin(), algorithms.end(), *it);
+    const std::ptrdiff_t count = std::count(algorithms.begin(), algorithms.end(), *it);
     if (count > best_count) {
       best = *it;
       best_count = count;
