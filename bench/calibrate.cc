@@ -735,11 +735,10 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                    result.ranks_per_node > 0 ? absl::StrCat(" of ", result.ranks_per_node, " ranks") : "", "\n");
   absl::StrAppend(&out, absl::StrFormat("load average (1 min) %.2f before, %.2f after, on %d cores\n",
                                         result.load_before, result.load_after, result.cores));
-  if (result.cores > 0 && result.host_ranks > result.cores) {
-    absl::StrAppend(
-        &out, absl::StrFormat("%d ranks on a host of %d cores: each rank measured with %.2f of a core "
-                              "(rank_core_share)\n",
-                              result.host_ranks, result.cores, static_cast<double>(result.cores) / result.host_ranks));
+  if (profile.rank_core_share < 1) {
+    absl::StrAppend(&out, absl::StrFormat("%d ranks on a host of %d cores: each rank measured with %.2f of a core "
+                                          "(rank_core_share)\n",
+                                          result.host_ranks, result.cores, profile.rank_core_share));
   }
   if (Busy(result)) {
     absl::StrAppend(&out,

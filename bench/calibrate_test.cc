@@ -16,6 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::Pair;
 
 TEST(SweepSizes, GeometricThenTheMaximum) {
@@ -267,6 +268,12 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   EXPECT_THAT(report, HasSubstr("one-way = median round trip / 2"));
   r.percentile = 10;
   EXPECT_THAT(FormatReport(r, *profile), HasSubstr("one-way = 10th-percentile round trip / 2"));
+  EXPECT_THAT(report, Not(HasSubstr("rank_core_share")));  // cores unknown
+  // More ranks than cores: the share of a core each rank measured with.
+  r.cores = 2;
+  r.host_ranks = 4;
+  EXPECT_THAT(FormatReport(r, *MakeProfile(r)),
+              HasSubstr("4 ranks on a host of 2 cores: each rank measured with 0.50 of a core (rank_core_share)"));
 }
 
 TEST(SpreadOf, TheLargestSlowestOverFastestAndItsSize) {
