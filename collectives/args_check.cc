@@ -1,8 +1,10 @@
 #include "collectives/args_check.h"
 
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/transport/mpi_wait.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
@@ -72,15 +74,53 @@ absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records) {
 }
 
 absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
-                                  const absl::Status& local) {
+                                  const absl::Status& local, absl::Duration timeout) {
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
-  const ArgsRecord mine = MakeArgsRecord(args, algorithm, local.ok());
-  std::vector<ArgsRecord> all(nranks);
-  const int code = MPI_Allgather(&mine, kFields, MPI_INT64_T, all.data(), kFields, MPI_INT64_T, comm);
-  if (code != MPI_SUCCESS) return absl::InternalError("argument check: MPI_Allgather failed");
+  // On the heap: a timed-out exchange cannot be cancelled, and MPI may still write into it later.
+  struct Exchange {
+    ArgsRecord mine;
+    std::vector<ArgsRecord> all;
+  };
+  auto exchange = std::make_unique<Exchange>();
+  exchange->mine = MakeArgsRecord(args, algorithm, local.ok());
+  exchange->all.resize(nranks);
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int code = MPI_Iallgather(&exchange->mine, kFields, MPI_INT64_T, exchange->all.data(), kFields,
+                                  MPI_INT64_T, comm, &request);
+  if (code != MPI_SUCCESS) return absl::InternalError("argument check: MPI_Iallgather failed");
+  std::vector<int> scratch;
+  absl::StatusOr<bool> done = WaitForRequests(&request, 1, timeout, &scratch);
+  if (!done.ok()) return done.status();
+  if (!*done) {
+    exchange.release();  // left to MPI: see above
+    return absl::DeadlineExceededError(absl::StrCat(
+        CollectiveName(args.collective), ": the cross-rank argument check (KCOLL_CHECK_ARGS) did not complete within ",
+        absl::FormatDuration(timeout), ": some rank has not called ", CollectiveName(args.collective),
+        " (it stopped, died, or called another collective)"));
+  }
   if (!local.ok()) return local;
-  return CompareArgsRecords(all);
+  return CompareArgsRecords(exchange->all);
+}
+
+uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm) {
+  const ArgsRecord r = MakeArgsRecord(args, algorithm, /*accepted=*/true);
+  const int64_t fields[] = {r.collective,
+                            r.count,
+                            r.type,
+                            r.op,
+                            r.root,
+                            r.algorithm,
+                            static_cast<int64_t>(args.options.nchannels),
+                            static_cast<int64_t>(args.options.chunk_bytes)};
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields' bytes
+  for (int64_t field : fields) {
+    for (int b = 0; b < 8; ++b) {
+      hash ^= static_cast<uint64_t>(field >> (8 * b)) & 0xff;
+      hash *= 1099511628211ull;
+    }
+  }
+  return static_cast<uint32_t>(hash ^ (hash >> 32));
 }
 
 }  // namespace kcoll

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "collectives/algorithms/algorithm.h"
 
 namespace kcoll {
@@ -33,9 +34,14 @@ ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool 
 absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records);
 
 // Allgathers this rank's record over `comm` and compares. If this rank rejected its own arguments (`local` not
-// OK), returns `local`. Collective over `comm`.
+// OK), returns `local`. Collective over `comm`. When `timeout` passes before every rank has joined, returns
+// DeadlineExceeded (the exchange's buffers are then left to MPI, never freed).
 absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
-                                  const absl::Status& local);
+                                  const absl::Status& local, absl::Duration timeout = absl::InfiniteDuration());
+
+// A hash of what every rank must agree on for a call (the record's fields and the algorithm's tuning), the same
+// on every rank given the same arguments: Transport::CallInfo::signature.
+uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm);
 
 }  // namespace kcoll
 

@@ -1,6 +1,7 @@
 #include "collectives/communicator.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
 #include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi_wait.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
@@ -47,9 +49,21 @@ absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
 
 // A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
 // the others would go on to wait for them in the first collective.
-absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local) {
-  int failed = local.ok() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
+                            absl::Duration timeout = absl::InfiniteDuration()) {
+  // On the heap: a timed-out reduction cannot be cancelled, and MPI may still write into it later.
+  auto failed_on = std::make_unique<int>(local.ok() ? 0 : 1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(MPI_IN_PLACE, failed_on.get(), 1, MPI_INT, MPI_SUM, comm, &request);
+  std::vector<int> scratch;
+  absl::StatusOr<bool> done = WaitForRequests(&request, 1, timeout, &scratch);
+  if (!done.ok()) return done.status();
+  if (!*done) {
+    failed_on.release();  // left to MPI: see above
+    return absl::DeadlineExceededError(absl::StrCat("SetProfile: not every rank called it within ",
+                                                    absl::FormatDuration(timeout)));
+  }
+  const int failed = *failed_on;
   if (!local.ok()) return local;
   if (failed > 0) {
     return absl::InvalidArgumentError(
@@ -64,6 +78,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   KCOLL_ASSIGN_OR_RETURN(TransportKind transport, ChooseTransportKind(options.transport));
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, transport));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
+  KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout, ChooseTimeout(options.timeout, options.on_timeout, transport));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
@@ -91,8 +106,11 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
   c->check_args_ = check_args;
+  c->timeout_ = timeout;
+  mpi->set_timeout(timeout.timeout, timeout.source);
   // The transport (MPI, or NCCL bootstrapped over MPI) and the kernels that go with it.
-  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(std::move(mpi), transport, backend, options.gpu));
+  KCOLL_ASSIGN_OR_RETURN(Execution execution,
+                         MakeExecution(std::move(mpi), transport, backend, options.gpu, timeout.timeout));
   c->execution_ = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);
@@ -130,23 +148,52 @@ absl::Status Communicator::Finalize() {
   if (!finalized() && logger_.Enabled(LogLevel::kInfo)) {
     logger_.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(topology_, counters_), "\n"));
   }
+  // With a timeout, leave nothing behind that could reach a later communicator (see Transport::Quiesce). Without
+  // one, Finalize does not wait for the other ranks, as MPI_Comm_free does not.
+  if (!finalized() && broken_.ok() && timeout_.timeout != absl::InfiniteDuration()) {
+    absl::Status quiet = transport_->Quiesce(timeout_.timeout);
+    if (!quiet.ok()) logger_.Log(LogLevel::kWarn, absl::StrCat("Finalize: ", quiet.message()));
+  }
   kernels_.reset();
   transport_.reset();
   if (control_comm_ != MPI_COMM_NULL) {
     int mpi_finalized = 0;
     MPI_Finalized(&mpi_finalized);
-    if (!mpi_finalized) MPI_Comm_free(&control_comm_);
+    // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
+    if (!mpi_finalized && broken_.ok()) MPI_Comm_free(&control_comm_);
     control_comm_ = MPI_COMM_NULL;
   }
   return absl::OkStatus();
 }
 
+absl::Status Communicator::CheckUsable(absl::string_view what) const {
+  if (finalized()) return absl::InvalidArgumentError(absl::StrCat(what, ": communicator used after Finalize()"));
+  if (!broken_.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": the communicator is broken by an earlier error (create a new one): ", broken_.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::Break(absl::Status error) {
+  if (broken_.ok()) broken_ = error;
+  transport_->Abandon();
+  if (error.code() == absl::StatusCode::kDeadlineExceeded && timeout_.on_timeout == OnTimeout::kAbort) {
+    std::fprintf(stderr, "kcoll: %s (KCOLL_ON_TIMEOUT=abort: ending the job)\n", error.ToString().c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
+  }
+  return error;
+}
+
 absl::Status Communicator::SetProfile(const std::string& profile_path) {
-  if (finalized()) return absl::InvalidArgumentError("SetProfile: communicator used after Finalize()");
+  KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path);
   absl::StatusOr<AutoChoice> choice =
       profile.ok() ? AutoChoice::Create(topology_, *std::move(profile)) : absl::StatusOr<AutoChoice>(profile.status());
-  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(control_comm_, choice.status()));
+  absl::Status agreed = AgreeOnProfile(control_comm_, choice.status(), timeout_.timeout);
+  if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
+  KCOLL_RETURN_IF_ERROR(agreed);
   auto_choice_ = std::make_unique<AutoChoice>(*std::move(choice));
   return absl::OkStatus();
 }
@@ -235,17 +282,16 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
-  if (rejection.ok() || finalized() || !check_args_) return rejection;
+  if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok() || !check_args_) return rejection;
   CollectiveArgs args;
   args.collective = collective;
-  return CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection);
+  absl::Status checked = CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection, timeout_.timeout);
+  if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
+  return checked;
 }
 
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
-  if (finalized()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"));
-  }
+  KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = transport_->CanReach(memory) && memory == kernels_->memory();
   absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
@@ -260,13 +306,21 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     if (found.ok()) fn = *found;
     local = found.status();
   }
-  if (check_args_) KCOLL_RETURN_IF_ERROR(CheckArgsAcrossRanks(control_comm_, args, algorithm, local));
+  if (check_args_) {
+    absl::Status checked = CheckArgsAcrossRanks(control_comm_, args, algorithm, local, timeout_.timeout);
+    if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
+    KCOLL_RETURN_IF_ERROR(checked);
+  }
   KCOLL_RETURN_IF_ERROR(local);
   const PrimitiveCounts before = counters_.total;
   const auto start = std::chrono::steady_clock::now();
-  const absl::Status status = RunAlgorithm(fn, args);
+  transport_->BeginCall(
+      Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm), CallSignature(args, algorithm)});
+  absl::Status status = RunAlgorithm(fn, args);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Record(args, algorithm, before, seconds, status);
+  // A call that failed once transfers began leaves the ranks out of step: nothing may run on this communicator.
+  if (!status.ok()) return Break(status);
   return status;
 }
 

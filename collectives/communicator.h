@@ -30,6 +30,7 @@
 #include "collectives/observability/counters.h"
 #include "collectives/observability/log.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
 #include "models/names.h"
@@ -42,8 +43,16 @@ struct CommunicatorOptions {
   std::optional<ExecBackend> backend;
   // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set, else MPI.
   std::optional<TransportKind> transport;
-  // Devices, NCCL timeout and MPI CUDA-awareness for the cuda backend.
+  // Devices and MPI CUDA-awareness for the cuda backend.
   GpuOptions gpu;
+  // The longest a collective may wait without any of its transfers completing; then it returns DeadlineExceeded on
+  // every rank still waiting, and the communicator is broken (collectives/transport/timeout.h). Zero or
+  // absl::InfiniteDuration(): no limit. Unset: $KCOLL_TIMEOUT ("30s", "2m", "0"), else no limit over MPI (MPI's own
+  // behaviour) and 5 minutes over NCCL ($KCOLL_NCCL_TIMEOUT is read there too).
+  std::optional<absl::Duration> timeout;
+  // What a timeout does: return DeadlineExceeded (kReturn) or print it and end the job with MPI_Abort (kAbort).
+  // Unset: $KCOLL_ON_TIMEOUT ("return" | "abort"), else kReturn.
+  std::optional<OnTimeout> on_timeout;
   // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
   // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
   int ranks_per_node = 0;
@@ -81,6 +90,12 @@ class Communicator {
   const Topology& topology() const { return topology_; }
   ExecBackend backend() const { return backend_; }
   bool checks_args() const { return check_args_; }
+  // The timeout in force (absl::InfiniteDuration(): none) and what a timeout does.
+  const TimeoutSettings& timeout() const { return timeout_; }
+  // OK, or the error that broke the communicator: a collective that failed after its transfers began (a timeout,
+  // an MPI error) leaves the ranks' message streams out of step, so every later call returns FailedPrecondition
+  // quoting this error. Finalize still works.
+  const absl::Status& broken() const { return broken_; }
   TransportKind transport() const { return transport_kind_; }
   // One line saying what runs: transport, kernels, device, how device buffers reach the network.
   const std::string& execution() const { return execution_; }
@@ -148,7 +163,8 @@ class Communicator {
   std::string DescribeJson() const;
 
   // Releases the duplicated MPI communicator and kernel scratch; later calls fail with InvalidArgument.
-  // Collective. Called by the destructor if not called before.
+  // Collective. Called by the destructor if not called before. A broken communicator's MPI communicators are not
+  // freed (late messages of its peers must not reach a communicator created later).
   absl::Status Finalize();
   bool finalized() const { return transport_ == nullptr; }
 
@@ -156,6 +172,10 @@ class Communicator {
   Communicator() = default;
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
   absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args);
+  // Records `error` as what broke the communicator, withdraws pending transfers, and with on_timeout = kAbort ends
+  // the job on a timeout. Returns `error`.
+  absl::Status Break(absl::Status error);
+  absl::Status CheckUsable(absl::string_view what) const;
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
 
@@ -168,6 +188,8 @@ class Communicator {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   bool check_args_ = false;
+  TimeoutSettings timeout_;
+  absl::Status broken_;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice_;
 };

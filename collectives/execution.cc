@@ -94,23 +94,13 @@ void NodeLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
   MPI_Comm_free(&node);
 }
 
-absl::StatusOr<Execution> MakeNcclExecution(std::unique_ptr<MpiTransport> mpi, const GpuOptions& gpu) {
+absl::StatusOr<Execution> MakeNcclExecution(std::unique_ptr<MpiTransport> mpi, const GpuOptions& gpu,
+                                            absl::Duration timeout) {
   // Settings every rank reads alike: failing here fails every rank the same way, before any traffic.
   std::vector<int> devices = gpu.cuda_devices;
   if (devices.empty()) {
     if (const char* env = GetEnv("KCOLL_CUDA_DEVICE")) {
       KCOLL_ASSIGN_OR_RETURN(devices, ParseCudaDeviceList(env, "KCOLL_CUDA_DEVICE"));
-    }
-  }
-  absl::Duration timeout = gpu.nccl_timeout;
-  if (timeout < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nccl_timeout: ", absl::FormatDuration(timeout), " is negative"));
-  }
-  if (timeout == absl::ZeroDuration()) {
-    timeout = kDefaultNcclTimeout;
-    if (const char* env = GetEnv("KCOLL_NCCL_TIMEOUT")) {
-      KCOLL_ASSIGN_OR_RETURN(timeout, ParseTimeout(env, "KCOLL_NCCL_TIMEOUT"));
     }
   }
   Execution out;
@@ -151,7 +141,7 @@ absl::StatusOr<TransportKind> ChooseTransportKind(std::optional<TransportKind> o
 }
 
 absl::StatusOr<Execution> MakeExecution(std::unique_ptr<MpiTransport> mpi, TransportKind kind, ExecBackend backend,
-                                        const GpuOptions& gpu) {
+                                        const GpuOptions& gpu, absl::Duration timeout) {
   if (kind == TransportKind::kMpi) return MakeMpiExecution(std::move(mpi), backend, gpu);
   if (backend != ExecBackend::kCuda) {
     return absl::InvalidArgumentError(absl::StrCat("transport 'nccl' needs the cuda execution backend (its buffers "
@@ -159,9 +149,10 @@ absl::StatusOr<Execution> MakeExecution(std::unique_ptr<MpiTransport> mpi, Trans
                                                    ExecBackendName(backend), "'"));
   }
 #if defined(KCOLL_HAVE_NCCL)
-  return MakeNcclExecution(std::move(mpi), gpu);
+  return MakeNcclExecution(std::move(mpi), gpu, timeout);
 #else
   (void)gpu;
+  (void)timeout;
   return absl::FailedPreconditionError(
       "transport 'nccl' was requested but kcoll was built without NCCL: install NCCL (nccl.h and libnccl) with the "
       "CUDA toolkit or set NCCL_HOME, and rebuild");

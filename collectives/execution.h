@@ -32,9 +32,6 @@ struct GpuOptions {
   // CUDA device for this node's ranks: one for all, or one per local rank. Empty: $KCOLL_CUDA_DEVICE if set, else
   // device = local rank (see collectives/transport/gpu_placement.h).
   std::vector<int> cuda_devices;
-  // NCCL: the longest a collective may go without progress before the communicator is aborted. Zero:
-  // $KCOLL_NCCL_TIMEOUT if set, else 5 minutes.
-  absl::Duration nccl_timeout = absl::ZeroDuration();
   // MPI with device buffers: whether the MPI reads device memory. Unset: $KCOLL_MPI_CUDA_AWARE if set, else detected.
   std::optional<bool> mpi_cuda_aware;
 };
@@ -49,9 +46,10 @@ struct Execution {
 };
 
 // Collective over the communicator of `mpi`, which becomes the transport (kMpi) or bootstraps NCCL and is released
-// (kNccl). The checks that can differ between ranks (devices) are agreed on before any NCCL call.
+// (kNccl). The checks that can differ between ranks (devices) are agreed on before any NCCL call. `timeout` bounds
+// every wait of the NCCL transport (the MPI transport carries its own: MpiTransport::set_timeout).
 absl::StatusOr<Execution> MakeExecution(std::unique_ptr<MpiTransport> mpi, TransportKind kind, ExecBackend backend,
-                                        const GpuOptions& gpu);
+                                        const GpuOptions& gpu, absl::Duration timeout = absl::InfiniteDuration());
 
 }  // namespace kcoll
 

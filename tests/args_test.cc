@@ -11,33 +11,14 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
-#include "tests/collective_test_util.h"
+include "tests/collective_test_util.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Sets an environment variable for the scope (on this rank).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // True on every rank iff every rank's status is InvalidArgument containing `text`.
 bool EveryRankRejects(const absl::Status& s, const std::string& text) {

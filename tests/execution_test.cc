@@ -9,22 +9,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/mpi_test_env.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace {
 
 using testing::AllRanks;
+using testing::ScopedEnv;
 using ::testing::HasSubstr;
-
-// Sets an environment variable for the scope of a test (every rank sets the same).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 TEST(Execution, DefaultIsMpiWithHostKernels) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);

@@ -82,7 +82,7 @@ class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
     options.backend = ExecBackend::kCuda;
     options.transport = config.transport;
     options.gpu.mpi_cuda_aware = config.mpi_cuda_aware;
-    options.gpu.nccl_timeout = absl::Seconds(120);
+    options.timeout = absl::Seconds(120);
     auto comm = Communicator::Create(MPI_COMM_WORLD, options);
     ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
     comm_ = std::move(comm).value();

@@ -100,23 +100,6 @@ TEST(FindSharedDevice, FirstPairOnOneGpu) {
   EXPECT_FALSE(FindSharedDevice({"", "", "0000:3b:00.0"}).has_value());
 }
 
-TEST(ParseTimeout, SecondsOrDurations) {
-  EXPECT_EQ(*ParseTimeout("30", "T"), absl::Seconds(30));
-  EXPECT_EQ(*ParseTimeout("2.5", "T"), absl::Milliseconds(2500));
-  EXPECT_EQ(*ParseTimeout("90s", "T"), absl::Seconds(90));
-  EXPECT_EQ(*ParseTimeout("2m", "T"), absl::Minutes(2));
-  EXPECT_EQ(*ParseTimeout(" 500ms ", "T"), absl::Milliseconds(500));
-}
-
-TEST(ParseTimeout, RejectsNonPositiveOrInfinite) {
-  for (const char* bad : {"", "0", "-5", "soon", "inf", "nan", "0s", "-1m"}) {
-    auto parsed = ParseTimeout(bad, "KCOLL_NCCL_TIMEOUT");
-    ASSERT_FALSE(parsed.ok()) << bad;
-    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << bad;
-    EXPECT_THAT(parsed.status().message(), HasSubstr("KCOLL_NCCL_TIMEOUT"));
-  }
-}
-
 TEST(ParseFlag, Spellings) {
   for (const char* yes : {"1", "true", "YES", "On"}) EXPECT_TRUE(*ParseFlag(yes, "F")) << yes;
   for (const char* no : {"0", "false", "No", "off"}) EXPECT_FALSE(*ParseFlag(no, "F")) << no;

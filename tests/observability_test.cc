@@ -21,9 +21,12 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/mpi_test_env.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace {
+
+using testing::ScopedEnv;
 
 // The log lines name the algorithm: run the ring explicitly so they do not depend on what `auto` picks.
 CallOptions RingCall() {
@@ -39,25 +42,6 @@ using testing::WorldRank;
 using testing::WorldSize;
 
 // Sets an environment variable for the scope, restoring the previous value after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 std::string TempDir() {
   const char* dir = std::getenv("TEST_TMPDIR");
   return dir != nullptr ? dir : "/tmp";

@@ -112,6 +112,9 @@ class CountingTransport final : public Transport {
   absl::Status WaitAll() override { return inner_->WaitAll(); }
   absl::Status Synchronize() override { return inner_->Synchronize(); }
   bool StreamOrdered() const override { return inner_->StreamOrdered(); }
+  void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
+  absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
+  void Abandon() override { inner_->Abandon(); }
 
  private:
   void Count(TransferCounts& counts, int peer, size_t bytes) const;

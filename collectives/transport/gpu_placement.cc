@@ -75,25 +75,6 @@ std::optional<std::pair<int, int>> FindSharedDevice(const std::vector<std::strin
   return std::nullopt;
 }
 
-absl::StatusOr<absl::Duration> ParseTimeout(absl::string_view text, absl::string_view source) {
-  const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
-  absl::Duration timeout;
-  double seconds = 0;
-  if (absl::SimpleAtod(trimmed, &seconds)) {
-    if (!std::isfinite(seconds)) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ": '", text, "' is not a positive, finite duration"));
-    }
-    timeout = absl::Seconds(seconds);
-  } else if (!absl::ParseDuration(trimmed, &timeout)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": '", text, "' is not a duration (seconds, or a number with a unit: 90s, 2m, 500ms)"));
-  }
-  if (timeout <= absl::ZeroDuration() || timeout == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ": '", text, "' is not a positive, finite duration"));
-  }
-  return timeout;
-}
-
 absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source) {
   const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
   if (lower == "1" || lower == "true" || lower == "yes" || lower == "on") return true;

@@ -19,9 +19,6 @@
 
 namespace kcoll {
 
-// How long a stalled NCCL step may go without progress before the communicator is aborted.
-inline constexpr absl::Duration kDefaultNcclTimeout = absl::Minutes(5);
-
 // Parses a device override: one device for every local rank ("3") or one per local rank ("0,1,2,3").
 // `source` names the setting in errors (e.g. "KCOLL_CUDA_DEVICE").
 absl::StatusOr<std::vector<int>> ParseCudaDeviceList(absl::string_view text, absl::string_view source);
@@ -38,9 +35,6 @@ absl::Status CheckKokkosDevice(int chosen_device, int kokkos_device, int local_r
 // The first two positions whose device ids (PCI bus ids) are equal, if any: two ranks of a node on one GPU, which
 // NCCL does not support. Empty ids (ranks that could not tell) never match.
 std::optional<std::pair<int, int>> FindSharedDevice(const std::vector<std::string>& device_ids);
-
-// A timeout: a plain number of seconds ("30", "2.5") or a duration with its unit ("90s", "2m", "500ms"); > 0.
-absl::StatusOr<absl::Duration> ParseTimeout(absl::string_view text, absl::string_view source);
 
 // "1", "true", "yes", "on" / "0", "false", "no", "off" (case-insensitive).
 absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source);

@@ -1,25 +1,46 @@
 #include "collectives/transport/mpi_transport.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace kcoll {
-
-std::string MpiErrorString(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return absl::StrCat("MPI error ", code);
-  return std::string(text, length);
-}
-
 namespace {
+
+// Tag layout, low to high: the schedule's tag, the call's sequence number, as much of the signature as fits.
+constexpr int kScheduleTagBits = 8;
+constexpr int kSequenceBits = 4;
+constexpr uint32_t kSequenceMask = (1u << kSequenceBits) - 1;
+static_assert(MpiTransport::kMaxTag == 1 << kScheduleTagBits, "kMaxTag is the schedule tag's range");
+
+// How long Abandon waits for MPI to withdraw a cancelled receive before it gives up and ends the job.
+constexpr auto kCancelGrace = std::chrono::seconds(2);
 
 absl::Status FromMpi(int code, absl::string_view call) {
   if (code == MPI_SUCCESS) return absl::OkStatus();
   return absl::InternalError(absl::StrCat(call, " failed: ", MpiErrorString(code)));
+}
+
+// Bits of tag MPI allows on `comm` (MPI_TAG_UB is at least 32767; Open MPI's is 2^31 - 1).
+int TagBits(MPI_Comm comm) {
+  int* upper = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &found);
+  const long long bound = (found && upper != nullptr) ? *upper : 32767;
+  int bits = 0;
+  while (bits < 31 && (1LL << (bits + 1)) - 1 <= bound) ++bits;
+  return bits;
+}
+
+std::string Seconds(std::chrono::steady_clock::duration d) {
+  return absl::StrFormat("%.3f s", std::chrono::duration<double>(d).count());
 }
 
 }  // namespace
@@ -36,21 +57,43 @@ absl::StatusOr<std::unique_ptr<MpiTransport>> MpiTransport::Create(MPI_Comm comm
   int rank = 0, size = 0;
   MPI_Comm_rank(dup, &rank);
   MPI_Comm_size(dup, &size);
-  return std::unique_ptr<MpiTransport>(new MpiTransport(dup, rank, size));
+  const int signature_bits = std::max(0, std::min(32, TagBits(dup) - kScheduleTagBits - kSequenceBits));
+  return std::unique_ptr<MpiTransport>(new MpiTransport(dup, rank, size, signature_bits));
 }
 
 MpiTransport::~MpiTransport() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) {
-    WaitAll().IgnoreError();
-    MPI_Comm_free(&comm_);
+  if (finalized) return;
+  if (!requests_.empty() && !abandoned_) {
+    if (!WaitAll().ok()) Abandon();
   }
+  if (!abandoned_) MPI_Comm_free(&comm_);  // an abandoned communicator is kept (see the header)
 }
 
 bool MpiTransport::CanReach(MemoryKind memory) const {
   // Device memory needs a CUDA-aware MPI, which the communicator detects and reports through set_device_memory.
   return memory == MemoryKind::kHost || device_memory_;
+}
+
+void MpiTransport::set_timeout(absl::Duration timeout, std::string source) {
+  timeout_ = timeout;
+  timeout_source_ = std::move(source);
+}
+
+void MpiTransport::BeginCall(const CallInfo& call) {
+  call_name_ = absl::StrCat(call.collective, " (", call.algorithm, ")");
+  call_signature_ = call.signature;
+  ++call_sequence_;
+  step_ = 0;
+  call_start_ = std::chrono::steady_clock::now();
+}
+
+int MpiTransport::MpiTag(int tag) const {
+  const uint32_t signature =
+      signature_bits_ >= 32 ? call_signature_ : call_signature_ & ((1u << signature_bits_) - 1);
+  return static_cast<int>((signature << (kScheduleTagBits + kSequenceBits)) |
+                          ((call_sequence_ & kSequenceMask) << kScheduleTagBits) | static_cast<uint32_t>(tag));
 }
 
 absl::Status MpiTransport::CheckPeer(int peer, absl::string_view what) const {
@@ -61,20 +104,26 @@ absl::Status MpiTransport::CheckPeer(int peer, absl::string_view what) const {
 }
 
 absl::StatusOr<Transport::Request> MpiTransport::Post(bool send, int peer, void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckPeer(peer, send ? "Send" : "Recv"); !s.ok()) return s;
+  const char* what = send ? "Send" : "Recv";
+  if (absl::Status s = CheckPeer(peer, what); !s.ok()) return s;
   if (data == nullptr && bytes > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(send ? "Send" : "Recv", ": null buffer for ", bytes, " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));
   }
+  if (tag < 0 || tag >= kMaxTag) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": tag ", tag, " is not in [0, ", kMaxTag, ")"));
+  }
+  const int mpi_tag = MpiTag(tag);
   const int first = static_cast<int>(requests_.size());
   size_t offset = 0;
   do {  // a zero-byte transfer is still one message, so both sides agree on the message count
     const size_t piece = std::min(bytes - offset, max_piece_bytes_);
     char* at = static_cast<char*>(data) + offset;
     MPI_Request request = MPI_REQUEST_NULL;
-    const int code = send ? MPI_Isend(at, static_cast<int>(piece), MPI_BYTE, peer, tag, comm_, &request)
-                          : MPI_Irecv(at, static_cast<int>(piece), MPI_BYTE, peer, tag, comm_, &request);
+    const int code = send ? MPI_Isend(at, static_cast<int>(piece), MPI_BYTE, peer, mpi_tag, comm_, &request)
+                          : MPI_Irecv(at, static_cast<int>(piece), MPI_BYTE, peer, mpi_tag, comm_, &request);
     if (absl::Status s = FromMpi(code, send ? "MPI_Isend" : "MPI_Irecv"); !s.ok()) return s;
     requests_.push_back(request);
+    posted_.push_back(Posted{send, peer, piece});
     offset += piece;
   } while (offset < bytes);
   ranges_.emplace_back(first, static_cast<int>(requests_.size()) - first);
@@ -89,19 +138,127 @@ absl::StatusOr<Transport::Request> MpiTransport::Recv(int peer, void* data, size
   return Post(/*send=*/false, peer, data, bytes, tag);
 }
 
+absl::Status MpiTransport::Complete(int first, int count) {
+  ++step_;
+  absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout_, &completed_);
+  if (!done.ok()) return done.status();
+  if (!*done) return TimedOut(first, count);
+  return absl::OkStatus();
+}
+
 absl::Status MpiTransport::Wait(Request request) {
   if (request.id < 0 || request.id >= static_cast<int>(ranges_.size())) {
     return absl::InvalidArgumentError(absl::StrCat("Wait: request ", request.id, " is not pending"));
   }
   const auto [first, count] = ranges_[request.id];
-  return FromMpi(MPI_Waitall(count, requests_.data() + first, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  return Complete(first, count);
 }
 
 absl::Status MpiTransport::WaitAll() {
-  const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  absl::Status s = Complete(0, static_cast<int>(requests_.size()));
+  if (!s.ok()) return s;  // the pending requests stay for Abandon
   requests_.clear();
+  posted_.clear();
   ranges_.clear();
-  return FromMpi(code, "MPI_Waitall");
+  return s;
+}
+
+std::string MpiTransport::DiagnosePeer(int peer) const {
+  int found = 0;
+  MPI_Status status;
+  if (MPI_Iprobe(peer, MPI_ANY_TAG, comm_, &found, &status) != MPI_SUCCESS || !found) return "";
+  // Messages of this call that a receive has not been posted for yet carry this call's tag bits above the
+  // schedule's; anything else from this peer belongs to a call this rank is not in.
+  const uint32_t mine = static_cast<uint32_t>(MpiTag(0)) >> kScheduleTagBits;
+  const uint32_t theirs = static_cast<uint32_t>(status.MPI_TAG) >> kScheduleTagBits;
+  if (theirs == mine) return "";
+  if ((theirs & kSequenceMask) == (mine & kSequenceMask)) {
+    return absl::StrCat("; rank ", peer,
+                        " sent a message of this call with different arguments (count, type, op, root or algorithm: "
+                        "KCOLL_CHECK_ARGS=1 names the field)");
+  }
+  return absl::StrCat("; rank ", peer, " sent a message of another call (the ranks called different collectives)");
+}
+
+absl::Status MpiTransport::TimedOut(int first, int count) const {
+  std::vector<std::string> pending;
+  std::set<int> peers, receiving_from;
+  for (int i = first; i < first + count; ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    const Posted& p = posted_[i];
+    peers.insert(p.peer);
+    if (!p.send) receiving_from.insert(p.peer);
+    if (pending.size() < 4) {
+      pending.push_back(p.send ? absl::StrCat("send of ", p.bytes, " B to rank ", p.peer)
+                               : absl::StrCat("receive of ", p.bytes, " B from rank ", p.peer));
+    }
+  }
+  const size_t described = pending.size();
+  const size_t total = static_cast<size_t>(std::count_if(requests_.begin() + first, requests_.begin() + first + count,
+                                                         [](MPI_Request r) { return r != MPI_REQUEST_NULL; }));
+  std::string diagnosis;
+  for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
+  return absl::DeadlineExceededError(absl::StrCat(
+      call_name_, " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
+      timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ",
+      Seconds(std::chrono::steady_clock::now() - call_start_), " after the call began; ranks whose transfers did not ",
+      "complete: ", absl::StrJoin(peers, ", "), " (", absl::StrJoin(pending, ", "),
+      total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
+      diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+}
+
+void MpiTransport::Abandon() {
+  abandoned_ = true;
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    MPI_Request& request = requests_[i];
+    if (request == MPI_REQUEST_NULL) continue;
+    if (posted_[i].send) {
+      // The peer may still read the buffer; nothing is written into it.
+      MPI_Request_free(&request);
+      continue;
+    }
+    MPI_Cancel(&request);
+    const auto deadline = std::chrono::steady_clock::now() + kCancelGrace;
+    int done = 0;
+    while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    if (!done) {
+      std::fprintf(stderr,
+                   "kcoll: %s on rank %d: MPI could not withdraw a receive of %zu B from rank %d after a failure; "
+                   "ending the job rather than let it write into the caller's buffer later\n",
+                   call_name_.c_str(), rank_, posted_[i].bytes, posted_[i].peer);
+      MPI_Abort(comm_, 1);
+    }
+  }
+  requests_.clear();
+  posted_.clear();
+  ranges_.clear();
+}
+
+absl::Status MpiTransport::Quiesce(absl::Duration timeout) {
+  if (abandoned_) return absl::OkStatus();
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  if (absl::Status s = FromMpi(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier"); !s.ok()) return s;
+  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &completed_);
+  if (!done.ok()) return done.status();
+  if (!*done) {
+    abandoned_ = true;  // the barrier stays pending on a communicator that is kept
+    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout),
+                                                    "; the MPI communicator is kept"));
+  }
+  // Every message sent before the barrier has arrived (MPI keeps each pair's messages in order on a communicator).
+  int found = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &found, &status);
+  if (found) {
+    abandoned_ = true;
+    return absl::DataLossError(absl::StrCat("rank ", status.MPI_SOURCE,
+                                            " sent a message no call on this rank received (the ranks' arguments "
+                                            "differed in some call); the MPI communicator is kept"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace kcoll

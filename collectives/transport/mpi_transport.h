@@ -1,20 +1,47 @@
 // Transport over MPI point-to-point (MPI_Isend/MPI_Irecv on MPI_BYTE), on a duplicate of the application's
 // communicator so that kcoll's messages never match the application's. Buffers must be host memory unless the MPI
 // is CUDA-aware. Messages larger than MPI's int count are split into pieces transparently.
+//
+// Tags. A message's MPI tag carries, besides the schedule's own tag (a channel, a direction: 0..255), the call's
+// signature (collective, count, type, op, root, algorithm: Transport::CallInfo) and the call's sequence number
+// modulo 16. Ranks that disagree on a call's arguments therefore never match each other's messages: their waits
+// time out (below) instead of reducing mismatched data or truncating a message, and the timeout names the peer
+// whose pending message belongs to a different call.
+//
+// Waiting. With no timeout (the default) a wait is MPI_Waitall. With a timeout, a wait polls its requests with
+// MPI_Testsome (MPI's progress runs in every poll, as in MPI_Waitall): it spins while transfers are completing,
+// yields the core once none has completed for 1 ms and sleeps 100 us between polls after 100 ms, so that ranks
+// sharing cores with a stalled peer leave it the CPU. A wait fails with DeadlineExceeded once no transfer of it has
+// completed for the timeout; the error names the call, the algorithm, the step (the n-th wait of the call), the
+// time since the call began and the peers whose transfers are pending.
+//
+// After a failure, Abandon() cancels the pending receives (waiting for each cancellation to take effect, so no
+// late message lands in the caller's buffer; if MPI cannot withdraw one, the job is aborted with a message) and
+// releases the pending sends. The duplicated MPI communicator of a transport that abandoned transfers is never
+// freed: late messages of its peers then stay with it, and cannot reach a communicator created later (MPI reuses
+// the context ids of freed communicators, and a stray message on a reused one can stall its matching). The same
+// holds for a communicator that Quiesce finds holding a message nobody received.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_TRANSPORT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_MPI_TRANSPORT_H_
 
 #include <mpi.h>
 
+#include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "collectives/transport/mpi_wait.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
 
 class MpiTransport final : public Transport {
  public:
+  // Schedule tags passed to Send/Recv must be in [0, kMaxTag).
+  static constexpr int kMaxTag = 256;
+
   // Duplicates `comm` (collective over `comm`). The application keeps ownership of `comm`.
   static absl::StatusOr<std::unique_ptr<MpiTransport>> Create(MPI_Comm comm);
   ~MpiTransport() override;
@@ -28,9 +55,17 @@ class MpiTransport final : public Transport {
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
+  void BeginCall(const CallInfo& call) override;
+  void Abandon() override;
+  absl::Status Quiesce(absl::Duration timeout) override;
 
   // The duplicated communicator kcoll talks on (for the collectives kcoll delegates to MPI, e.g. barriers in tests).
   MPI_Comm comm() const { return comm_; }
+
+  // The longest a wait may go without any of its transfers completing (absl::InfiniteDuration(): MPI_Waitall).
+  // `source` names the setting in the error ("KCOLL_TIMEOUT").
+  void set_timeout(absl::Duration timeout, std::string source);
+  absl::Duration timeout() const { return timeout_; }
 
   // Whether device buffers may be handed to MPI directly (a CUDA-aware MPI; see mpi_cuda_support.h). Off by default.
   void set_device_memory(bool enabled) { device_memory_ = enabled; }
@@ -39,22 +74,47 @@ class MpiTransport final : public Transport {
   void set_max_piece_bytes(size_t bytes) { max_piece_bytes_ = bytes; }
 
  private:
-  MpiTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  // What a posted MPI request moves, to name it when it does not complete.
+  struct Posted {
+    bool send;
+    int peer;
+    size_t bytes;
+  };
+
+  MpiTransport(MPI_Comm comm, int rank, int size, int signature_bits)
+      : comm_(comm), rank_(rank), size_(size), signature_bits_(signature_bits) {}
   absl::Status CheckPeer(int peer, absl::string_view what) const;
   absl::StatusOr<Request> Post(bool send, int peer, void* data, size_t bytes, int tag);
+  int MpiTag(int tag) const;
+  // Completes requests_[first, first + count): one step of the call.
+  absl::Status Complete(int first, int count);
+  absl::Status TimedOut(int first, int count) const;
+  // Why a peer's pending message did not match: a message of another call waiting from it, if any.
+  std::string DiagnosePeer(int peer) const;
 
   MPI_Comm comm_;
   int rank_;
   int size_;
+  int signature_bits_;  // tag bits left for the call signature under MPI_TAG_UB
   size_t max_piece_bytes_ = size_t{1} << 30;
   bool device_memory_ = false;
+  absl::Duration timeout_ = absl::InfiniteDuration();
+  std::string timeout_source_;
+  bool abandoned_ = false;
+
+  // The current call (BeginCall).
+  std::string call_name_ = "transfer";
+  uint32_t call_signature_ = 0;
+  uint32_t call_sequence_ = 0;
+  int step_ = 0;
+  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();
+
   // Every MPI request posted since the last WaitAll; a Request names a contiguous range of them.
   std::vector<MPI_Request> requests_;
+  std::vector<Posted> posted_;               // parallel to requests_
   std::vector<std::pair<int, int>> ranges_;  // Request id -> [first, first + count) in requests_
+  std::vector<int> completed_;               // MPI_Testsome's output
 };
-
-// The message of an MPI error code, e.g. "MPI_ERR_RANK: invalid rank".
-std::string MpiErrorString(int code);
 
 }  // namespace kcoll
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/transport/backoff.h"
 #include "collectives/transport/cuda_errors.h"
+#include "collectives/transport/gpu_placement.h"
 #include "collectives/transport/nccl_errors.h"
 
 namespace kcoll {

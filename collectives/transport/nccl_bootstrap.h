@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/transport/agreement.h"
-#include "collectives/transport/gpu_placement.h"
+#include "collectives/transport/timeout.h"
 
 namespace kcoll {
 

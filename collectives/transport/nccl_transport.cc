@@ -31,8 +31,8 @@ absl::StatusOr<std::unique_ptr<NcclTransport>> NcclTransport::Adopt(ncclComm_t c
                                                                     const NcclTransportOptions& options) {
   if (comm == nullptr) return absl::InvalidArgumentError("NcclTransport: null NCCL communicator");
   if (options.timeout <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("NcclTransport: timeout ", absl::FormatDuration(options.timeout), " is not positive"));
+    return absl::InvalidArgumentError(absl::StrCat("NcclTransport: timeout ", absl::FormatDuration(options.timeout),
+                                                   " is not positive (absl::InfiniteDuration(): no limit)"));
   }
   int rank = 0, size = 0;
   absl::Status s = NcclStatus(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm);
@@ -195,7 +195,7 @@ absl::Status NcclTransport::Synchronize() {
     if (absl::Now() - last_progress > timeout_) {
       return Fail(absl::DeadlineExceededError(
           absl::StrCat(Describe(step.index, step.ops), " made no progress for ", absl::FormatDuration(timeout_),
-                       " (KCOLL_NCCL_TIMEOUT); a peer may have stopped or posted a different schedule")));
+                       " (KCOLL_TIMEOUT); a peer may have stopped or posted a different schedule")));
     }
     backoff.Pause();
   }
@@ -204,8 +204,12 @@ absl::Status NcclTransport::Synchronize() {
   return absl::OkStatus();
 }
 
+void NcclTransport::BeginCall(const CallInfo& call) {
+  call_name_ = absl::StrCat(call.collective, " (", call.algorithm, ")");
+}
+
 std::string NcclTransport::Describe(int64_t step, const std::vector<Op>& ops) const {
-  std::string out = absl::StrCat("collective ", collective_, ", step ", step);
+  std::string out = absl::StrCat(call_name_.empty() ? "collective" : call_name_, " #", collective_, ", step ", step);
   if (ops.empty()) {
     absl::StrAppend(&out, " (kernels after the last transfer)");
     return out;

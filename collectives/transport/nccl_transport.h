@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "collectives/transport/gpu_placement.h"
+#include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
@@ -69,6 +69,7 @@ class NcclTransport final : public Transport {
   absl::Status WaitAll() override;
   absl::Status Synchronize() override;
   bool StreamOrdered() const override { return true; }
+  void BeginCall(const CallInfo& call) override;
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
@@ -110,6 +111,7 @@ class NcclTransport final : public Transport {
   std::vector<Op> open_ops_;
   int next_request_ = 0;
   int64_t collective_ = 0;
+  std::string call_name_;  // "AllReduce (ring)" of the current call, once BeginCall named it
   int64_t step_ = 0;
   std::deque<Step> launched_;
   std::vector<cudaEvent_t> free_events_;

@@ -129,4 +129,10 @@ absl::Status StagingTransport::Synchronize() {
   return s.ok() ? inner : s;
 }
 
+void StagingTransport::Abandon() {
+  inner_->Abandon();
+  for (Buffer& b : buffers_) b.busy = false;
+  pending_.clear();
+}
+
 }  // namespace kcoll

@@ -44,6 +44,10 @@ class StagingTransport final : public Transport {
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   absl::Status Synchronize() override;
+  void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
+  absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
+  // Abandons the inner transfers, then frees the staging buffers they held (no device copy is made).
+  void Abandon() override;
 
   const Transport& inner() const { return *inner_; }
   // Pinned bytes held by the pool (for tests and diagnostics).

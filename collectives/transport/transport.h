@@ -13,10 +13,12 @@
 #define KCOLL_COLLECTIVES_TRANSPORT_TRANSPORT_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "collectives/kernels/kernels.h"
 
 namespace kcoll {
@@ -26,6 +28,15 @@ class Transport {
   // Identifies a posted transfer until it is waited for (or until WaitAll).
   struct Request {
     int id = -1;
+  };
+
+  // The collective call the transfers posted from now on belong to. Transports name it in their errors, and the
+  // MPI transport folds `signature` into its message tags, so that ranks that disagree on a call's arguments never
+  // match each other's messages (they time out instead of computing a wrong answer).
+  struct CallInfo {
+    absl::string_view collective;  // "AllReduce"
+    absl::string_view algorithm;   // "ring"
+    uint32_t signature = 0;        // the same on every rank for the same call (collectives/args_check.h)
   };
 
   virtual ~Transport() = default;
@@ -52,6 +63,21 @@ class Transport {
   // send may come after a wait on this rank's later batches, and the streams would wait for each other), and a
   // buffer a send reads is safe from later transfers without waiting for that send.
   virtual bool StreamOrdered() const { return false; }
+
+  // Starts a collective call: the transfers posted until the next BeginCall belong to `call`. Decorators forward it.
+  virtual void BeginCall(const CallInfo& call) { (void)call; }
+  // After a failed call: gives up every transfer still pending, so that none of them writes into its buffer after
+  // this returns (receives are cancelled; sends are released, and may still be read by their peer). A transport
+  // that cannot guarantee this ends the job instead of returning. Decorators forward it.
+  virtual void Abandon() {}
+  // Before the transport is destroyed on a healthy communicator: waits, up to `timeout`, for every rank to get
+  // here, then checks that no message sent to this rank was left unreceived (a call whose arguments differed across
+  // ranks can complete on some ranks and leave one). Not OK when a rank did not come or a message was left; the
+  // transport then keeps what such a message could reach later instead of releasing it. Collective.
+  virtual absl::Status Quiesce(absl::Duration timeout) {
+    (void)timeout;
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace kcoll

@@ -1,0 +1,58 @@
+#include "collectives/transport/mpi_wait.h"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace kcoll {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kSpinFor = std::chrono::milliseconds(1);     // back-to-back polls
+constexpr auto kYieldFor = std::chrono::milliseconds(100);  // then polls that yield the core; then sleeps
+constexpr auto kSleep = std::chrono::microseconds(100);
+
+}  // namespace
+
+std::string MpiErrorString(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return absl::StrCat("MPI error ", code);
+  return std::string(text, length);
+}
+
+absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Duration timeout,
+                                     std::vector<int>* scratch) {
+  if (count == 0) return true;
+  if (timeout == absl::InfiniteDuration()) {
+    const int code = MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Waitall failed: ", MpiErrorString(code)));
+    return true;
+  }
+  const auto limit = absl::ToChronoNanoseconds(timeout);
+  if (static_cast<int>(scratch->size()) < count) scratch->resize(count);
+  Clock::time_point last_progress = Clock::now();
+  for (;;) {
+    int done = 0;
+    const int code = MPI_Testsome(count, requests, &done, scratch->data(), MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Testsome failed: ", MpiErrorString(code)));
+    if (done == MPI_UNDEFINED) return true;  // no active request left
+    const Clock::time_point now = Clock::now();
+    if (done > 0) {
+      last_progress = now;
+      continue;
+    }
+    const auto idle = now - last_progress;
+    if (idle >= limit) return false;
+    if (idle >= kYieldFor) {
+      std::this_thread::sleep_for(kSleep);
+    } else if (idle >= kSpinFor) {
+      std::this_thread::yield();
+    }
+  }
+}
+
+}  // namespace kcoll

@@ -1,0 +1,31 @@
+// Waiting for MPI requests under a timeout, without taking the CPU from ranks that share it.
+//
+// With no timeout this is MPI_Waitall. With one, the requests are polled with MPI_Testsome (each poll runs MPI's
+// progress engine, as MPI_Waitall does): polls follow each other at once while transfers keep completing, yield
+// the core once none has completed for 1 ms, and sleep 100 us apart after 100 ms, so that a rank waiting for a
+// stalled peer costs its neighbours almost nothing. The timeout counts from the last completion: a long collective
+// that keeps moving never times out, a stalled one does after `timeout`.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace kcoll {
+
+// True once every request of requests[0, count) has completed (completed ones become MPI_REQUEST_NULL); false when
+// `timeout` passed with none completing (the rest stay pending). An MPI error is Internal, naming the call.
+// `scratch` is reused between calls to avoid allocating.
+absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Duration timeout,
+                                     std::vector<int>* scratch);
+
+// The message of an MPI error code, e.g. "MPI_ERR_RANK: invalid rank".
+std::string MpiErrorString(int code);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
