@@ -160,7 +160,7 @@ int Fail(int rank, const std::string& message, int code) {
 }
 
 // The implementations to run for `collective`, peers first (so that kcoll rows can show their ratio to MPI).
-void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm,
+void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm, Communicator* timed_comm,
                         std::unique_ptr<Implementation>* gloo, std::vector<std::pair<Collective, int>>* order,
                         std::vector<std::string>* notes) {
   const AlgoSelection& sel = ctx.options.algos;
@@ -190,7 +190,13 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     }
     if (std::find(wanted.begin(), wanted.end(), a) == wanted.end()) wanted.push_back(a);
   }
-  for (Algorithm a : wanted) add(MakeKcollImplementation(comm, a));
+  for (Algorithm a : wanted) {
+    add(MakeKcollImplementation(comm, a));
+    if (timed_comm != nullptr) {
+      add(MakeKcollImplementation(timed_comm, a,
+                                  absl::StrCat("timeout=", absl::FormatDuration(*ctx.options.with_timeout))));
+    }
+  }
 }
 
 std::string CaseName(const Case& c, const Implementation& impl) {
@@ -247,9 +253,19 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   copts.backend = *ParseExecBackend(o.exec);
   copts.ranks_per_node = o.ranks_per_node;
   copts.profile_path = o.profile_path;  // auto chooses with the same profile the ideal busbw and --model use
+  // --with_timeout compares waits with and without a timeout: the first communicator then has none, whatever
+  // KCOLL_TIMEOUT says.
+  if (o.with_timeout.has_value()) copts.timeout = absl::ZeroDuration();
   auto comm_or = Communicator::Create(MPI_COMM_WORLD, copts);
   if (!comm_or.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", comm_or.status().ToString()), 1);
   std::unique_ptr<Communicator> comm = std::move(*comm_or);
+  std::unique_ptr<Communicator> timed_comm;
+  if (o.with_timeout.has_value()) {
+    copts.timeout = *o.with_timeout;
+    auto timed = Communicator::Create(MPI_COMM_WORLD, copts);
+    if (!timed.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", timed.status().ToString()), 1);
+    timed_comm = std::move(*timed);
+  }
   const Topology& topology = comm->topology();
   const int rpn = topology.uniform_ranks_per_node() > 0 ? topology.uniform_ranks_per_node() : nranks;
 
@@ -319,7 +335,12 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     }
   }
   std::vector<std::pair<Collective, int>> order;
-  for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), &gloo, &order, &notes);
+  for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), timed_comm.get(), &gloo, &order, &notes);
+  if (timed_comm != nullptr) {
+    notes.push_back(absl::StrCat("rows named '<algorithm> timeout=", absl::FormatDuration(*o.with_timeout),
+                                 "' run on a communicator whose waits poll under that timeout; the other kcoll rows "
+                                 "wait without one (MPI_Waitall)"));
+  }
 
   std::vector<int> roots;
   if (o.root.has_value()) {

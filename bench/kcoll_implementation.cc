@@ -10,9 +10,12 @@ namespace {
 
 class KcollImplementation final : public Implementation {
  public:
-  KcollImplementation(Communicator* comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+  KcollImplementation(Communicator* comm, Algorithm algorithm, std::string label)
+      : comm_(comm), algorithm_(algorithm), label_(std::move(label)) {}
 
-  std::string name() const override { return std::string(AlgorithmName(algorithm_)); }
+  std::string name() const override {
+    return label_.empty() ? std::string(AlgorithmName(algorithm_)) : absl::StrCat(AlgorithmName(algorithm_), " ", label_);
+  }
   std::string kind() const override { return "kcoll"; }
 
   absl::Status Run(const Call& c) override {
@@ -48,12 +51,13 @@ class KcollImplementation final : public Implementation {
  private:
   Communicator* comm_;
   Algorithm algorithm_;
+  std::string label_;
 };
 
 }  // namespace
 
-std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm) {
-  return std::make_unique<KcollImplementation>(comm, algorithm);
+std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm, std::string label) {
+  return std::make_unique<KcollImplementation>(comm, algorithm, std::move(label));
 }
 
 }  // namespace bench

@@ -3,6 +3,7 @@
 #define KCOLL_BENCH_KCOLL_IMPLEMENTATION_H_
 
 #include <memory>
+#include <string>
 
 #include "bench/implementation.h"
 #include "collectives/communicator.h"
@@ -10,7 +11,9 @@
 namespace kcoll {
 namespace bench {
 
-std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm);
+// `label`, if not empty, follows the algorithm in the row's name ("ring timeout=30s").
+std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm,
+                                                        std::string label = "");
 
 }  // namespace bench
 }  // namespace kcoll

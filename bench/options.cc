@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/sizes.h"
+#include "collectives/transport/timeout.h"
 
 namespace kcoll {
 namespace bench {
@@ -77,6 +78,10 @@ constexpr Flag kFlags[] = {
      "with --calibrate and --model: calibrate again, up to N times (default 0, up to 10), when the link probe finds "
      "the machine in a state no profile of the run describes; each round is priced with its state's profile, and "
      "auto chooses with it"},
+    {0, "with_timeout", "D",
+     "also run every kcoll row on a second communicator whose waits have this timeout (CommunicatorOptions::timeout: "
+     "30s, 500ms), its rows named '<algorithm> timeout=D', beside the rows that wait without one: what the timeout's "
+     "polling costs"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -302,6 +307,11 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       auto v = ParseInt(*flag, value, 1, 100);
       if (!v.ok()) return v.status();
       o.rounds = *v;
+    } else if (name == "with_timeout") {
+      auto v = ParseTimeout(value, FlagName(*flag));
+      if (!v.ok()) return v.status();
+      if (*v == absl::InfiniteDuration()) return Bad(*flag, value, "not a timeout (0 is no limit: leave the flag out)");
+      o.with_timeout = *v;
     } else if (name == "recalibrate") {
       auto v = ParseInt(*flag, value, 0, 10);
       if (!v.ok()) return v.status();

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "collectives/types.h"
 #include "models/names.h"
 
@@ -69,6 +70,8 @@ struct BenchOptions {
   // before a case finds the machine outside every state measured so far (kCalibratedStateTolerance), the run
   // calibrates again and prices the rounds that ran in that state with that profile.
   int recalibrate = 0;
+  // --with_timeout: every kcoll row also runs on a second communicator with this timeout, the first one having none.
+  std::optional<absl::Duration> with_timeout;
   bool help = false;  // -h / --help
 };
 

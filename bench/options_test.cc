@@ -101,6 +101,17 @@ TEST(OptionsTest, RecalibrateNeedsCalibrateAndModel) {
   EXPECT_TRUE(Parse({"--recalibrate", "0"}).ok());  // 0: never, alone
 }
 
+TEST(OptionsTest, WithTimeoutTakesADuration) {
+  EXPECT_FALSE(Parse({})->with_timeout.has_value());
+  auto o = Parse({"--with_timeout", "30s"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->with_timeout, absl::Seconds(30));
+  EXPECT_EQ(*Parse({"--with_timeout=2.5"})->with_timeout, absl::Milliseconds(2500));
+  EXPECT_THAT(Error({"--with_timeout", "soon"}), HasSubstr("--with_timeout: 'soon' is not a duration"));
+  EXPECT_THAT(Error({"--with_timeout", "-1s"}), HasSubstr("--with_timeout: '-1s'"));
+  EXPECT_THAT(Error({"--with_timeout", "0"}), HasSubstr("--with_timeout '0': not a timeout (0 is no limit"));
+}
+
 TEST(OptionsTest, ParsesEveryOption) {
   auto o = Parse({"-b",
                   "8",
@@ -257,7 +268,7 @@ TEST(OptionsTest, UsageListsEveryFlag) {
         "--agg_iters",      "--check",           "--op",         "--datatype",  "--root",  "--average",
         "--timeout",        "--per_iter_timing", "--json",       "--algo",      "--exec",  "--ranks",
         "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile",   "--model", "--calibrate",
-        "--touch_input",    "--rounds",          "--recalibrate"}) {
+        "--touch_input",    "--rounds",          "--recalibrate", "--with_timeout"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

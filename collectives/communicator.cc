@@ -319,8 +319,11 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   absl::Status status = RunAlgorithm(fn, args);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Record(args, algorithm, before, seconds, status);
-  // A call that failed once transfers began leaves the ranks out of step: nothing may run on this communicator.
-  if (!status.ok()) return Break(status);
+  // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
+  // communicator any more. One refused before any transfer (an algorithm rejecting its tuning) leaves it usable.
+  const bool posted =
+      counters_.total.send.calls != before.send.calls || counters_.total.recv.calls != before.recv.calls;
+  if (!status.ok() && (posted || status.code() == absl::StatusCode::kDeadlineExceeded)) return Break(status);
   return status;
 }
 

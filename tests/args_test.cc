@@ -11,7 +11,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
-include "tests/collective_test_util.h"
+#include "tests/collective_test_util.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {

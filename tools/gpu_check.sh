@@ -45,7 +45,7 @@ tools/configure_cuda.sh "$KOKKOS_ROOT"
 # 3. Build and test. The GPU tests print why they skip; a skip here means something is missing.
 bazel build --config=cuda //...
 bazel test --config=cuda --test_output=errors \
-  --test_env=KCOLL_NCCL_TIMEOUT=120 //... || die "tests failed (logs: bazel-testlogs/tests/<name>/test.log)"
+  --test_env=KCOLL_TIMEOUT=120 //... || die "tests failed (logs: bazel-testlogs/tests/<name>/test.log)"
 echo "gpu_check: GPU tests:"
 for t in nccl_host_test element_ops_on_device_test nccl_transport_test_np1 nccl_transport_test_np2 \
   nccl_transport_test_np4 gpu_collectives_test_np1 gpu_collectives_test_np2 gpu_collectives_test_np4; do
