@@ -113,12 +113,10 @@ uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm) {
                             r.algorithm,
                             static_cast<int64_t>(args.options.nchannels),
                             static_cast<int64_t>(args.options.chunk_bytes)};
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields' bytes
+  uint64_t hash = 0x9e3779b97f4a7c15ull;  // each field mixed in with a multiply-xorshift step
   for (int64_t field : fields) {
-    for (int b = 0; b < 8; ++b) {
-      hash ^= static_cast<uint64_t>(field >> (8 * b)) & 0xff;
-      hash *= 1099511628211ull;
-    }
+    hash = (hash ^ static_cast<uint64_t>(field)) * 0xff51afd7ed558ccdull;
+    hash ^= hash >> 33;
   }
   return static_cast<uint32_t>(hash ^ (hash >> 32));
 }

@@ -82,16 +82,14 @@ void MpiTransport::set_timeout(absl::Duration timeout, std::string source) {
 }
 
 void MpiTransport::BeginCall(const CallInfo& call) {
-  call_name_ = absl::StrCat(call.collective, " (", call.algorithm, ")");
-  call_signature_ = call.signature;
+  call_ = call;
   ++call_sequence_;
   step_ = 0;
   call_start_ = std::chrono::steady_clock::now();
 }
 
 int MpiTransport::MpiTag(int tag) const {
-  const uint32_t signature =
-      signature_bits_ >= 32 ? call_signature_ : call_signature_ & ((1u << signature_bits_) - 1);
+  const uint32_t signature = signature_bits_ >= 32 ? call_.signature : call_.signature & ((1u << signature_bits_) - 1);
   return static_cast<int>((signature << (kScheduleTagBits + kSequenceBits)) |
                           ((call_sequence_ & kSequenceMask) << kScheduleTagBits) | static_cast<uint32_t>(tag));
 }
@@ -180,6 +178,8 @@ std::string MpiTransport::DiagnosePeer(int peer) const {
   return absl::StrCat("; rank ", peer, " sent a message of another call (the ranks called different collectives)");
 }
 
+std::string MpiTransport::CallName() const { return absl::StrCat(call_.collective, " (", call_.algorithm, ")"); }
+
 absl::Status MpiTransport::TimedOut(int first, int count) const {
   std::vector<std::string> pending;
   std::set<int> peers, receiving_from;
@@ -199,7 +199,7 @@ absl::Status MpiTransport::TimedOut(int first, int count) const {
   std::string diagnosis;
   for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
   return absl::DeadlineExceededError(absl::StrCat(
-      call_name_, " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
+      CallName(), " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
       timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ",
       Seconds(std::chrono::steady_clock::now() - call_start_), " after the call began; ranks whose transfers did not ",
       "complete: ", absl::StrJoin(peers, ", "), " (", absl::StrJoin(pending, ", "),
@@ -228,7 +228,7 @@ void MpiTransport::Abandon() {
       std::fprintf(stderr,
                    "kcoll: %s on rank %d: MPI could not withdraw a receive of %zu B from rank %d after a failure; "
                    "ending the job rather than let it write into the caller's buffer later\n",
-                   call_name_.c_str(), rank_, posted_[i].bytes, posted_[i].peer);
+                   CallName().c_str(), rank_, posted_[i].bytes, posted_[i].peer);
       MPI_Abort(comm_, 1);
     }
   }

@@ -8,12 +8,11 @@
 // time out (below) instead of reducing mismatched data or truncating a message, and the timeout names the peer
 // whose pending message belongs to a different call.
 //
-// Waiting. With no timeout (the default) a wait is MPI_Waitall. With a timeout, a wait polls its requests with
-// MPI_Testsome (MPI's progress runs in every poll, as in MPI_Waitall): it spins while transfers are completing,
-// yields the core once none has completed for 1 ms and sleeps 100 us between polls after 100 ms, so that ranks
-// sharing cores with a stalled peer leave it the CPU. A wait fails with DeadlineExceeded once no transfer of it has
-// completed for the timeout; the error names the call, the algorithm, the step (the n-th wait of the call), the
-// time since the call began and the peers whose transfers are pending.
+// Waiting. With no timeout (the default) a wait is MPI_Waitall. With a timeout, a wait polls its requests
+// (collectives/transport/mpi_wait.h: as cheap as MPI_Waitall while the wait is short, yielding and then sleeping
+// between polls once it is long, so ranks sharing cores with a stalled peer leave it the CPU). A wait fails with
+// DeadlineExceeded once no transfer of it has completed for the timeout; the error names the call, the algorithm,
+// the step (the n-th wait of the call), the time since the call began and the peers whose transfers are pending.
 //
 // After a failure, Abandon() cancels the pending receives (waiting for each cancellation to take effect, so no
 // late message lands in the caller's buffer; if MPI cannot withdraw one, the job is aborted with a message) and
@@ -89,6 +88,7 @@ class MpiTransport final : public Transport {
   // Completes requests_[first, first + count): one step of the call.
   absl::Status Complete(int first, int count);
   absl::Status TimedOut(int first, int count) const;
+  std::string CallName() const;
   // Why a peer's pending message did not match: a message of another call waiting from it, if any.
   std::string DiagnosePeer(int peer) const;
 
@@ -103,8 +103,7 @@ class MpiTransport final : public Transport {
   bool abandoned_ = false;
 
   // The current call (BeginCall).
-  std::string call_name_ = "transfer";
-  uint32_t call_signature_ = 0;
+  CallInfo call_{"transfer", "no call", 0};
   uint32_t call_sequence_ = 0;
   int step_ = 0;
   std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();

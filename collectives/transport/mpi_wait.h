@@ -1,10 +1,11 @@
 // Waiting for MPI requests under a timeout, without taking the CPU from ranks that share it.
 //
-// With no timeout this is MPI_Waitall. With one, the requests are polled with MPI_Testsome (each poll runs MPI's
-// progress engine, as MPI_Waitall does): polls follow each other at once while transfers keep completing, yield
-// the core once none has completed for 1 ms, and sleep 100 us apart after 100 ms, so that a rank waiting for a
-// stalled peer costs its neighbours almost nothing. The timeout counts from the last completion: a long collective
-// that keeps moving never times out, a stalled one does after `timeout`.
+// With no timeout this is MPI_Waitall. With one, the requests are polled (each poll runs MPI's progress engine, as
+// MPI_Waitall does): first 256 back-to-back MPI_Testall polls (as cheap as MPI_Waitall's own loop, so a short wait
+// costs what a plain one does), then MPI_Testsome polls that track completions: back to back while transfers keep
+// completing, yielding the core once none has completed for 1 ms, and 100 us apart after 100 ms, so that a rank
+// waiting for a stalled peer costs its neighbours almost nothing. The timeout counts from the last completion: a
+// long collective that keeps moving never times out, a stalled one does after `timeout`.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
 

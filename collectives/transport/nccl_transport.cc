@@ -205,11 +205,11 @@ absl::Status NcclTransport::Synchronize() {
 }
 
 void NcclTransport::BeginCall(const CallInfo& call) {
-  call_name_ = absl::StrCat(call.collective, " (", call.algorithm, ")");
+  call_ = call;
 }
 
 std::string NcclTransport::Describe(int64_t step, const std::vector<Op>& ops) const {
-  std::string out = absl::StrCat(call_name_.empty() ? "collective" : call_name_, " #", collective_, ", step ", step);
+  std::string out = absl::StrCat(call_.collective, " (", call_.algorithm, ") #", collective_, ", step ", step);
   if (ops.empty()) {
     absl::StrAppend(&out, " (kernels after the last transfer)");
     return out;

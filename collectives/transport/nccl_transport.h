@@ -111,7 +111,7 @@ class NcclTransport final : public Transport {
   std::vector<Op> open_ops_;
   int next_request_ = 0;
   int64_t collective_ = 0;
-  std::string call_name_;  // "AllReduce (ring)" of the current call, once BeginCall named it
+  CallInfo call_{"collective", "no call", 0};  // the current call, once BeginCall named it
   int64_t step_ = 0;
   std::deque<Step> launched_;
   std::vector<cudaEvent_t> free_events_;

@@ -33,8 +33,9 @@ class Transport {
   // The collective call the transfers posted from now on belong to. Transports name it in their errors, and the
   // MPI transport folds `signature` into its message tags, so that ranks that disagree on a call's arguments never
   // match each other's messages (they time out instead of computing a wrong answer).
+  // The names are kept, not copied: they must outlive the call (kcoll passes its static names).
   struct CallInfo {
-    absl::string_view collective;  // "AllReduce"
+    absl::string_view collective;  // "all_reduce"
     absl::string_view algorithm;   // "ring"
     uint32_t signature = 0;        // the same on every rank for the same call (collectives/args_check.h)
   };
