@@ -336,11 +336,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   }
   std::vector<std::pair<Collective, int>> order;
   for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), timed_comm.get(), &gloo, &order, &notes);
-  if (timed_comm != nullptr) {
-    notes.push_back(absl::StrCat("rows named '<algorithm> timeout=", absl::FormatDuration(*o.with_timeout),
-                                 "' run on a communicator whose waits poll under that timeout; the other kcoll rows "
-                                 "wait without one (MPI_Waitall)"));
-  }
+
 
   std::vector<int> roots;
   if (o.root.has_value()) {
@@ -409,6 +405,14 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   info.exec_note = o.exec == "serial"
                        ? "Kokkos Serial: one thread per rank, the ranks fill the cores; --exec openmp for threads"
                        : absl::StrCat("Kokkos OpenMP: ", omp != nullptr ? omp : "all", " thread(s) per rank");
+  if (timed_comm != nullptr) {
+    info.timeout_note = absl::StrCat("rows named '<algorithm> timeout=", absl::FormatDuration(*o.with_timeout),
+                                     "' run on a communicator whose waits poll under that timeout; the other kcoll "
+                                     "rows wait without one (MPI_Waitall)");
+  } else if (comm->timeout().timeout != absl::InfiniteDuration()) {
+    info.timeout_note = absl::StrCat("every kcoll wait polls under a ", absl::FormatDuration(comm->timeout().timeout),
+                                     " timeout (", comm->timeout().source, ")");
+  }
   const char* launch = std::getenv("KCOLL_BENCH_LAUNCH");
   info.launch = LaunchedByBenchmark() && launch != nullptr ? launch : "started by an outside mpirun";
   info.ranks = GatherRanks(topology, MPI_COMM_WORLD, rank, nranks);

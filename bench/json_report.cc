@@ -168,6 +168,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
   kcoll["emulated_nodes"] = info.emulated_nodes;
   kcoll["exec"] = info.exec;
   kcoll["exec_note"] = info.exec_note;
+  if (!info.timeout_note.empty()) kcoll["timeout_note"] = info.timeout_note;
   kcoll["launch"] = info.launch;
   kcoll["time_across_ranks"] = info.time_across;
   kcoll["versions"] = info.versions;

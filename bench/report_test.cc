@@ -18,6 +18,7 @@ namespace kcoll {
 namespace bench {
 namespace {
 
+using ::testing::Not;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -154,6 +155,26 @@ TEST(TableTest, HeaderRowsAndFootersHaveNcclTestsStructure) {
   }
   EXPECT_EQ(data_lines, 4);
   EXPECT_THAT(text, HasSubstr("Best kcoll algorithm against the MPI peer"));
+}
+
+TEST(TableTest, TheHeaderSaysWhatTheRowsWaitWith) {
+  RunInfo info = Info();
+  {
+    std::ostringstream out;
+    TableWriter table(out);
+    ResultSink sink(info);
+    sink.AddListener(&table);
+    FeedRun(sink);
+    EXPECT_THAT(out.str(), Not(HasSubstr("# Timeout:")));
+  }
+  info.timeout_note = "rows named '<algorithm> timeout=30s' run on a communicator whose waits poll";
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(info);
+  sink.AddListener(&table);
+  FeedRun(sink);
+  EXPECT_THAT(out.str(), HasSubstr("# Timeout: rows named '<algorithm> timeout=30s' run on a communicator whose "
+                                   "waits poll\n"));
 }
 
 TEST(TableTest, PerIterationColumnsAndMissingChecks) {

@@ -165,6 +165,7 @@ struct RunInfo {
   bool emulated_nodes = false;
   std::string exec;       // "serial", "openmp"
   std::string exec_note;  // threads per rank, why
+  std::string timeout_note;  // what the kcoll rows wait with (empty: no timeout anywhere, nothing to say)
   std::string launch;     // how the ranks were started (mpirun line or "external mpirun")
   std::vector<RankInfo> ranks;
   std::optional<double> ideal_busbw_gbps;

@@ -98,7 +98,13 @@ TEST(Soak, ExactResultsExactCountersNoGrowth) {
               static_cast<long long>(before), static_cast<long long>(after), static_cast<long long>(kSmallCalls),
               static_cast<long long>(kLargeCalls));
   ASSERT_GT(before, 0);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed blocks in quarantine (up to 256 MiB), so resident memory grows with every
+  // allocation whether or not anything leaks: the bound is checked in the plain build only.
+  std::printf("[soak] resident-memory bound not checked under AddressSanitizer (its quarantine grows it)\n");
+#else
   EXPECT_LE(after - before, 1024) << "resident memory grew by " << after - before << " KiB";
+#endif
   EXPECT_TRUE(comm.Finalize().ok());
 }
 
