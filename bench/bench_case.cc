@@ -394,7 +394,10 @@ Watchdog::~Watchdog() {
 
 void Watchdog::Arm(const std::string& what) {
   Disarm();
-  what_ = what;
+  {
+    std::lock_guard<std::mutex> lock(what_mutex_);
+    what_ = what;
+  }
   last_beat_ns_ = NowNs();
   armed_ = true;
 }
@@ -407,6 +410,7 @@ void Watchdog::Loop() {
   while (!stop_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (armed_ && NowNs() - last_beat_ns_ > static_cast<int64_t>(timeout_s_) * 1000000000) {
+      std::lock_guard<std::mutex> lock(what_mutex_);
       std::fprintf(stderr, "[rank %d] timeout (-T %d): no call finished for %d s in %s; aborting\n", rank_, timeout_s_,
                    timeout_s_, what_.c_str());
       std::fflush(stderr);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -79,6 +80,7 @@ class Watchdog {
   std::atomic<bool> stop_{false};
   std::atomic<bool> armed_{false};
   std::atomic<int64_t> last_beat_ns_{0};
+  std::mutex what_mutex_;  // what_ is written by the benchmark's thread and read by the watchdog's
   std::string what_;
   std::thread thread_;
 };
