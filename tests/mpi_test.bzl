@@ -1,6 +1,6 @@
 """mpi_test: a GoogleTest binary run as several MPI ranks, one Bazel test per rank count."""
 
-load("@rules_cc//cc:defs.bzl", "cc_binary")
+load("//tools:cc.bzl", "cc_binary")
 load("//tools:copts.bzl", "KCOLL_COPTS")
 
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]

@@ -257,7 +257,8 @@ cuda_configure = repository_rule(
     local = True,
 )
 
-def kcoll_dependencies():
+def kcoll_installed_libraries():
+    """The repositories that wrap the installed libraries (//:deps.bzl's kcoll_dependencies calls this)."""
     kokkos_configure(name = "kcoll_kokkos")
     gloo_configure(name = "kcoll_gloo")
     mpi_configure(name = "kcoll_mpi")
