@@ -1,0 +1,214 @@
+// The C API (collectives/kcoll.h) over the C++ Communicator: argument conversion, status codes, and the message of
+// the last failure kept per thread.
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "collectives/communicator.h"
+#include "collectives/kcoll.h"
+
+struct kcoll_comm_s {
+  std::unique_ptr<kcoll::Communicator> comm;
+};
+
+namespace {
+
+thread_local std::string last_error;
+bool initialized_kokkos = false;
+
+int Report(const absl::Status& status) {
+  if (!status.ok()) last_error = std::string(status.message());
+  return static_cast<int>(status.code());
+}
+
+absl::StatusOr<kcoll::DataType> ToDataType(kcoll_datatype type) {
+  switch (type) {
+    case KCOLL_INT8:
+      return kcoll::DataType::kInt8;
+    case KCOLL_UINT8:
+      return kcoll::DataType::kUint8;
+    case KCOLL_INT32:
+      return kcoll::DataType::kInt32;
+    case KCOLL_UINT32:
+      return kcoll::DataType::kUint32;
+    case KCOLL_INT64:
+      return kcoll::DataType::kInt64;
+    case KCOLL_UINT64:
+      return kcoll::DataType::kUint64;
+    case KCOLL_FLOAT16:
+      return kcoll::DataType::kFloat16;
+    case KCOLL_BFLOAT16:
+      return kcoll::DataType::kBfloat16;
+    case KCOLL_FLOAT32:
+      return kcoll::DataType::kFloat32;
+    case KCOLL_FLOAT64:
+      return kcoll::DataType::kFloat64;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("type: ", static_cast<int>(type), " is not a kcoll_datatype"));
+}
+
+absl::StatusOr<kcoll::ReduceOp> ToReduceOp(kcoll_op op) {
+  switch (op) {
+    case KCOLL_SUM:
+      return kcoll::ReduceOp::kSum;
+    case KCOLL_PROD:
+      return kcoll::ReduceOp::kProd;
+    case KCOLL_MIN:
+      return kcoll::ReduceOp::kMin;
+    case KCOLL_MAX:
+      return kcoll::ReduceOp::kMax;
+    case KCOLL_AVG:
+      return kcoll::ReduceOp::kAvg;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("op: ", static_cast<int>(op), " is not a kcoll_op"));
+}
+
+absl::StatusOr<kcoll::Communicator*> Get(kcoll_comm comm) {
+  if (comm == nullptr || comm->comm == nullptr) return absl::InvalidArgumentError("comm: NULL is not a communicator");
+  return comm->comm.get();
+}
+
+// Runs `call(communicator, type, op)` after converting the C arguments; returns the status code.
+template <typename Call>
+int Run(kcoll_comm comm, kcoll_datatype type, kcoll_op op, Call call) {
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  absl::StatusOr<kcoll::DataType> t = ToDataType(type);
+  if (!t.ok()) return Report(t.status());
+  absl::StatusOr<kcoll::ReduceOp> o = ToReduceOp(op);
+  if (!o.ok()) return Report(o.status());
+  return Report(call(**c, *t, *o));
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* kcoll_error_string(void) { return last_error.c_str(); }
+
+const char* kcoll_status_name(int status) {
+  static const char* const kNames[] = {"OK",        "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
+                                       "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED",
+                                       "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                                       "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  if (status < 0 || status >= static_cast<int>(sizeof(kNames) / sizeof(kNames[0]))) return "UNKNOWN_STATUS";
+  return kNames[status];
+}
+
+int kcoll_initialize(int* argc, char*** argv) {
+  if (Kokkos::is_initialized()) return KCOLL_OK;
+  int no_args = 0;
+  if (argc != nullptr && argv != nullptr) {
+    Kokkos::initialize(*argc, *argv);
+  } else {
+    Kokkos::initialize(no_args, static_cast<char**>(nullptr));
+  }
+  initialized_kokkos = true;
+  return KCOLL_OK;
+}
+
+int kcoll_finalize(void) {
+  if (initialized_kokkos && Kokkos::is_initialized()) Kokkos::finalize();
+  initialized_kokkos = false;
+  return KCOLL_OK;
+}
+
+int kcoll_comm_create(MPI_Comm comm, kcoll_comm* out) {
+  if (out == nullptr) return Report(absl::InvalidArgumentError("out: NULL"));
+  *out = nullptr;
+  absl::StatusOr<std::unique_ptr<kcoll::Communicator>> created = kcoll::Communicator::Create(comm);
+  if (!created.ok()) return Report(created.status());
+  *out = new kcoll_comm_s{*std::move(created)};
+  return KCOLL_OK;
+}
+
+int kcoll_comm_create_f(MPI_Fint comm, kcoll_comm* out) { return kcoll_comm_create(MPI_Comm_f2c(comm), out); }
+
+int kcoll_comm_free(kcoll_comm comm) {
+  if (comm == nullptr) return KCOLL_OK;
+  absl::Status s = comm->comm->Finalize();
+  delete comm;
+  return Report(s);
+}
+
+int kcoll_comm_rank(kcoll_comm comm, int* rank) {
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  if (rank == nullptr) return Report(absl::InvalidArgumentError("rank: NULL"));
+  *rank = (*c)->rank();
+  return KCOLL_OK;
+}
+
+int kcoll_comm_size(kcoll_comm comm, int* size) {
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  if (size == nullptr) return Report(absl::InvalidArgumentError("size: NULL"));
+  *size = (*c)->size();
+  return KCOLL_OK;
+}
+
+int kcoll_allreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
+  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+    return c.AllReduce(send, recv, count, t, o);
+  });
+}
+
+int kcoll_reduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,
+                         kcoll_op op) {
+  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+    return c.ReduceScatter(send, recv, recvcount, t, o);
+  });
+}
+
+int kcoll_allgather(kcoll_comm comm, const void* send, void* recv, size_t sendcount, kcoll_datatype type) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.AllGather(send, recv, sendcount, t);
+  });
+}
+
+int kcoll_broadcast(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.Broadcast(send, recv, count, t, root);
+  });
+}
+
+int kcoll_reduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                 int root) {
+  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+    return c.Reduce(send, recv, count, t, o, root);
+  });
+}
+
+int kcoll_alltoall(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.AllToAll(send, recv, count, t);
+  });
+}
+
+int kcoll_gather(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.Gather(send, recv, count, t, root);
+  });
+}
+
+int kcoll_scatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.Scatter(send, recv, count, t, root);
+  });
+}
+
+int kcoll_sendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type) {
+  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+    return c.SendRecv(send, recv, count, t);
+  });
+}
+
+int kcoll_barrier(kcoll_comm comm) {
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  return Report((*c)->Barrier());
+}
+
+}  // extern "C"

@@ -1,0 +1,100 @@
+/* kcoll's C API, for C codes and for Fortran through ISO_C_BINDING. The same library as the C++ API
+ * (collectives/communicator.h): every call returns a status code, KCOLL_OK or one of the error codes below, and
+ * kcoll_error_string() gives the failed call's message, the same text as the C++ absl::Status.
+ *
+ *   MPI_Init(&argc, &argv);
+ *   kcoll_initialize(&argc, &argv);          // Kokkos, if the application does not initialise it itself
+ *   kcoll_comm comm;
+ *   if (kcoll_comm_create(MPI_COMM_WORLD, &comm) != KCOLL_OK) fprintf(stderr, "%s\n", kcoll_error_string());
+ *   kcoll_allreduce(comm, send, recv, count, KCOLL_FLOAT64, KCOLL_SUM);
+ *   kcoll_comm_free(comm);                   // collective, before kcoll_finalize and MPI_Finalize
+ *   kcoll_finalize();
+ *   MPI_Finalize();
+ *
+ * Semantics (counts, roots, in place) are NCCL's, as in the C++ API. `algorithm` arguments do not exist here:
+ * kcoll chooses (or KCOLL_ALGO says); kcoll_comm_create_with reads the other settings from the environment. */
+#ifndef KCOLL_COLLECTIVES_KCOLL_H_
+#define KCOLL_COLLECTIVES_KCOLL_H_
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kcoll_comm_s* kcoll_comm;
+
+/* Status codes: absl::StatusCode's values. */
+enum {
+  KCOLL_OK = 0,
+  KCOLL_CANCELLED = 1,
+  KCOLL_UNKNOWN = 2,
+  KCOLL_INVALID_ARGUMENT = 3,
+  KCOLL_DEADLINE_EXCEEDED = 4, /* a peer did not answer within the timeout (KCOLL_TIMEOUT) */
+  KCOLL_NOT_FOUND = 5,
+  KCOLL_ALREADY_EXISTS = 6,
+  KCOLL_PERMISSION_DENIED = 7,
+  KCOLL_RESOURCE_EXHAUSTED = 8,
+  KCOLL_FAILED_PRECONDITION = 9, /* e.g. the communicator is broken by an earlier error */
+  KCOLL_ABORTED = 10,
+  KCOLL_OUT_OF_RANGE = 11,
+  KCOLL_UNIMPLEMENTED = 12,
+  KCOLL_INTERNAL = 13,
+  KCOLL_UNAVAILABLE = 14,
+  KCOLL_DATA_LOSS = 15,
+  KCOLL_UNAUTHENTICATED = 16
+};
+
+typedef enum {
+  KCOLL_INT8,
+  KCOLL_UINT8,
+  KCOLL_INT32,
+  KCOLL_UINT32,
+  KCOLL_INT64,
+  KCOLL_UINT64,
+  KCOLL_FLOAT16, /* IEEE binary16 */
+  KCOLL_BFLOAT16,
+  KCOLL_FLOAT32,
+  KCOLL_FLOAT64
+} kcoll_datatype;
+
+typedef enum { KCOLL_SUM, KCOLL_PROD, KCOLL_MIN, KCOLL_MAX, KCOLL_AVG } kcoll_op;
+
+/* The message of the last call that failed on this thread ("" if none has): what the C++ Status said. */
+const char* kcoll_error_string(void);
+/* The name of a status code: "OK", "INVALID_ARGUMENT", ... */
+const char* kcoll_status_name(int status);
+
+/* Initialises Kokkos unless it already is (an application that uses Kokkos itself initialises it as usual);
+ * argc/argv may be NULL. kcoll_finalize finalises Kokkos only if kcoll_initialize initialised it. */
+int kcoll_initialize(int* argc, char*** argv);
+int kcoll_finalize(void);
+
+/* Collective over `comm` (duplicated: the application keeps `comm` and may free it). */
+int kcoll_comm_create(MPI_Comm comm, kcoll_comm* out);
+/* From a Fortran MPI handle (MPI_Comm_f2c), for `use mpi` / `use mpi_f08` codes (comm%MPI_VAL). */
+int kcoll_comm_create_f(MPI_Fint comm, kcoll_comm* out);
+/* Collective. Releases the communicator; NULL is accepted. */
+int kcoll_comm_free(kcoll_comm comm);
+int kcoll_comm_rank(kcoll_comm comm, int* rank);
+int kcoll_comm_size(kcoll_comm comm, int* size);
+
+int kcoll_allreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op);
+int kcoll_reduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,
+                         kcoll_op op);
+int kcoll_allgather(kcoll_comm comm, const void* send, void* recv, size_t sendcount, kcoll_datatype type);
+int kcoll_broadcast(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root);
+int kcoll_reduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                 int root);
+int kcoll_alltoall(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type);
+int kcoll_gather(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root);
+int kcoll_scatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root);
+int kcoll_sendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type);
+int kcoll_barrier(kcoll_comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KCOLL_COLLECTIVES_KCOLL_H_ */

@@ -1,0 +1,123 @@
+/* The C API from a C program: every collective once with exact integer results (AllReduce also against
+ * MPI_Allreduce), and the error paths (a bad root, a bad type, a NULL communicator) with their messages.
+ * Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a check fails on any rank. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/kcoll.h"
+
+static int failures = 0;
+static int rank = 0;
+
+#define CHECK(cond)                                                                      \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", rank, __FILE__, __LINE__, #cond); \
+      ++failures;                                                                        \
+    }                                                                                    \
+  } while (0)
+
+#define CHECK_OK(call)                                                                               \
+  do {                                                                                               \
+    int status_ = (call);                                                                            \
+    if (status_ != KCOLL_OK) {                                                                       \
+      fprintf(stderr, "[rank %d] %s:%d: %s returned %s: %s\n", rank, __FILE__, __LINE__, #call,      \
+              kcoll_status_name(status_), kcoll_error_string());                                     \
+      ++failures;                                                                                    \
+    }                                                                                                \
+  } while (0)
+
+enum { kCount = 5 };
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  CHECK_OK(kcoll_initialize(&argc, &argv));
+  kcoll_comm comm = NULL;
+  CHECK_OK(kcoll_comm_create(MPI_COMM_WORLD, &comm));
+  int n = 0;
+  CHECK_OK(kcoll_comm_rank(comm, &rank));
+  CHECK_OK(kcoll_comm_size(comm, &n));
+
+  int32_t send[kCount * 16], recv[kCount * 16], want[kCount * 16];
+  /* AllReduce: element i of rank r is r + i; the sum is n(n-1)/2 + n i. */
+  for (int i = 0; i < kCount; ++i) send[i] = rank + i;
+  CHECK_OK(kcoll_allreduce(comm, send, recv, kCount, KCOLL_INT32, KCOLL_SUM));
+  MPI_Allreduce(send, want, kCount, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == n * (n - 1) / 2 + n * i && recv[i] == want[i]);
+
+  /* In place, max. */
+  for (int i = 0; i < kCount; ++i) recv[i] = rank * 10 + i;
+  CHECK_OK(kcoll_allreduce(comm, recv, recv, kCount, KCOLL_INT32, KCOLL_MAX));
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == (n - 1) * 10 + i);
+
+  /* ReduceScatter: block r of the sum lands on rank r. */
+  for (int i = 0; i < kCount * n; ++i) send[i] = i + rank;
+  CHECK_OK(kcoll_reduce_scatter(comm, send, recv, kCount, KCOLL_INT32, KCOLL_SUM));
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == n * (rank * kCount + i) + n * (n - 1) / 2);
+
+  /* AllGather, Gather to the last rank. */
+  for (int i = 0; i < kCount; ++i) send[i] = rank * 100 + i;
+  CHECK_OK(kcoll_allgather(comm, send, recv, kCount, KCOLL_INT32));
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < kCount; ++i) CHECK(recv[r * kCount + i] == r * 100 + i);
+  memset(recv, 0, sizeof(recv));
+  CHECK_OK(kcoll_gather(comm, send, recv, kCount, KCOLL_INT32, n - 1));
+  if (rank == n - 1)
+    for (int r = 0; r < n; ++r)
+      for (int i = 0; i < kCount; ++i) CHECK(recv[r * kCount + i] == r * 100 + i);
+
+  /* Broadcast from the last rank, Reduce (prod) to rank 0, Scatter from rank 0. */
+  for (int i = 0; i < kCount; ++i) send[i] = rank == n - 1 ? 7 + i : -1;
+  CHECK_OK(kcoll_broadcast(comm, send, recv, kCount, KCOLL_INT32, n - 1));
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == 7 + i);
+  for (int i = 0; i < kCount; ++i) send[i] = 2;
+  CHECK_OK(kcoll_reduce(comm, send, recv, kCount, KCOLL_INT32, KCOLL_PROD, 0));
+  if (rank == 0)
+    for (int i = 0; i < kCount; ++i) CHECK(recv[i] == (1 << n));
+  for (int i = 0; i < kCount * n; ++i) send[i] = i;
+  CHECK_OK(kcoll_scatter(comm, send, recv, kCount, KCOLL_INT32, 0));
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == rank * kCount + i);
+
+  /* AllToAll: block j of rank i lands as block i of rank j. SendRecv: from the left neighbour. */
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < kCount; ++i) send[j * kCount + i] = rank * 1000 + j * 10 + i;
+  CHECK_OK(kcoll_alltoall(comm, send, recv, kCount, KCOLL_INT32));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < kCount; ++i) CHECK(recv[j * kCount + i] == j * 1000 + rank * 10 + i);
+  for (int i = 0; i < kCount; ++i) send[i] = rank;
+  CHECK_OK(kcoll_sendrecv(comm, send, recv, kCount, KCOLL_INT32));
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == (rank + n - 1) % n);
+  CHECK_OK(kcoll_barrier(comm));
+
+  /* Doubles through a communicator made from a Fortran handle. */
+  kcoll_comm from_fortran = NULL;
+  CHECK_OK(kcoll_comm_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), &from_fortran));
+  double x = 0.5 * (rank + 1), sum = 0;
+  CHECK_OK(kcoll_allreduce(from_fortran, &x, &sum, 1, KCOLL_FLOAT64, KCOLL_SUM));
+  CHECK(sum == 0.25 * n * (n + 1));
+  CHECK_OK(kcoll_comm_free(from_fortran));
+
+  /* Errors: the code and the C++ Status's message. */
+  int status = kcoll_broadcast(comm, send, recv, kCount, KCOLL_INT32, n);
+  CHECK(status == KCOLL_INVALID_ARGUMENT);
+  CHECK(strstr(kcoll_error_string(), "root") != NULL);
+  CHECK(strcmp(kcoll_status_name(status), "INVALID_ARGUMENT") == 0);
+  status = kcoll_allreduce(comm, send, recv, kCount, (kcoll_datatype)999, KCOLL_SUM);
+  CHECK(status == KCOLL_INVALID_ARGUMENT);
+  CHECK(strstr(kcoll_error_string(), "type: 999 is not a kcoll_datatype") != NULL);
+  status = kcoll_allreduce(NULL, send, recv, kCount, KCOLL_INT32, KCOLL_SUM);
+  CHECK(status == KCOLL_INVALID_ARGUMENT);
+  CHECK(strstr(kcoll_error_string(), "comm: NULL is not a communicator") != NULL);
+  CHECK(kcoll_comm_create(MPI_COMM_NULL, &from_fortran) == KCOLL_INVALID_ARGUMENT && from_fortran == NULL);
+  CHECK(strstr(kcoll_error_string(), "MPI_COMM_NULL") != NULL);
+
+  CHECK_OK(kcoll_comm_free(comm));
+  CHECK_OK(kcoll_finalize());
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("c_api_test on %d ranks: %s (%d failed checks)\n", n, total == 0 ? "PASSED" : "FAILED", total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
