@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Installs kcoll for applications that build with CMake or pkg-config:
+#
+#   tools/install.sh --prefix DIR [--no-setup]
+#
+# Builds kcoll with -c opt (after tools/setup.sh, unless --no-setup) and installs into DIR:
+#   include/collectives/...            the public API (communicator.h, views.h, bucket_fusion.h, types.h, kcoll.h)
+#                                      and the kcoll headers they include, at the same paths as in the repository
+#   lib/libkcoll.a, lib/libkcoll.so*   the library (static, and shared with its soname)
+#   lib/cmake/kcoll/                   kcollConfig.cmake + kcollConfigVersion.cmake: find_package(kcoll) imports
+#                                      kcoll::kcoll (shared) and kcoll::kcoll_static, with their dependencies
+#   lib/pkgconfig/kcoll.pc             for pkg-config --cflags --libs kcoll
+#
+# The Kokkos kcoll is built with (KOKKOS_ROOT, else tools/setup.sh's) is the one the installed package asks for:
+# an application must use the same Kokkos. Nothing of Bazel or of the source tree is needed afterwards.
+set -euo pipefail
+
+say() { printf '[install] %s\n' "$*"; }
+die() { printf '[install] error: %s\n' "$*" >&2; exit 1; }
+
+prefix=""
+setup=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --prefix) [[ $# -ge 2 ]] || die "--prefix needs a directory"; prefix="$2"; shift 2 ;;
+    --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    --no-setup) setup=0; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (usage: tools/install.sh --prefix DIR [--no-setup])" ;;
+  esac
+done
+[[ -n "$prefix" ]] || die "--prefix DIR is required"
+mkdir -p "$prefix" || die "cannot create --prefix '$prefix'"
+prefix="$(cd "$prefix" && pwd)"
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+[[ $setup -eq 0 ]] || tools/setup.sh
+version="$(tr -d '[:space:]' < VERSION)"
+major="${version%%.*}"
+
+# --- Build, and read what the library is made of from a link against it ---------------------------------------------
+say "building kcoll (-c opt, position-independent)"
+bazel build -c opt --force_pic //:kcoll //tools:kcoll_link_line || die "the build failed"
+bin="$(bazel info -c opt --force_pic bazel-bin 2>/dev/null)"
+execroot="$(bazel info -c opt --force_pic execution_root 2>/dev/null)"
+params="$bin/tools/kcoll_link_line-2.params"
+[[ -f "$params" ]] || die "no link parameters at $params"
+
+objects=()
+kokkos_archives=()
+flags=()
+while IFS= read -r line; do
+  case "$line" in
+    *kcoll_link_line/*.o) ;;  # the probe's own object
+    *.pic.o|*.o) objects+=("$execroot/$line") ;;
+    *kcoll_kokkos/*.a) kokkos_archives+=("$(readlink -f "$execroot/$line")") ;;
+    -l*|-L*|-Wl,-rpath,*|-fopenmp|-pthread) flags+=("$line") ;;
+  esac
+done < "$params"
+[[ ${#objects[@]} -gt 0 ]] || die "no kcoll objects in $params"
+
+absl_libs=() absl_targets=() mpi_flags=() other_flags=()
+for f in "${flags[@]}"; do
+  case "$f" in
+    -labsl_*) absl_libs+=("$f"); absl_targets+=("absl::${f#-labsl_}") ;;
+    -lmpi|*openmpi*|*/mpi*) mpi_flags+=("$f") ;;
+    -lstdc++|-lm) ;;
+    *) other_flags+=("$f") ;;  # CUDA, NCCL, -fopenmp, -ldl, -lpthread
+  esac
+done
+kokkos_lib="$(dirname "${kokkos_archives[0]:-/nonexistent/lib/x}")"
+kokkos_root="$(dirname "$kokkos_lib")"
+[[ -f "$kokkos_root/include/KokkosCore_config.h" ]] || die "cannot tell the Kokkos kcoll was built with ($kokkos_root)"
+kokkos_cmake_dir="$(dirname "$(find "$kokkos_root" -name KokkosConfig.cmake -print -quit)")"
+
+# --- Libraries -------------------------------------------------------------------------------------------------------
+mkdir -p "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/kcoll" "$prefix/lib/pkgconfig"
+say "lib/libkcoll.a (${#objects[@]} objects)"
+rm -f "$prefix/lib/libkcoll.a"
+ar rcs "$prefix/lib/libkcoll.a" "${objects[@]}"
+say "lib/libkcoll.so.$version"
+# Kokkos stays outside the shared library (an application links the one Kokkos it initialises).
+g++ -shared -o "$prefix/lib/libkcoll.so.$version" -Wl,-soname,"libkcoll.so.$major" "${objects[@]}" \
+  "${absl_libs[@]}" "${mpi_flags[@]}" "${other_flags[@]}"
+ln -sf "libkcoll.so.$version" "$prefix/lib/libkcoll.so.$major"
+ln -sf "libkcoll.so.$major" "$prefix/lib/libkcoll.so"
+
+# --- Headers: the public API and every kcoll header it includes ------------------------------------------------------
+public=(collectives/communicator.h collectives/views.h collectives/bucket_fusion.h collectives/types.h
+        collectives/kcoll.h)
+mpi_include=()
+for dir in $(mpicxx --showme:incdirs 2>/dev/null); do mpi_include+=("-I$dir"); done
+probe="$(mktemp --suffix=.cc)"
+for h in "${public[@]}"; do echo "#include \"$h\""; done > "$probe"
+headers="$(g++ -std=c++17 -fopenmp -DOMPI_SKIP_MPICXX -MM -I. -I"$kokkos_root/include" "${mpi_include[@]}" \
+  "$probe" | tr ' \\' '\n\n' | grep -E "^(collectives|models)/.*\.h$" | sort -u)"
+rm -f "$probe"
+count=0
+for h in $headers; do
+  install -D -m 644 "$root/$h" "$prefix/include/$h"
+  count=$((count + 1))
+done
+say "include/: $count headers"
+
+# --- CMake package ---------------------------------------------------------------------------------------------------
+join() { local IFS=";"; echo "$*"; }
+cat > "$prefix/lib/cmake/kcoll/kcollConfig.cmake" <<EOF
+# kcoll $version, installed by tools/install.sh. find_package(kcoll REQUIRED) imports:
+#   kcoll::kcoll         the shared library   (target_link_libraries(app PRIVATE kcoll::kcoll))
+#   kcoll::kcoll_static  the static library
+# Both bring kcoll's headers, C++17, and its dependencies: the Kokkos it was built with, MPI and abseil.
+get_filename_component(_kcoll_prefix "\${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+include(CMakeFindDependencyMacro)
+if(NOT Kokkos_DIR)
+  set(Kokkos_DIR "$kokkos_cmake_dir" CACHE PATH "The Kokkos kcoll was built with")
+endif()
+find_dependency(Kokkos)
+find_dependency(MPI COMPONENTS C)
+find_dependency(absl)
+set(_kcoll_interface Kokkos::kokkos MPI::MPI_C $(join "${absl_targets[@]}") $(join "${other_flags[@]}"))
+if(NOT TARGET kcoll::kcoll)
+  add_library(kcoll::kcoll SHARED IMPORTED)
+  set_target_properties(kcoll::kcoll PROPERTIES
+    IMPORTED_LOCATION "\${_kcoll_prefix}/lib/libkcoll.so.$version"
+    IMPORTED_SONAME "libkcoll.so.$major")
+  add_library(kcoll::kcoll_static STATIC IMPORTED)
+  set_target_properties(kcoll::kcoll_static PROPERTIES IMPORTED_LOCATION "\${_kcoll_prefix}/lib/libkcoll.a")
+  foreach(_kcoll_target kcoll::kcoll kcoll::kcoll_static)
+    set_target_properties(\${_kcoll_target} PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "\${_kcoll_prefix}/include"
+      INTERFACE_COMPILE_DEFINITIONS "OMPI_SKIP_MPICXX"
+      INTERFACE_COMPILE_FEATURES "cxx_std_17"
+      INTERFACE_LINK_LIBRARIES "\${_kcoll_interface}")
+  endforeach()
+endif()
+set(kcoll_VERSION "$version")
+EOF
+version_script="$(mktemp --suffix=.cmake)"
+cat > "$version_script" <<'EOF'
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file("${OUT}" VERSION "${VERSION}" COMPATIBILITY SameMajorVersion)
+EOF
+cmake -DOUT="$prefix/lib/cmake/kcoll/kcollConfigVersion.cmake" -DVERSION="$version" -P "$version_script"
+rm -f "$version_script"
+say "lib/cmake/kcoll/kcollConfig.cmake, kcollConfigVersion.cmake"
+
+# --- pkg-config ------------------------------------------------------------------------------------------------------
+kokkos_cflags="$(grep -q '#define KOKKOS_ENABLE_OPENMP' "$kokkos_root/include/KokkosCore_config.h" && echo -fopenmp || true)"
+kokkos_libs="-L$kokkos_lib"
+for a in "${kokkos_archives[@]}"; do kokkos_libs+=" -l$(basename "$a" .a | sed 's/^lib//')"; done
+cat > "$prefix/lib/pkgconfig/kcoll.pc" <<EOF
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: kcoll
+Description: Collective-communication algorithms with Kokkos kernels, over MPI and NCCL
+Version: $version
+Requires: ompi-c
+Cflags: -I\${includedir} -I$kokkos_root/include -DOMPI_SKIP_MPICXX $kokkos_cflags
+Libs: -L\${libdir} -lkcoll $kokkos_libs ${absl_libs[*]} ${other_flags[*]} -lstdc++ -lm
+EOF
+say "lib/pkgconfig/kcoll.pc"
+say "kcoll $version installed in $prefix"

@@ -1,0 +1,9 @@
+// Linked against //:kcoll by tools/install.sh, which reads this link's parameters (the archives kcoll is made of
+// and the flags of its dependencies) to assemble the installed libkcoll and its CMake and pkg-config files.
+#include "collectives/communicator.h"
+#include "collectives/kcoll.h"
+
+int main() {
+  // Referencing both APIs keeps every archive on the link line.
+  return kcoll::Communicator::Create == nullptr && kcoll_error_string == nullptr;
+}
