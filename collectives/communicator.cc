@@ -145,20 +145,31 @@ std::string Communicator::DescribeJson() const {
 }
 
 absl::Status Communicator::Finalize() {
+  int mpi_finalized = 0;
+  MPI_Finalized(&mpi_finalized);
+  if (!finalized() && !KokkosRunning()) {
+    // Kokkos was finalised first: its memory can no longer be freed. The scratch is left behind (the process is
+    // ending); the transport is released as usual.
+    logger_.Log(LogLevel::kWarn, "Finalize after Kokkos::finalize: the kernels' scratch memory is not freed");
+    kernels_.release();
+  }
+  if (!finalized() && mpi_finalized) {
+    // MPI was finalised first: nothing of MPI can be called, nor needs to be (MPI_Finalize freed the communicators).
+    logger_.Log(LogLevel::kWarn, "Finalize after MPI_Finalize: MPI's resources were released by MPI_Finalize");
+    control_comm_ = MPI_COMM_NULL;
+  }
   if (!finalized() && logger_.Enabled(LogLevel::kInfo)) {
     logger_.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(topology_, counters_), "\n"));
   }
   // With a timeout, leave nothing behind that could reach a later communicator (see Transport::Quiesce). Without
   // one, Finalize does not wait for the other ranks, as MPI_Comm_free does not.
-  if (!finalized() && broken_.ok() && timeout_.timeout != absl::InfiniteDuration()) {
+  if (!finalized() && !mpi_finalized && broken_.ok() && timeout_.timeout != absl::InfiniteDuration()) {
     absl::Status quiet = transport_->Quiesce(timeout_.timeout);
     if (!quiet.ok()) logger_.Log(LogLevel::kWarn, absl::StrCat("Finalize: ", quiet.message()));
   }
   kernels_.reset();
   transport_.reset();
   if (control_comm_ != MPI_COMM_NULL) {
-    int mpi_finalized = 0;
-    MPI_Finalized(&mpi_finalized);
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
     if (!mpi_finalized && broken_.ok()) MPI_Comm_free(&control_comm_);
     control_comm_ = MPI_COMM_NULL;
@@ -168,6 +179,16 @@ absl::Status Communicator::Finalize() {
 
 absl::Status Communicator::CheckUsable(absl::string_view what) const {
   if (finalized()) return absl::InvalidArgumentError(absl::StrCat(what, ": communicator used after Finalize()"));
+  int mpi_finalized = 0;
+  MPI_Finalized(&mpi_finalized);
+  if (mpi_finalized) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, ": MPI was finalized before the communicator (call Finalize() before MPI_Finalize)"));
+  }
+  if (!KokkosRunning()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, ": Kokkos was finalized before the communicator (call Finalize() before Kokkos::finalize)"));
+  }
   if (!broken_.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         what, ": the communicator is broken by an earlier error (create a new one): ", broken_.ToString()));

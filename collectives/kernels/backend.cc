@@ -51,6 +51,8 @@ bool IsAvailable(ExecBackend backend) {
   return false;
 }
 
+bool KokkosRunning() { return Kokkos::is_initialized(); }
+
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous) {
   if (!Kokkos::is_initialized()) {
     return absl::FailedPreconditionError("Kokkos is not initialized: call Kokkos::initialize first");

@@ -24,6 +24,9 @@ absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text);
 std::vector<ExecBackend> AvailableBackends();
 bool IsAvailable(ExecBackend backend);
 
+// Whether Kokkos is initialised now (kernels can run and their memory can be freed).
+bool KokkosRunning();
+
 // Kernels on `backend`. `synchronous`: fence after each kernel (needed when a transport reads the memory from the
 // host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous = true);

@@ -1,0 +1,52 @@
+// Kokkos or MPI finalised before a communicator (tests/finalize_order_test.sh):
+//   finalize_order kokkos   Kokkos::finalize, then a collective and the communicator's destruction
+//   finalize_order mpi      MPI_Finalize, then the same
+// Each prints what the collective returned; the process must then end normally (exit 0), without a crash.
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collectives/communicator.h"
+
+int main(int argc, char** argv) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first != "kokkos" && first != "mpi") {
+    std::fprintf(stderr, "usage: finalize_order kokkos|mpi\n");
+    return 2;
+  }
+  MPI_Init(&argc, &argv);
+  std::vector<char*> kokkos_args(argv, argv + argc);
+  char quiet[] = "--kokkos-disable-warnings";
+  kokkos_args.push_back(quiet);
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  Kokkos::initialize(kokkos_argc, kokkos_args.data());
+  auto created = kcoll::Communicator::Create(MPI_COMM_WORLD);
+  if (!created.ok()) {
+    std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
+    return 1;
+  }
+  std::unique_ptr<kcoll::Communicator> comm = *std::move(created);
+  double x = 1, sum = 0;
+  // One call before, so that the kernels hold scratch memory.
+  if (!comm->AllReduce(&x, &sum, 1, kcoll::DataType::kFloat64, kcoll::ReduceOp::kSum).ok()) return 1;
+  int rank = comm->rank();
+  if (first == "kokkos") {
+    Kokkos::finalize();
+  } else {
+    MPI_Finalize();
+  }
+  absl::Status s = comm->AllReduce(&x, &sum, 1, kcoll::DataType::kFloat64, kcoll::ReduceOp::kSum);
+  std::printf("finalize_order %s: rank %d: %s\n", first.c_str(), rank, s.ToString().c_str());
+  std::fflush(stdout);
+  comm.reset();  // the destructor runs Finalize
+  std::printf("finalize_order %s: rank %d: communicator destroyed\n", first.c_str(), rank);
+  if (first == "kokkos") {
+    MPI_Finalize();
+  } else {
+    Kokkos::finalize();
+  }
+  return 0;
+}
