@@ -1,6 +1,5 @@
 // The C API (collectives/kcoll.h) over the C++ Communicator: argument conversion, status codes, and the message of
 // the last failure kept per thread.
-#include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
 
@@ -8,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/communicator.h"
 #include "collectives/kcoll.h"
+#include "collectives/kernels/backend.h"
 
 struct kcoll_comm_s {
   std::unique_ptr<kcoll::Communicator> comm;
@@ -98,19 +98,12 @@ const char* kcoll_status_name(int status) {
 }
 
 int kcoll_initialize(int* argc, char*** argv) {
-  if (Kokkos::is_initialized()) return KCOLL_OK;
-  int no_args = 0;
-  if (argc != nullptr && argv != nullptr) {
-    Kokkos::initialize(*argc, *argv);
-  } else {
-    Kokkos::initialize(no_args, static_cast<char**>(nullptr));
-  }
-  initialized_kokkos = true;
+  if (kcoll::StartKokkos(argc, argv)) initialized_kokkos = true;
   return KCOLL_OK;
 }
 
 int kcoll_finalize(void) {
-  if (initialized_kokkos && Kokkos::is_initialized()) Kokkos::finalize();
+  if (initialized_kokkos) kcoll::StopKokkos();
   initialized_kokkos = false;
   return KCOLL_OK;
 }

@@ -4,7 +4,9 @@
 Reads the log on stdin (or the file named as the first argument), finds the summary line of every test target
 ("//pkg:name  PASSED in 1.2s", "(cached) PASSED", "FAILED", "TIMEOUT", "NO STATUS", ...), opens its test.xml under
 bazel-testlogs/, and counts GoogleTest cases: passed, failed, skipped. A target without a readable report counts as
-one case with its target status. Prints one line: `N passed, M failed, K skipped`.
+one case with its target status. A second file, if named, is tools/check_install.sh's output: each
+"[check] ok:" line counts as a passed case and each "[check] FAILED:" line as a failed one. Prints one line:
+`N passed, M failed, K skipped`.
 """
 import os
 import re
@@ -52,6 +54,12 @@ def main():
             counts = (1, 0, 0) if status == "PASSED" else (0, 0, 1) if status == "SKIPPED" else (0, 1, 0)
         for i in range(3):
             totals[i] += counts[i]
+    if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
+        for line in open(sys.argv[2]).read().splitlines():
+            if line.startswith("[check] ok:"):
+                totals[0] += 1
+            elif line.startswith("[check] FAILED:"):
+                totals[1] += 1
     print(f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped")
 
 

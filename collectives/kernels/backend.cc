@@ -53,6 +53,21 @@ bool IsAvailable(ExecBackend backend) {
 
 bool KokkosRunning() { return Kokkos::is_initialized(); }
 
+bool StartKokkos(int* argc, char*** argv) {
+  if (Kokkos::is_initialized()) return false;
+  if (argc != nullptr && argv != nullptr) {
+    Kokkos::initialize(*argc, *argv);
+  } else {
+    int no_args = 0;
+    Kokkos::initialize(no_args, static_cast<char**>(nullptr));
+  }
+  return true;
+}
+
+void StopKokkos() {
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+}
+
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous) {
   if (!Kokkos::is_initialized()) {
     return absl::FailedPreconditionError("Kokkos is not initialized: call Kokkos::initialize first");

@@ -26,6 +26,10 @@ bool IsAvailable(ExecBackend backend);
 
 // Whether Kokkos is initialised now (kernels can run and their memory can be freed).
 bool KokkosRunning();
+// For applications that do not use Kokkos themselves (the C API's kcoll_initialize): initialises Kokkos with these
+// arguments (both may be null) unless it is initialised already; true if this call initialised it.
+bool StartKokkos(int* argc, char*** argv);
+void StopKokkos();
 
 // Kernels on `backend`. `synchronous`: fence after each kernel (needed when a transport reads the memory from the
 // host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.

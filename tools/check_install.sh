@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Checks kcoll the way applications adopt it, from a checkout where tools/setup.sh has run:
+#   1. tools/install.sh into a temporary prefix;
+#   2. examples/ built with CMake against that install (find_package(kcoll)), and the CG example run on 2 ranks with
+#      kcoll and with MPI_Allreduce (same iterations);
+#   3. a C program (tests/c_api_test.c) built with pkg-config against the install, run on 2 ranks;
+#   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks.
+# Prints one "[check] ok: ..." or "[check] FAILED: ..." line per step (with the step's output when it fails) and
+# exits non-zero if any failed.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+failures=0
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1 OMP_PROC_BIND=false  # two ranks fill the two cores: one thread each
+mpirun=(mpirun --oversubscribe -np 2)
+
+check() {  # check NAME COMMAND...
+  local name="$1"
+  shift
+  local start=$SECONDS
+  if "$@" >"$work/step.log" 2>&1; then
+    echo "[check] ok: $name ($((SECONDS - start)) s)"
+  else
+    echo "[check] FAILED: $name ($((SECONDS - start)) s); its output:"
+    grep -v "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
+    failures=$((failures + 1))
+  fi
+  grep "^cg: \|^allreduce_client\|^c_api_test" "$work/step.log" | sed 's/^/    /'
+}
+
+same_iterations() {
+  local kcoll mpi
+  kcoll="$("${mpirun[@]}" "$work/build/cg" --n 32 --collectives kcoll)" || return 1
+  mpi="$("${mpirun[@]}" "$work/build/cg" --n 32 --collectives mpi)" || return 1
+  echo "$kcoll"
+  echo "$mpi"
+  [[ "$(sed -n 's/^cg: \([0-9]*\) iterations.*/\1/p' <<<"$kcoll")" == \
+     "$(sed -n 's/^cg: \([0-9]*\) iterations.*/\1/p' <<<"$mpi")" ]]
+}
+
+pkg_config_c_program() {
+  local flags
+  flags="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs kcoll)" || return 1
+  # shellcheck disable=SC2086
+  gcc -o "$work/c_api_test" tests/c_api_test.c $flags -Wl,-rpath,"$prefix/lib" && "${mpirun[@]}" "$work/c_api_test"
+}
+
+bazel_client() {
+  (cd examples/bazel_client && bazel build //:allreduce_client && "${mpirun[@]}" bazel-bin/allreduce_client)
+  local status=$?
+  (cd examples/bazel_client && bazel shutdown)
+  return $status
+}
+
+check "tools/install.sh --prefix $prefix" tools/install.sh --prefix "$prefix" --no-setup
+check "CMake build of examples/ against the install" \
+  bash -c "cmake -S examples -B '$work/build' -DCMAKE_PREFIX_PATH='$prefix' -DCMAKE_BUILD_TYPE=Release &&
+           cmake --build '$work/build' -j 2"
+check "the CG example (CMake build) on 2 ranks, kcoll and MPI_Allreduce converging alike" same_iterations
+check "the smallest client, linked statically (kcoll::kcoll_static)" "${mpirun[@]}" "$work/build/allreduce_client"
+check "a C program on the C API, built with pkg-config" pkg_config_c_program
+check "the Bazel client workspace examples/bazel_client" bazel_client
+echo "[check] $failures step(s) failed"
+exit $((failures > 0))
