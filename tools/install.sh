@@ -41,7 +41,8 @@ major="${version%%.*}"
 
 # --- Build, and read what the library is made of from a link against it ---------------------------------------------
 say "building kcoll (-c opt, position-independent)"
-bazel build -c opt --force_pic //:kcoll //tools:kcoll_link_line || die "the build failed"
+# --symlink_prefix=/: the workspace's bazel-bin and bazel-testlogs links keep pointing where they did.
+bazel build -c opt --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line || die "the build failed"
 bin="$(bazel info -c opt --force_pic bazel-bin 2>/dev/null)"
 execroot="$(bazel info -c opt --force_pic execution_root 2>/dev/null)"
 params="$bin/tools/kcoll_link_line-2.params"
