@@ -5,13 +5,16 @@
 #define KCOLL_COLLECTIVES_KERNELS_KOKKOS_KERNELS_H_
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/half_simd.h"
 #include "collectives/kernels/kernels.h"
 
 namespace kcoll {
@@ -22,6 +25,21 @@ struct ReduceFunctor {
   const T* a;
   const T* b;
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { dst[i] = Combine<T, Op>(a[i], b[i]); }
+};
+
+// Host execution spaces: 16-bit floats reduced a block at a time by the vectorised path (half_simd.h).
+template <class T>
+struct HalfBlockFunctor {
+  static constexpr int64_t kBlock = 4096;
+  ReduceOp op;
+  T* dst;
+  const T* a;
+  const T* b;
+  int64_t n;
+  void operator()(const int64_t block) const {
+    const int64_t begin = block * kBlock;
+    HostReduceHalves(op, dst + begin, a + begin, b + begin, static_cast<size_t>(std::min(kBlock, n - begin)));
+  }
 };
 
 template <class T>
@@ -115,6 +133,16 @@ class KokkosKernels final : public Kernels {
     }
     template <class T, ReduceOp Op>
     void Launch() const {
+      constexpr bool kHalf = std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
+      if constexpr (kHalf && std::is_same<memory_space, Kokkos::HostSpace>::value) {
+        if ((Op == ReduceOp::kSum || Op == ReduceOp::kProd) && HostHalfSimdAvailable(std::is_same<T, Float16>::value ? DataType::kFloat16 : DataType::kBfloat16)) {
+          const int64_t count = static_cast<int64_t>(n);
+          const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
+          HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};
+          Kokkos::parallel_for("kcoll::reduce_halves", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, blocks), f);
+          return;
+        }
+      }
       ReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b)};
       Kokkos::parallel_for("kcoll::reduce", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
     }
