@@ -1,6 +1,7 @@
 #include "collectives/kernels/half_simd.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+// Not under nvcc (a CUDA build compiles every source with it): its front end need not parse the AVX-512 headers.
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define KCOLL_HALF_SIMD_X86 1
 #endif
