@@ -167,8 +167,10 @@ absl::Status Communicator::Finalize() {
     absl::Status quiet = transport_->Quiesce(timeout_.timeout);
     if (!quiet.ok()) logger_.Log(LogLevel::kWarn, absl::StrCat("Finalize: ", quiet.message()));
   }
-  kernels_.reset();
+  // The transport first: destroying it completes (or withdraws) the transfers still in flight, some of which may
+  // read or write the kernels' scratch (a stream-ordered transport's last group); then the scratch can go.
   transport_.reset();
+  kernels_.reset();
   if (control_comm_ != MPI_COMM_NULL) {
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
     if (!mpi_finalized && broken_.ok()) MPI_Comm_free(&control_comm_);
