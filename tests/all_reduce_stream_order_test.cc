@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"
 #include "tests/mpi_test_env.h"
+#include "tests/stream_ordered_mpi.h"
 
 namespace kcoll {
 namespace {
@@ -27,30 +28,9 @@ using testing::AllRanks;
 using testing::EncodeAt;
 using testing::ExactInput;
 using testing::ExactReduction;
+using testing::StreamOrderedMpi;
 using testing::WorldRank;
 using testing::WorldSize;
-
-// MPI with a stream's completion rule (a wait finishes the whole batch posted so far) and NCCL's matching (no tags).
-class StreamOrderedMpi final : public Transport {
- public:
-  explicit StreamOrderedMpi(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
-  absl::string_view name() const override { return "stream-ordered mpi"; }
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  bool CanReach(MemoryKind memory) const override { return inner_->CanReach(memory); }
-  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int /*tag*/) override {
-    return inner_->Send(peer, data, bytes, 0);
-  }
-  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int /*tag*/) override {
-    return inner_->Recv(peer, data, bytes, 0);
-  }
-  absl::Status Wait(Request) override { return inner_->WaitAll(); }
-  absl::Status WaitAll() override { return inner_->WaitAll(); }
-  bool StreamOrdered() const override { return true; }
-
- private:
-  std::unique_ptr<Transport> inner_;
-};
 
 class StreamOrderTest : public ::testing::TestWithParam<Algorithm> {
  protected:
