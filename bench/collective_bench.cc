@@ -337,7 +337,6 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   std::vector<std::pair<Collective, int>> order;
   for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), timed_comm.get(), &gloo, &order, &notes);
 
-
   std::vector<int> roots;
   if (o.root.has_value()) {
     roots.push_back(*o.root);

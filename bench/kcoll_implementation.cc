@@ -14,7 +14,8 @@ class KcollImplementation final : public Implementation {
       : comm_(comm), algorithm_(algorithm), label_(std::move(label)) {}
 
   std::string name() const override {
-    return label_.empty() ? std::string(AlgorithmName(algorithm_)) : absl::StrCat(AlgorithmName(algorithm_), " ", label_);
+    return label_.empty() ? std::string(AlgorithmName(algorithm_))
+                          : absl::StrCat(AlgorithmName(algorithm_), " ", label_);
   }
   std::string kind() const override { return "kcoll"; }
 

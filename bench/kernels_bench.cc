@@ -8,7 +8,9 @@
 // -w warm-up (default 2), -d types (default all), -o ops (default all), --exec serial|openmp|all (default all), plus
 // Google Benchmark's flags. Ends with the ratio of Kokkos sum on float32 to STREAM add per space and size.
 #include <benchmark/benchmark.h>
+#if defined(_OPENMP)
 #include <omp.h>
+#endif
 
 #include <Kokkos_Core.hpp>
 #include <chrono>
@@ -206,7 +208,11 @@ int Main(int argc, char** argv) {
       }
       kernels[b] = std::move(*k);
     }
+#if defined(_OPENMP)
     const int omp_threads = omp_get_max_threads();
+#else
+    const int omp_threads = 1;  // a Kokkos without OpenMP (Serial + CUDA): kcoll compiles without -fopenmp
+#endif
     for (ExecBackend b : o.backends) {
       const bool parallel = b == ExecBackend::kOpenMP;
       const std::string space(ExecBackendName(b));

@@ -264,10 +264,10 @@ TEST(OptionsTest, ValidateForRanks) {
 TEST(OptionsTest, UsageListsEveryFlag) {
   const std::string usage = Usage("all_reduce", Context());
   for (const char* flag :
-       {"--minbytes",       "--maxbytes",        "--stepfactor", "--stepbytes", "--iters", "--warmup_iters",
-        "--agg_iters",      "--check",           "--op",         "--datatype",  "--root",  "--average",
-        "--timeout",        "--per_iter_timing", "--json",       "--algo",      "--exec",  "--ranks",
-        "--ranks_per_node", "--intra_bw",        "--inter_bw",   "--profile",   "--model", "--calibrate",
+       {"--minbytes",       "--maxbytes",        "--stepfactor",  "--stepbytes",   "--iters", "--warmup_iters",
+        "--agg_iters",      "--check",           "--op",          "--datatype",    "--root",  "--average",
+        "--timeout",        "--per_iter_timing", "--json",        "--algo",        "--exec",  "--ranks",
+        "--ranks_per_node", "--intra_bw",        "--inter_bw",    "--profile",     "--model", "--calibrate",
         "--touch_input",    "--rounds",          "--recalibrate", "--with_timeout"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }

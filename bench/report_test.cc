@@ -18,8 +18,8 @@ namespace kcoll {
 namespace bench {
 namespace {
 
-using ::testing::Not;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 RunInfo Info() {

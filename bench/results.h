@@ -163,10 +163,10 @@ struct RunInfo {
   int time_across_code = 3;
   int nranks = 1, ranks_per_node = 1, nodes = 1;
   bool emulated_nodes = false;
-  std::string exec;       // "serial", "openmp"
-  std::string exec_note;  // threads per rank, why
+  std::string exec;          // "serial", "openmp"
+  std::string exec_note;     // threads per rank, why
   std::string timeout_note;  // what the kcoll rows wait with (empty: no timeout anywhere, nothing to say)
-  std::string launch;     // how the ranks were started (mpirun line or "external mpirun")
+  std::string launch;        // how the ranks were started (mpirun line or "external mpirun")
   std::vector<RankInfo> ranks;
   std::optional<double> ideal_busbw_gbps;
   std::string ideal_note;  // inputs of the ideal, or why there is none

@@ -86,8 +86,8 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
   exchange->mine = MakeArgsRecord(args, algorithm, local.ok());
   exchange->all.resize(nranks);
   MPI_Request request = MPI_REQUEST_NULL;
-  const int code = MPI_Iallgather(&exchange->mine, kFields, MPI_INT64_T, exchange->all.data(), kFields,
-                                  MPI_INT64_T, comm, &request);
+  const int code =
+      MPI_Iallgather(&exchange->mine, kFields, MPI_INT64_T, exchange->all.data(), kFields, MPI_INT64_T, comm, &request);
   if (code != MPI_SUCCESS) return absl::InternalError("argument check: MPI_Iallgather failed");
   std::vector<int> scratch;
   absl::StatusOr<bool> done = WaitForRequests(&request, 1, timeout, &scratch);

@@ -89,10 +89,11 @@ extern "C" {
 const char* kcoll_error_string(void) { return last_error.c_str(); }
 
 const char* kcoll_status_name(int status) {
-  static const char* const kNames[] = {"OK",        "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  static const char* const kNames[] = {
+      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
   if (status < 0 || status >= static_cast<int>(sizeof(kNames) / sizeof(kNames[0]))) return "UNKNOWN_STATUS";
   return kNames[status];
 }

@@ -60,8 +60,8 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
   if (!done.ok()) return done.status();
   if (!*done) {
     failed_on.release();  // left to MPI: see above
-    return absl::DeadlineExceededError(absl::StrCat("SetProfile: not every rank called it within ",
-                                                    absl::FormatDuration(timeout)));
+    return absl::DeadlineExceededError(
+        absl::StrCat("SetProfile: not every rank called it within ", absl::FormatDuration(timeout)));
   }
   const int failed = *failed_on;
   if (!local.ok()) return local;

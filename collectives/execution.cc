@@ -67,12 +67,13 @@ absl::StatusOr<Execution> MakeMpiExecution(std::unique_ptr<MpiTransport> mpi, Ex
   }
 #if defined(KCOLL_HAVE_CUDA)
   KCOLL_ASSIGN_OR_RETURN(CudaPlacement placement, CudaKernelsPlacement());
-  out.description = absl::StrCat("mpi, cuda kernels, device buffers staged through pinned host memory (MPI is not "
-                                 "CUDA-aware: ",
-                                 how, ")");
+  out.description = absl::StrCat(
+      "mpi, cuda kernels, device buffers staged through pinned host memory (MPI is not "
+      "CUDA-aware: ",
+      how, ")");
   if (rank == 0) std::fprintf(stderr, "kcoll: %s\n", out.description.c_str());
-  out.transport = std::make_unique<StagingTransport>(
-      std::move(mpi), MakeCudaHostStaging(static_cast<cudaStream_t>(placement.stream)));
+  out.transport = std::make_unique<StagingTransport>(std::move(mpi),
+                                                     MakeCudaHostStaging(static_cast<cudaStream_t>(placement.stream)));
   return out;
 #else
   (void)rank;
@@ -144,9 +145,10 @@ absl::StatusOr<Execution> MakeExecution(std::unique_ptr<MpiTransport> mpi, Trans
                                         const GpuOptions& gpu, absl::Duration timeout) {
   if (kind == TransportKind::kMpi) return MakeMpiExecution(std::move(mpi), backend, gpu);
   if (backend != ExecBackend::kCuda) {
-    return absl::InvalidArgumentError(absl::StrCat("transport 'nccl' needs the cuda execution backend (its buffers "
-                                                   "are device memory), not '",
-                                                   ExecBackendName(backend), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("transport 'nccl' needs the cuda execution backend (its buffers "
+                     "are device memory), not '",
+                     ExecBackendName(backend), "'"));
   }
 #if defined(KCOLL_HAVE_NCCL)
   return MakeNcclExecution(std::move(mpi), gpu, timeout);

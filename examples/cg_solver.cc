@@ -63,6 +63,24 @@ void Split(int n, int parts, int index, int* start, int* size) {
   *start = index * base + (index < extra ? index : extra);
 }
 
+// Plane `at` of dimension d (halo coordinates: 1..size are interior) into / out of a face buffer.
+void PackFace(const Grid& p, int d, int at, const Face& face) {
+  Kokkos::parallel_for(
+      "pack", Range2({0, 0}, {static_cast<int64_t>(face.extent(0)), static_cast<int64_t>(face.extent(1))}),
+      KOKKOS_LAMBDA(int64_t a, int64_t b) {
+        face(a, b) = d == 0 ? p(at, a + 1, b + 1) : d == 1 ? p(b + 1, at, a + 1) : p(a + 1, b + 1, at);
+      });
+}
+void UnpackFace(const Face& face, int d, int at, const Grid& p) {
+  Kokkos::parallel_for(
+      "unpack", Range2({0, 0}, {static_cast<int64_t>(face.extent(0)), static_cast<int64_t>(face.extent(1))}),
+      KOKKOS_LAMBDA(int64_t a, int64_t b) {
+        double& cell = d == 0 ? p(at, a + 1, b + 1) : d == 1 ? p(b + 1, at, a + 1) : p(a + 1, b + 1, at);
+        cell = face(a, b);
+      });
+  Kokkos::fence();
+}
+
 // Exchanges the faces of `p` with the neighbours. Faces are packed into contiguous buffers by Kokkos kernels.
 class Halo {
  public:
@@ -79,7 +97,7 @@ class Halo {
   absl::Status Exchange(const Grid& p) {
     for (int d = 0; d < 3; ++d) {
       for (int side = 0; side < 2; ++side) {
-        if (block_.neighbour[d][side] != MPI_PROC_NULL) Pack(p, d, side == 0 ? 1 : block_.size[d], send_[d][side]);
+        if (block_.neighbour[d][side] != MPI_PROC_NULL) PackFace(p, d, side == 0 ? 1 : block_.size[d], send_[d][side]);
       }
     }
     Kokkos::fence();  // the faces are in their buffers before MPI reads them
@@ -93,8 +111,8 @@ class Halo {
         MPI_Irecv(recv_[d][side].data(), static_cast<int>(recv_[d][side].size()), MPI_DOUBLE, peer, d * 2 + (1 - side),
                   cart_, &requests.back());
         requests.emplace_back();
-        MPI_Isend(send_[d][side].data(), static_cast<int>(send_[d][side].size()), MPI_DOUBLE, peer, d * 2 + side,
-                  cart_, &requests.back());
+        MPI_Isend(send_[d][side].data(), static_cast<int>(send_[d][side].size()), MPI_DOUBLE, peer, d * 2 + side, cart_,
+                  &requests.back());
       }
     }
     if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
@@ -102,31 +120,14 @@ class Halo {
     }
     for (int d = 0; d < 3; ++d) {
       for (int side = 0; side < 2; ++side) {
-        if (block_.neighbour[d][side] != MPI_PROC_NULL) Unpack(recv_[d][side], d, side == 0 ? 0 : block_.size[d] + 1, p);
+        if (block_.neighbour[d][side] != MPI_PROC_NULL)
+          UnpackFace(recv_[d][side], d, side == 0 ? 0 : block_.size[d] + 1, p);
       }
     }
     return absl::OkStatus();
   }
 
  private:
-  // Plane `at` of dimension d (halo coordinates: 1..size are interior) into / out of a face buffer.
-  static void Pack(const Grid& p, int d, int at, const Face& face) {
-    Kokkos::parallel_for(
-        "pack", Range2({0, 0}, {static_cast<int64_t>(face.extent(0)), static_cast<int64_t>(face.extent(1))}),
-        KOKKOS_LAMBDA(int64_t a, int64_t b) {
-          face(a, b) = d == 0 ? p(at, a + 1, b + 1) : d == 1 ? p(b + 1, at, a + 1) : p(a + 1, b + 1, at);
-        });
-  }
-  static void Unpack(const Face& face, int d, int at, const Grid& p) {
-    Kokkos::parallel_for(
-        "unpack", Range2({0, 0}, {static_cast<int64_t>(face.extent(0)), static_cast<int64_t>(face.extent(1))}),
-        KOKKOS_LAMBDA(int64_t a, int64_t b) {
-          double& cell = d == 0 ? p(at, a + 1, b + 1) : d == 1 ? p(b + 1, at, a + 1) : p(a + 1, b + 1, at);
-          cell = face(a, b);
-        });
-    Kokkos::fence();
-  }
-
   MPI_Comm cart_;
   Block block_;
   Face send_[3][2], recv_[3][2];
@@ -137,8 +138,8 @@ Range3 Interior(const Block& b) { return Range3({1, 1, 1}, {b.size[0] + 1, b.siz
 double LocalDot(const Block& b, const Grid& x, const Grid& y) {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "dot", Interior(b), KOKKOS_LAMBDA(int64_t i, int64_t j, int64_t k, double& acc) { acc += x(i, j, k) * y(i, j, k); },
-      sum);
+      "dot", Interior(b),
+      KOKKOS_LAMBDA(int64_t i, int64_t j, int64_t k, double& acc) { acc += x(i, j, k) * y(i, j, k); }, sum);
   return sum;
 }
 
@@ -171,7 +172,8 @@ void GatherSolution(MPI_Comm cart, const Block& block, int n, const Grid& x, std
     size_t at = offsets[r];
     for (int i = 0; i < s[3]; ++i)
       for (int j = 0; j < s[4]; ++j)
-        for (int k = 0; k < s[5]; ++k) all[(static_cast<size_t>(s[0] + i) * n + s[1] + j) * n + s[2] + k] = packed[at++];
+        for (int k = 0; k < s[5]; ++k)
+          all[(static_cast<size_t>(s[0] + i) * n + s[1] + j) * n + s[2] + k] = packed[at++];
   }
   *solution = std::move(all);
 }
@@ -297,9 +299,8 @@ CgResult SolvePoissonSerial(const CgOptions& options, std::vector<double>* solut
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         for (int k = 0; k < n; ++k)
-          ap[at(i, j, k)] = 6 * p[at(i, j, k)] - value(p, i - 1, j, k) - value(p, i + 1, j, k) -
-                            value(p, i, j - 1, k) - value(p, i, j + 1, k) - value(p, i, j, k - 1) -
-                            value(p, i, j, k + 1);
+          ap[at(i, j, k)] = 6 * p[at(i, j, k)] - value(p, i - 1, j, k) - value(p, i + 1, j, k) - value(p, i, j - 1, k) -
+                            value(p, i, j + 1, k) - value(p, i, j, k - 1) - value(p, i, j, k + 1);
     const double alpha = rr / dot(p, ap);
     for (size_t i = 0; i < total; ++i) {
       x[i] += alpha * p[i];

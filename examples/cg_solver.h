@@ -36,7 +36,7 @@ std::unique_ptr<DotSum> MakeKcollDotSum(Communicator& comm, Algorithm algorithm)
 std::unique_ptr<DotSum> MakeMpiDotSum(MPI_Comm comm);
 
 struct CgOptions {
-  int n = 64;               // interior grid points per dimension
+  int n = 64;  // interior grid points per dimension
   int max_iterations = 1000;
   double tolerance = 1e-8;  // stop when |r| / |b| falls below it
 };

@@ -15,8 +15,8 @@ namespace kcoll {
 namespace examples {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::AllRanks;
+using ::testing::HasSubstr;
 using testing::WorldRank;
 
 // Relative agreement of the residuals of two runs whose dot products were summed in a different order.

@@ -11,22 +11,22 @@
 static int failures = 0;
 static int rank = 0;
 
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
       fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", rank, __FILE__, __LINE__, #cond); \
-      ++failures;                                                                        \
-    }                                                                                    \
+      ++failures;                                                                              \
+    }                                                                                          \
   } while (0)
 
-#define CHECK_OK(call)                                                                               \
-  do {                                                                                               \
-    int status_ = (call);                                                                            \
-    if (status_ != KCOLL_OK) {                                                                       \
-      fprintf(stderr, "[rank %d] %s:%d: %s returned %s: %s\n", rank, __FILE__, __LINE__, #call,      \
-              kcoll_status_name(status_), kcoll_error_string());                                     \
-      ++failures;                                                                                    \
-    }                                                                                                \
+#define CHECK_OK(call)                                                                          \
+  do {                                                                                          \
+    int status_ = (call);                                                                       \
+    if (status_ != KCOLL_OK) {                                                                  \
+      fprintf(stderr, "[rank %d] %s:%d: %s returned %s: %s\n", rank, __FILE__, __LINE__, #call, \
+              kcoll_status_name(status_), kcoll_error_string());                                \
+      ++failures;                                                                               \
+    }                                                                                           \
   } while (0)
 
 enum { kCount = 5 };

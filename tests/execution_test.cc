@@ -15,8 +15,8 @@ namespace kcoll {
 namespace {
 
 using testing::AllRanks;
-using testing::ScopedEnv;
 using ::testing::HasSubstr;
+using testing::ScopedEnv;
 
 TEST(Execution, DefaultIsMpiWithHostKernels) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);

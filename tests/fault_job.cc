@@ -28,8 +28,8 @@ int Run(kcoll::Communicator& comm, const std::string& mode, double stall_seconds
     std::vector<float> in(1024, 1.0f), out(1024, 0.0f);
     if (rank == 1) std::this_thread::sleep_for(std::chrono::duration<double>(stall_seconds));
     const auto start = std::chrono::steady_clock::now();
-    absl::Status s = comm.AllReduce(in.data(), out.data(), in.size(), kcoll::DataType::kFloat32,
-                                    kcoll::ReduceOp::kSum, ring);
+    absl::Status s =
+        comm.AllReduce(in.data(), out.data(), in.size(), kcoll::DataType::kFloat32, kcoll::ReduceOp::kSum, ring);
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("fault_job: rank %d: AllReduce returned after %.3f s: %s\n", rank, waited, s.ToString().c_str());
     return s.ok() ? 0 : 1;
@@ -43,8 +43,8 @@ int Run(kcoll::Communicator& comm, const std::string& mode, double stall_seconds
     }
     std::vector<float> in(size_t{1} << 20, 1.0f), out(in.size(), 0.0f);
     for (int i = 0; i < 100000; ++i) {
-      absl::Status s = comm.AllReduce(in.data(), out.data(), in.size(), kcoll::DataType::kFloat32,
-                                      kcoll::ReduceOp::kSum, ring);
+      absl::Status s =
+          comm.AllReduce(in.data(), out.data(), in.size(), kcoll::DataType::kFloat32, kcoll::ReduceOp::kSum, ring);
       if (!s.ok()) {
         std::printf("fault_job: rank %d: AllReduce %d returned %s\n", rank, i, s.ToString().c_str());
         return 1;

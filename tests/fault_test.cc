@@ -152,13 +152,13 @@ void CheckStall(Collective collective, Algorithm algorithm) {
   if (me == stall.stalled) {
     std::this_thread::sleep_for(absl::ToChronoNanoseconds(kTimeout * 2));
     // Its peers have given up: it either finishes its share (a rank that only sends) or times out in turn.
-    absl::Status late = Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum,
-                             stall.root);
+    absl::Status late =
+        Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum, stall.root);
     EXPECT_TRUE(late.ok() || late.code() == absl::StatusCode::kDeadlineExceeded) << late;
   } else {
     const auto start = std::chrono::steady_clock::now();
-    absl::Status s = Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum,
-                          stall.root);
+    absl::Status s =
+        Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum, stall.root);
     const double waited = SecondsSince(start);
     if (stall.MustTimeOut(collective, me, n)) {
       EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
@@ -175,8 +175,8 @@ void CheckStall(Collective collective, Algorithm algorithm) {
       EXPECT_THAT(s.message(), HasSubstr("after the call began; ranks whose transfers did not complete: "));
       // The communicator is broken: the next call says so, quoting the first error, without waiting.
       const auto again = std::chrono::steady_clock::now();
-      absl::Status next = comm->AllReduce(buffers.send.data(), buffers.recv.data(), 1, DataType::kFloat32,
-                                          ReduceOp::kSum);
+      absl::Status next =
+          comm->AllReduce(buffers.send.data(), buffers.recv.data(), 1, DataType::kFloat32, ReduceOp::kSum);
       EXPECT_EQ(next.code(), absl::StatusCode::kFailedPrecondition) << next;
       EXPECT_THAT(next.message(), HasSubstr("the communicator is broken by an earlier error"));
       EXPECT_THAT(next.message(), HasSubstr(std::string(s.message())));
@@ -251,11 +251,12 @@ TEST_F(StallTest, TheArgumentCheckTimesOutToo) {
   if (me == n - 1) {
     std::this_thread::sleep_for(absl::ToChronoNanoseconds(kTimeout * 2));
   } else {
-    absl::Status s = comm->AllReduce(buffers.send.data(), buffers.recv.data(), kCount, DataType::kFloat32,
-                                     ReduceOp::kSum);
+    absl::Status s =
+        comm->AllReduce(buffers.send.data(), buffers.recv.data(), kCount, DataType::kFloat32, ReduceOp::kSum);
     EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
-    EXPECT_THAT(s.message(), HasSubstr(absl::StrCat(CollectiveName(Collective::kAllReduce),
-                                                    ": the cross-rank argument check (KCOLL_CHECK_ARGS) did not complete")));
+    EXPECT_THAT(s.message(),
+                HasSubstr(absl::StrCat(CollectiveName(Collective::kAllReduce),
+                                       ": the cross-rank argument check (KCOLL_CHECK_ARGS) did not complete")));
     absl::Status next = comm->Barrier();
     EXPECT_EQ(next.code(), absl::StatusCode::kFailedPrecondition) << next;
   }
@@ -315,8 +316,8 @@ TEST_F(MismatchTest, Root) {
   Buffers buffers(kCount);
   for (size_t i = 0; i < kCount; ++i) buffers.send[i] = static_cast<float>(WorldRank() * 1000 + i);
   const int root = is_odd() ? 1 % WorldSize() : 0;
-  absl::Status s = Call(*comm, Collective::kBroadcast, Algorithm::kTree, buffers, kCount, DataType::kFloat32,
-                        ReduceOp::kSum, root);
+  absl::Status s =
+      Call(*comm, Collective::kBroadcast, Algorithm::kTree, buffers, kCount, DataType::kFloat32, ReduceOp::kSum, root);
   if (s.ok()) {
     std::vector<float> got(kCount);
     std::memcpy(got.data(), buffers.recv.data(), kCount * sizeof(float));

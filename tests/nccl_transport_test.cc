@@ -24,9 +24,9 @@ namespace {
 
 using testing::AllRanks;
 using testing::DeviceBuffer;
+using ::testing::HasSubstr;
 using testing::WorldRank;
 using testing::WorldSize;
-using ::testing::HasSubstr;
 
 TEST(NcclBootstrap, WithoutAGpuEveryRankFailsWithTheReason) {
   if (AllRanks(CudaDeviceCount().ok())) GTEST_SKIP() << "every rank has a GPU: the GPU tests below cover creation";
@@ -173,8 +173,8 @@ TEST_F(NcclGpuTest, PeerCollectivesMatchTheReference) {
           const std::vector<char> want = testing::ExpectedRecv(c, type, op, count, root, rank, n);
           DeviceBuffer d_send(send.size()), d_recv(want.size());
           ASSERT_TRUE(d_send.Upload(send).ok());
-          const absl::Status s = RunNcclCollective(c, d_send.data(), d_recv.data(), count, type, op, root, *comm,
-                                                   stream_);
+          const absl::Status s =
+              RunNcclCollective(c, d_send.data(), d_recv.data(), count, type, op, root, *comm, stream_);
           ASSERT_TRUE(s.ok()) << s;
           ASSERT_TRUE(CudaStatus(cudaStreamSynchronize(stream_), "cudaStreamSynchronize").ok());
           const std::vector<char> got = d_recv.Download(want.size());

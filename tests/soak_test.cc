@@ -53,7 +53,7 @@ Totals AllReduceTotals(const Communicator& comm) {
 
 // Runs `calls` 8 B and `large_calls` 1 MiB AllReduces, every result checked; false at the first wrong one.
 bool RunCalls(Communicator& comm, int64_t calls, int64_t large_calls, std::vector<int32_t>& in,
-         std::vector<int32_t>& out) {
+              std::vector<int32_t>& out) {
   const int n = comm.size(), me = comm.rank();
   for (int64_t i = 0; i < calls; ++i) {
     int64_t value = me + i % 1000, sum = 0;

@@ -105,8 +105,8 @@ class StreamOrderAllTest : public ::testing::TestWithParam<Param> {
 TEST_P(StreamOrderAllTest, NoReceivePostedAheadAndExactResults) {
   const int n = WorldSize();
   const Collective c = std::get<0>(GetParam());
-  const bool rooted = c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather ||
-                      c == Collective::kScatter;
+  const bool rooted =
+      c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather || c == Collective::kScatter;
   const std::vector<int> roots = rooted ? std::vector<int>{0, n - 1} : std::vector<int>{0};
   const size_t n_elems = static_cast<size_t>(n);
   for (int root : roots) {

@@ -8,8 +8,8 @@
 namespace kcoll {
 namespace {
 
-using testing::ScopedEnv;
 using ::testing::HasSubstr;
+using testing::ScopedEnv;
 
 TEST(ParseTimeout, SecondsOrDurations) {
   EXPECT_EQ(*ParseTimeout("30", "T"), absl::Seconds(30));
@@ -73,8 +73,7 @@ TEST_F(ChooseTimeoutTest, EnvironmentThenOptions) {
   EXPECT_EQ(from_options->timeout, absl::Seconds(3));
   EXPECT_EQ(from_options->on_timeout, OnTimeout::kReturn);
   // Zero in the options is no limit, as "0" in the environment.
-  EXPECT_EQ(ChooseTimeout(absl::ZeroDuration(), std::nullopt, TransportKind::kNccl)->timeout,
-            absl::InfiniteDuration());
+  EXPECT_EQ(ChooseTimeout(absl::ZeroDuration(), std::nullopt, TransportKind::kNccl)->timeout, absl::InfiniteDuration());
 }
 
 TEST_F(ChooseTimeoutTest, TheOlderNcclVariableIsAnAliasForNcclOnly) {

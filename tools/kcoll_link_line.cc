@@ -5,5 +5,7 @@
 
 int main() {
   // Referencing both APIs keeps every archive on the link line.
-  return kcoll::Communicator::Create == nullptr && kcoll_error_string == nullptr;
+  const void* volatile kept[] = {reinterpret_cast<const void*>(&kcoll::Communicator::Create),
+                                 reinterpret_cast<const void*>(&kcoll_error_string)};
+  return kept[0] == kept[1];
 }

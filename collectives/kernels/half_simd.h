@@ -2,9 +2,9 @@
 // (binary16) or a shift (bfloat16), combined in float, and narrowed with round-to-nearest-even, bit for bit what
 // ElementOps<Float16/Bfloat16> computes one element at a time (same float arithmetic, same rounding, NaNs quieted
 // alike; when both operands are NaN, which payload the result carries follows the operand order the compiler chose
-// for the element-wise addition, so only NaN-ness is the same). The software conversions cannot be vectorised by the compiler and run 10-60x slower than a float32
-// reduction. The CPU is asked at run time (AVX2, and F16C for binary16); without it, or for other ops, the
-// functions return false and the caller runs the element-wise path.
+// for the element-wise addition, so only NaN-ness is the same). The software conversions cannot be vectorised by the
+// compiler and run 10-60x slower than a float32 reduction. The CPU is asked at run time (AVX2, and F16C for binary16);
+// without it, or for other ops, the functions return false and the caller runs the element-wise path.
 #ifndef KCOLL_COLLECTIVES_KERNELS_HALF_SIMD_H_
 #define KCOLL_COLLECTIVES_KERNELS_HALF_SIMD_H_
 

@@ -135,7 +135,8 @@ class KokkosKernels final : public Kernels {
     void Launch() const {
       constexpr bool kHalf = std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
       if constexpr (kHalf && std::is_same<memory_space, Kokkos::HostSpace>::value) {
-        if ((Op == ReduceOp::kSum || Op == ReduceOp::kProd) && HostHalfSimdAvailable(std::is_same<T, Float16>::value ? DataType::kFloat16 : DataType::kBfloat16)) {
+        if ((Op == ReduceOp::kSum || Op == ReduceOp::kProd) &&
+            HostHalfSimdAvailable(std::is_same<T, Float16>::value ? DataType::kFloat16 : DataType::kBfloat16)) {
           const int64_t count = static_cast<int64_t>(n);
           const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
           HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};

@@ -11,7 +11,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kSpinPolls = 256;                            // MPI_Testall polls before the clock is read
+constexpr int kSpinPolls = 256;                             // MPI_Testall polls before the clock is read
 constexpr auto kSpinFor = std::chrono::milliseconds(1);     // back-to-back polls
 constexpr auto kYieldFor = std::chrono::milliseconds(100);  // then polls that yield the core; then sleeps
 constexpr auto kSleep = std::chrono::microseconds(100);

@@ -53,8 +53,8 @@ absl::Status CheckDistinctDevices(MPI_Comm comm, int device) {
   if (local.ok()) {
     if (auto shared = FindSharedDevice(ids)) {
       local = absl::FailedPreconditionError(absl::StrCat("ranks ", ranks[shared->first], " and ", ranks[shared->second],
-                                                         " would both use the CUDA device at PCI ",
-                                                         ids[shared->first], ": NCCL needs one device per rank"));
+                                                         " would both use the CUDA device at PCI ", ids[shared->first],
+                                                         ": NCCL needs one device per rank"));
     }
   }
   return AgreeAcrossRanks(comm, local, "choosing one CUDA device per rank");
@@ -73,8 +73,8 @@ std::string EncodeBootstrapMessage(int nccl_version, ncclResult_t result, const 
 
 absl::StatusOr<ncclUniqueId> DecodeBootstrapMessage(absl::string_view message, int local_nccl_version) {
   if (message.size() != kBootstrapMessageBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("NCCL bootstrap message has ", message.size(), " bytes, expected ",
-                                                   kBootstrapMessageBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("NCCL bootstrap message has ", message.size(), " bytes, expected ", kBootstrapMessageBytes));
   }
   if (GetU32(message.data()) != kBootstrapMagic) {
     return absl::InvalidArgumentError("NCCL bootstrap message does not start with kcoll's magic word");
@@ -143,9 +143,9 @@ absl::StatusOr<ncclComm_t> CreateNcclComm(MPI_Comm comm, const NcclCommOptions& 
   ncclComm_t nccl = nullptr;
   const ncclResult_t init = ncclCommInitRankConfig(&nccl, nranks, *id, rank, &config);
   if (init == ncclInProgress) {
-    local = AwaitNccl(nccl, options.timeout,
-                      absl::StrCat("ncclCommInitRankConfig on rank ", rank, " (waiting for all ", nranks,
-                                   " ranks to join)"));
+    local = AwaitNccl(
+        nccl, options.timeout,
+        absl::StrCat("ncclCommInitRankConfig on rank ", rank, " (waiting for all ", nranks, " ranks to join)"));
   } else {
     local = NcclStatus(init, "ncclCommInitRankConfig", nccl);
   }

@@ -181,9 +181,9 @@ absl::Status NcclTransport::Synchronize() {
       continue;
     }
     if (query != cudaErrorNotReady) {
-      return Fail(absl::Status(CudaStatus(query, "cudaEventQuery").code(),
-                               absl::StrCat(Describe(step.index, step.ops), ": ",
-                                            CudaStatus(query, "cudaEventQuery").message())));
+      return Fail(absl::Status(
+          CudaStatus(query, "cudaEventQuery").code(),
+          absl::StrCat(Describe(step.index, step.ops), ": ", CudaStatus(query, "cudaEventQuery").message())));
     }
     ncclResult_t async = ncclSuccess;
     const ncclResult_t polled = ncclCommGetAsyncError(comm_, &async);
@@ -204,9 +204,7 @@ absl::Status NcclTransport::Synchronize() {
   return absl::OkStatus();
 }
 
-void NcclTransport::BeginCall(const CallInfo& call) {
-  call_ = call;
-}
+void NcclTransport::BeginCall(const CallInfo& call) { call_ = call; }
 
 std::string NcclTransport::Describe(int64_t step, const std::vector<Op>& ops) const {
   std::string out = absl::StrCat(call_.collective, " (", call_.algorithm, ") #", collective_, ", step ", step);

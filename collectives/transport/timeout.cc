@@ -45,9 +45,7 @@ absl::StatusOr<OnTimeout> ParseOnTimeout(absl::string_view text, absl::string_vi
   return absl::InvalidArgumentError(absl::StrCat(source, ": '", text, "' is not 'return' or 'abort'"));
 }
 
-absl::string_view OnTimeoutName(OnTimeout on_timeout) {
-  return on_timeout == OnTimeout::kAbort ? "abort" : "return";
-}
+absl::string_view OnTimeoutName(OnTimeout on_timeout) { return on_timeout == OnTimeout::kAbort ? "abort" : "return"; }
 
 absl::StatusOr<TimeoutSettings> ChooseTimeout(std::optional<absl::Duration> timeout,
                                               std::optional<OnTimeout> on_timeout, TransportKind transport) {

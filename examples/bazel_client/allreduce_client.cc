@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
     } else {
       const int n = (*comm)->size(), rank = (*comm)->rank();
       std::vector<int> values(1024, rank + 1), sums(1024, 0);
-      absl::Status s = (*comm)->AllReduce(values.data(), sums.data(), values.size(), kcoll::DataType::kInt32,
-                                          kcoll::ReduceOp::kSum);
+      absl::Status s =
+          (*comm)->AllReduce(values.data(), sums.data(), values.size(), kcoll::DataType::kInt32, kcoll::ReduceOp::kSum);
       const bool right = s.ok() && sums[0] == n * (n + 1) / 2 && sums[1023] == n * (n + 1) / 2;
       if (rank == 0) std::printf("allreduce_client: %d ranks, sum %d: %s\n", n, sums[0], right ? "OK" : "WRONG");
       if (!right) code = 1;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Compiles kcoll's GPU path where the CUDA toolkit and a Kokkos 4.x source are on the machine (no GPU needed):
+# tools/setup_cuda.sh builds a Serial + CUDA Kokkos for sm_90 (cached) and configures --config=cuda, then every
+# target is built with it. Prints "[check] ok: ...", "[check] FAILED: ..." or, without nvcc or a Kokkos source,
+# "[check] skipped: ..." with the reason; exits non-zero if a step failed.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+log="$(mktemp)"
+trap 'rm -rf "$log"' EXIT
+
+nvcc="$(command -v nvcc || true)"
+[[ -n "$nvcc" || -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]] || {
+  echo "[check] skipped: the CUDA build (no nvcc on PATH or in CUDA_PATH)"
+  exit 0
+}
+source="${KOKKOS_SRC:-$(ls "$root"/../shared/third_party/kokkos-4*.tar.gz 2> /dev/null | sort | tail -n1)}"
+[[ -n "$source" ]] || {
+  echo "[check] skipped: the CUDA build (no Kokkos source: set KOKKOS_SRC)"
+  exit 0
+}
+
+failures=0
+step() {  # step NAME COMMAND...
+  local name="$1" start=$SECONDS
+  shift
+  if KOKKOS_SRC="$source" "$@" > "$log" 2>&1; then
+    echo "[check] ok: $name ($((SECONDS - start)) s)"
+  else
+    echo "[check] FAILED: $name ($((SECONDS - start)) s); its output:"
+    grep -av "linux-sandbox" "$log" | grep -a -B2 -A8 "error\|ERROR" | tail -60 | sed 's/^/    /'
+    failures=$((failures + 1))
+  fi
+}
+step "a Serial + CUDA Kokkos for sm_90 (tools/setup_cuda.sh)" tools/setup_cuda.sh sm_90
+[[ $failures -eq 0 ]] && step "every target with --config=cuda" bazel build --config=cuda //...
+exit $((failures > 0))
