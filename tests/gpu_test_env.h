@@ -6,7 +6,10 @@
 
 #include <mpi.h>
 
+#include <cuda_runtime.h>
+
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/transport/cuda_errors.h"
@@ -16,20 +19,42 @@
 namespace kcoll {
 namespace testing {
 
-// On success, *device is this rank's device (one per local rank).
+// The PCI bus id of `device` ("" if the runtime cannot tell), padded to a fixed width for an allgather.
+inline std::string PciBusId(int device) {
+  char id[32] = {0};
+  if (cudaDeviceGetPCIBusId(id, sizeof(id), device) != cudaSuccess) return std::string(sizeof(id), '\0');
+  return std::string(id, sizeof(id));
+}
+
+// On success, *device is this rank's device (one per local rank). Ranks of a node that would share one GPU (a node
+// with fewer GPUs than ranks, where each rank is handed device 0) make every rank skip, naming the shared device:
+// NCCL refuses several ranks on one GPU unless NCCL_MULTI_RANK_GPU_ENABLE (NCCL 2.30+) says otherwise.
 inline bool GpusForEveryRank(std::string* reason, int* device) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, WorldRank(), MPI_INFO_NULL, &node);
   int local_rank = 0, local_size = 1;
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_size(node, &local_size);
-  MPI_Comm_free(&node);
   absl::StatusOr<int> chosen = CudaDeviceCount();
   if (chosen.ok()) chosen = ChooseCudaDevice(local_rank, local_size, *chosen, {});
-  const bool everywhere = AllRanks(chosen.ok());
+  const std::string mine = chosen.ok() ? PciBusId(*chosen) : std::string(32, '\0');
+  std::vector<char> all(32 * local_size);
+  MPI_Allgather(mine.data(), 32, MPI_CHAR, all.data(), 32, MPI_CHAR, node);
+  MPI_Comm_free(&node);
+  std::vector<std::string> ids;
+  for (int r = 0; r < local_size; ++r) ids.emplace_back(all.data() + 32 * r);  // up to the first NUL
+  const auto shared = FindSharedDevice(ids);
+  const bool everywhere = AllRanks(chosen.ok() && !shared.has_value());
   if (everywhere) {
     *device = *chosen;
     return true;
+  }
+  if (AllRanks(chosen.ok())) {
+    *reason = shared.has_value()
+                  ? absl::StrCat("local ranks ", shared->first, " and ", shared->second, " would share GPU ",
+                                 ids[shared->first], ": NCCL needs a GPU per rank")
+                  : std::string("another node's ranks would share a GPU: NCCL needs a GPU per rank");
+    return false;
   }
   *reason = chosen.ok() ? std::string("no CUDA device for another rank")
                         : absl::StrCat(chosen.status().message(), " (rank ", WorldRank(), ")");

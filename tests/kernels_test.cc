@@ -45,7 +45,9 @@ TEST_P(ReduceKernelTest, MatchesExactReductionOfTwoRanks) {
       }
       char* d = dst.data() + offset * size;
       ASSERT_TRUE((*kernels)->Reduce(op, type, d, a.data() + offset * size, b.data() + offset * size, n).ok());
-      if (op == ReduceOp::kAvg) ASSERT_TRUE((*kernels)->Divide(type, d, n, 2).ok());
+      if (op == ReduceOp::kAvg) {
+        ASSERT_TRUE((*kernels)->Divide(type, d, n, 2).ok());
+      }
       std::vector<char> expected(size);
       for (size_t i = 0; i < total; ++i) {
         const bool inside = i >= offset && i < offset + n;
@@ -72,7 +74,9 @@ TEST_P(ReduceKernelTest, InPlaceAccumulatesAcrossManyRanks) {
     for (size_t i = 0; i < kCount; ++i) EncodeAt(type, contribution.data(), i, ExactInput(type, op, r, i));
     ASSERT_TRUE((*kernels)->Reduce(op, type, acc.data(), acc.data(), contribution.data(), kCount).ok());
   }
-  if (op == ReduceOp::kAvg) ASSERT_TRUE((*kernels)->Divide(type, acc.data(), kCount, kRanks).ok());
+  if (op == ReduceOp::kAvg) {
+    ASSERT_TRUE((*kernels)->Divide(type, acc.data(), kCount, kRanks).ok());
+  }
   std::vector<char> expected(size);
   for (size_t i = 0; i < kCount; ++i) {
     EncodeAt(type, expected.data(), 0, ExactReduction(type, op, kRanks, i));

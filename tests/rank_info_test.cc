@@ -86,8 +86,12 @@ TEST(DiscoverLocalRankInfo, DescribesThisProcess) {
     closedir(d);
   }
   for (const NetworkInterface& nic : info.interfaces) {
-    if (nic.family == "ipv4") EXPECT_EQ(std::count(nic.address.begin(), nic.address.end(), '.'), 3) << nic.address;
-    if (nic.name == "lo") EXPECT_TRUE(nic.loopback);
+    if (nic.family == "ipv4") {
+      EXPECT_EQ(std::count(nic.address.begin(), nic.address.end(), '.'), 3) << nic.address;
+    }
+    if (nic.name == "lo") {
+      EXPECT_TRUE(nic.loopback);
+    }
   }
 }
 

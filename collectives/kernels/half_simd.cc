@@ -4,6 +4,10 @@
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__CUDACC__)
 #include <immintrin.h>
 #define KCOLL_HALF_SIMD_X86 1
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which its own -Wmaybe-uninitialized flags in
+// every caller: a false positive about the headers, silenced for this file.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include "collectives/kernels/element_ops.h"
