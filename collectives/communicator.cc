@@ -18,14 +18,10 @@
 #include "collectives/transport/mpi_transport.h"
 #include "collectives/transport/mpi_wait.h"
 #include "collectives/validate.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 namespace {
-
-const char* GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
 
 absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, TransportKind transport) {
   if (options.backend.has_value()) return *options.backend;

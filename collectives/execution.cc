@@ -18,15 +18,11 @@
 #endif
 #if defined(KCOLL_HAVE_NCCL)
 #include "collectives/transport/nccl_transport.h"
+#include "collectives/env.h"
 #endif
 
 namespace kcoll {
 namespace {
-
-const char* GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
 
 absl::StatusOr<bool> ResolveMpiCudaAware(const GpuOptions& gpu, std::string* how) {
   if (gpu.mpi_cuda_aware.has_value()) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 
@@ -32,11 +33,6 @@ class LogSink {
 };
 
 namespace {
-
-const char* GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
 
 std::string HostName() {
   char buf[256] = {};

@@ -7,14 +7,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/status_macros.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 namespace {
-
-const char* GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
 
 absl::Status MpiCheck(int code, const char* what) {
   if (code == MPI_SUCCESS) return absl::OkStatus();

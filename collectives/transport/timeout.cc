@@ -6,17 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/env.h"
 
 namespace kcoll {
-namespace {
-
-const char* GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
-}  // namespace
-
 absl::StatusOr<absl::Duration> ParseTimeout(absl::string_view text, absl::string_view source) {
   const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
   absl::Duration timeout;
