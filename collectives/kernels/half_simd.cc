@@ -144,38 +144,52 @@ bool HostHalfSimdAvailable(DataType type) {
   return false;
 }
 
+#if defined(KCOLL_HALF_SIMD_X86)
+namespace {
+
+// The vector loops of one 16-bit type: [0] sum, [1] product, per instruction set.
+template <class Half>
+struct HalfLoops {
+  using Loop = void (*)(Half*, const Half*, const Half*, size_t);
+  bool needs_f16c;
+  Loop avx2[2];
+  Loop avx512[2];
+};
+
+const HalfLoops<Float16> kFloat16Loops{
+    /*needs_f16c=*/true, {&Float16Avx2<false>, &Float16Avx2<true>}, {&Float16Avx512<false>, &Float16Avx512<true>}};
+const HalfLoops<Bfloat16> kBfloat16Loops{
+    /*needs_f16c=*/false, {&Bfloat16Avx2<false>, &Bfloat16Avx2<true>}, {&Bfloat16Avx512<false>, &Bfloat16Avx512<true>}};
+
+template <class Half>
+bool RunLoop(const HalfLoops<Half>& loops, HalfSimd level, ReduceOp op, Half* dst, const Half* a, const Half* b,
+             size_t n) {
+  if (!CpuHas(loops.needs_f16c) || (level == HalfSimd::kAvx512 && !CpuHasAvx512())) return false;
+  if (op != ReduceOp::kSum && op != ReduceOp::kAvg && op != ReduceOp::kProd) return false;
+  const bool wide = level == HalfSimd::kAvx512 || (level == HalfSimd::kBest && CpuHasAvx512());
+  (wide ? loops.avx512 : loops.avx2)[op == ReduceOp::kProd ? 1 : 0](dst, a, b, n);
+  return true;
+}
+
+}  // namespace
+#endif  // KCOLL_HALF_SIMD_X86
+
 bool HostReduceHalves(HalfSimd level, ReduceOp op, Float16* dst, const Float16* a, const Float16* b, size_t n) {
 #if defined(KCOLL_HALF_SIMD_X86)
-  if (!CpuHas(/*f16c=*/true) || (level == HalfSimd::kAvx512 && !CpuHasAvx512())) return false;
-  const bool wide = level == HalfSimd::kAvx512 || (level == HalfSimd::kBest && CpuHasAvx512());
-  if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-    wide ? Float16Avx512<false>(dst, a, b, n) : Float16Avx2<false>(dst, a, b, n);
-    return true;
-  }
-  if (op == ReduceOp::kProd) {
-    wide ? Float16Avx512<true>(dst, a, b, n) : Float16Avx2<true>(dst, a, b, n);
-    return true;
-  }
-#endif
+  return RunLoop(kFloat16Loops, level, op, dst, a, b, n);
+#else
   (void)level, (void)op, (void)dst, (void)a, (void)b, (void)n;
   return false;
+#endif
 }
 
 bool HostReduceHalves(HalfSimd level, ReduceOp op, Bfloat16* dst, const Bfloat16* a, const Bfloat16* b, size_t n) {
 #if defined(KCOLL_HALF_SIMD_X86)
-  if (!CpuHas(/*f16c=*/false) || (level == HalfSimd::kAvx512 && !CpuHasAvx512())) return false;
-  const bool wide = level == HalfSimd::kAvx512 || (level == HalfSimd::kBest && CpuHasAvx512());
-  if (op == ReduceOp::kSum || op == ReduceOp::kAvg) {
-    wide ? Bfloat16Avx512<false>(dst, a, b, n) : Bfloat16Avx2<false>(dst, a, b, n);
-    return true;
-  }
-  if (op == ReduceOp::kProd) {
-    wide ? Bfloat16Avx512<true>(dst, a, b, n) : Bfloat16Avx2<true>(dst, a, b, n);
-    return true;
-  }
-#endif
+  return RunLoop(kBfloat16Loops, level, op, dst, a, b, n);
+#else
   (void)level, (void)op, (void)dst, (void)a, (void)b, (void)n;
   return false;
+#endif
 }
 
 bool HostReduceHalves(ReduceOp op, Float16* dst, const Float16* a, const Float16* b, size_t n) {

@@ -183,8 +183,10 @@ std::string MpiTransport::CallName() const { return absl::StrCat(call_.collectiv
 absl::Status MpiTransport::TimedOut(int first, int count) const {
   std::vector<std::string> pending;
   std::set<int> peers, receiving_from;
+  size_t total = 0;
   for (int i = first; i < first + count; ++i) {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
+    ++total;
     const Posted& p = posted_[i];
     peers.insert(p.peer);
     if (!p.send) receiving_from.insert(p.peer);
@@ -194,8 +196,6 @@ absl::Status MpiTransport::TimedOut(int first, int count) const {
     }
   }
   const size_t described = pending.size();
-  const size_t total = static_cast<size_t>(std::count_if(requests_.begin() + first, requests_.begin() + first + count,
-                                                         [](MPI_Request r) { return r != MPI_REQUEST_NULL; }));
   std::string diagnosis;
   for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
   return absl::DeadlineExceededError(absl::StrCat(
