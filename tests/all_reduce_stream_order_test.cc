@@ -28,22 +28,17 @@ using testing::AllRanks;
 using testing::EncodeAt;
 using testing::ExactInput;
 using testing::ExactReduction;
-using testing::StreamOrderedMpi;
+using testing::MakeStreamOrderedRig;
+using testing::StreamOrderedRig;
 using testing::WorldRank;
 using testing::WorldSize;
 
 class StreamOrderTest : public ::testing::TestWithParam<Algorithm> {
  protected:
   void SetUp() override {
-    auto mpi = MpiTransport::Create(MPI_COMM_WORLD);
-    ASSERT_TRUE(mpi.ok()) << mpi.status();
-    transport_ = std::make_unique<StreamOrderedMpi>(std::move(mpi).value());
-    auto kernels = MakeKernels(ExecBackend::kSerial);
-    ASSERT_TRUE(kernels.ok()) << kernels.status();
-    kernels_ = std::move(kernels).value();
-    // Two ranks per node where they divide, so that the hierarchical schedules run two levels; two channel rings.
-    const int n = WorldSize();
-    topology_ = MakeEmulatedTopology(WorldRank(), n, n % 2 == 0 ? 2 : 1, /*nchannels=*/2);
+    absl::StatusOr<StreamOrderedRig> rig = MakeStreamOrderedRig();
+    ASSERT_TRUE(rig.ok()) << rig.status();
+    rig_ = *std::move(rig);
   }
 
   // One AllReduce (sum: the algorithms themselves never divide) through the algorithm directly; true on every rank
@@ -62,7 +57,7 @@ class StreamOrderTest : public ::testing::TestWithParam<Algorithm> {
     args.op = ReduceOp::kSum;
     args.options.chunk_bytes = chunk_bytes;
     args.options.nchannels = GetParam() == Algorithm::kRingPipelined ? 2 : 0;
-    Resources res{*transport_, *kernels_, topology_};
+    Resources res{*rig_.transport, *rig_.kernels, rig_.topology};
     const absl::Status s = FindAlgorithm(Collective::kAllReduce, GetParam()).value()(args, res);
     bool ok = s.ok();
     std::vector<char> expected(elem);
@@ -77,9 +72,7 @@ class StreamOrderTest : public ::testing::TestWithParam<Algorithm> {
     return AllRanks(ok);
   }
 
-  std::unique_ptr<Transport> transport_;
-  std::unique_ptr<Kernels> kernels_;
-  Topology topology_;
+  StreamOrderedRig rig_;
 };
 
 TEST_P(StreamOrderTest, NoReceivePostedAheadAndExactResults) {

@@ -40,14 +40,9 @@ std::vector<Param> AllButAllReduce() {
 class StreamOrderAllTest : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    auto mpi = MpiTransport::Create(MPI_COMM_WORLD);
-    ASSERT_TRUE(mpi.ok()) << mpi.status();
-    transport_ = std::make_unique<StreamOrderedMpi>(std::move(mpi).value());
-    auto kernels = MakeKernels(ExecBackend::kSerial);
-    ASSERT_TRUE(kernels.ok()) << kernels.status();
-    kernels_ = std::move(kernels).value();
-    const int n = WorldSize();
-    topology_ = MakeEmulatedTopology(WorldRank(), n, n % 2 == 0 ? 2 : 1, /*nchannels=*/2);
+    absl::StatusOr<StreamOrderedRig> rig = MakeStreamOrderedRig();
+    ASSERT_TRUE(rig.ok()) << rig.status();
+    rig_ = *std::move(rig);
   }
 
   // One call through the algorithm directly; true on every rank iff every rank's result is exact.
@@ -85,7 +80,7 @@ class StreamOrderAllTest : public ::testing::TestWithParam<Param> {
     args.op = op;
     args.root = root;
     args.options.chunk_bytes = count > 1000 ? 8192 : 0;  // pipelined schedules: several chunks in flight
-    Resources res{*transport_, *kernels_, topology_};
+    Resources res{*rig_.transport, *rig_.kernels, rig_.topology};
     const absl::Status s = FindAlgorithm(c, algorithm).value()(args, res);
     bool ok = s.ok();
     const std::vector<char> expected = ExpectedRecv(c, type, op, count, root, rank, n);
@@ -97,9 +92,7 @@ class StreamOrderAllTest : public ::testing::TestWithParam<Param> {
     return AllRanks(ok);
   }
 
-  std::unique_ptr<Transport> transport_;
-  std::unique_ptr<Kernels> kernels_;
-  Topology topology_;
+  StreamOrderedRig rig_;
 };
 
 TEST_P(StreamOrderAllTest, NoReceivePostedAheadAndExactResults) {

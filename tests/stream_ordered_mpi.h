@@ -5,9 +5,16 @@
 #ifndef KCOLL_TESTS_STREAM_ORDERED_MPI_H_
 #define KCOLL_TESTS_STREAM_ORDERED_MPI_H_
 
+#include <mpi.h>
+
 #include <memory>
 
+#include "absl/status/statusor.h"
+#include "collectives/kernels/backend.h"
+#include "collectives/topology/topology.h"
+#include "collectives/transport/mpi_transport.h"
 #include "collectives/transport/transport.h"
+#include "tests/mpi_test_env.h"
 
 namespace kcoll {
 namespace testing {
@@ -33,6 +40,25 @@ class StreamOrderedMpi final : public Transport {
  private:
   std::unique_ptr<Transport> inner_;
 };
+
+// What the stream-order tests run schedules on: the stream-ordered transport over MPI_COMM_WORLD, Serial kernels,
+// and a topology of two ranks per node where they divide (so the hierarchical schedules run two levels) with two
+// channel rings.
+struct StreamOrderedRig {
+  std::unique_ptr<Transport> transport;
+  std::unique_ptr<Kernels> kernels;
+  Topology topology;
+};
+
+inline absl::StatusOr<StreamOrderedRig> MakeStreamOrderedRig() {
+  absl::StatusOr<std::unique_ptr<MpiTransport>> mpi = MpiTransport::Create(MPI_COMM_WORLD);
+  if (!mpi.ok()) return mpi.status();
+  absl::StatusOr<std::unique_ptr<Kernels>> kernels = MakeKernels(ExecBackend::kSerial);
+  if (!kernels.ok()) return kernels.status();
+  const int n = WorldSize();
+  return StreamOrderedRig{std::make_unique<StreamOrderedMpi>(*std::move(mpi)), *std::move(kernels),
+                          MakeEmulatedTopology(WorldRank(), n, n % 2 == 0 ? 2 : 1, /*nchannels=*/2)};
+}
 
 }  // namespace testing
 }  // namespace kcoll
