@@ -150,7 +150,10 @@ void CheckStall(Collective collective, Algorithm algorithm) {
   Buffers buffers(kCount);
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == stall.stalled) {
-    std::this_thread::sleep_for(absl::ToChronoNanoseconds(kTimeout * 2));
+    // Stalls until every other rank has returned from its call (on MPI_COMM_WORLD, which kcoll does not use), not
+    // for a fixed time: a loaded machine may deschedule a waiting rank past any fixed stall, and the data arriving
+    // before it polls again would make its call succeed.
+    MPI_Barrier(MPI_COMM_WORLD);
     // Its peers have given up: it either finishes its share (a rank that only sends) or times out in turn.
     absl::Status late =
         Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum, stall.root);
@@ -160,6 +163,7 @@ void CheckStall(Collective collective, Algorithm algorithm) {
     absl::Status s =
         Call(*comm, collective, algorithm, buffers, kCount, DataType::kFloat32, ReduceOp::kSum, stall.root);
     const double waited = SecondsSince(start);
+    MPI_Barrier(MPI_COMM_WORLD);  // releases the stalled rank
     if (stall.MustTimeOut(collective, me, n)) {
       EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
     } else {
@@ -167,7 +171,7 @@ void CheckStall(Collective collective, Algorithm algorithm) {
     }
     if (s.code() == absl::StatusCode::kDeadlineExceeded) {
       EXPECT_GE(waited, absl::ToDoubleSeconds(kTimeout) * 0.99);
-      EXPECT_LE(waited, absl::ToDoubleSeconds(kTimeout) + 1.0);
+      EXPECT_LE(waited, absl::ToDoubleSeconds(kTimeout) + 2.0);  // slack for a loaded machine
       EXPECT_THAT(s.message(), HasSubstr(label));
       EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("on rank ", me)));
       EXPECT_THAT(s.message(), HasSubstr("no transfer completed for 500ms"));
@@ -180,7 +184,7 @@ void CheckStall(Collective collective, Algorithm algorithm) {
       EXPECT_EQ(next.code(), absl::StatusCode::kFailedPrecondition) << next;
       EXPECT_THAT(next.message(), HasSubstr("the communicator is broken by an earlier error"));
       EXPECT_THAT(next.message(), HasSubstr(std::string(s.message())));
-      EXPECT_LT(SecondsSince(again), 0.1);
+      EXPECT_LT(SecondsSince(again), absl::ToDoubleSeconds(kTimeout) * 0.8);  // it did not wait for a timeout
       EXPECT_FALSE(comm->broken().ok());
     }
   }

@@ -6,13 +6,15 @@ Reads the log on stdin (or the file named as the first argument), finds the summ
 bazel-testlogs/, and counts GoogleTest cases: passed, failed, skipped. A target without a readable report counts as
 one case with its target status. A second file, if named, is tools/check_install.sh's output: each
 "[check] ok:" line counts as a passed case and each "[check] FAILED:" line as a failed one. Prints one line:
-`N passed, M failed, K skipped`.
+`N passed, M failed, K skipped`, after the last lines of every failed target's log (its own output, without the
+sandbox's debug lines), so that a CI transcript that keeps only its tail still says what failed and why.
 """
 import os
 import re
 import sys
 import xml.etree.ElementTree as ET
 
+SANDBOX_DEBUG = re.compile(r"^\d+\.\d+: src/main/tools/")
 SUMMARY = re.compile(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED|FLAKY|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED)\b")
 
 
@@ -29,10 +31,20 @@ def count_report(path):
     return passed, failed, skipped
 
 
+def log_tail(path, lines=30):
+    try:
+        text = open(path, errors="replace").read().splitlines()
+    except OSError as e:
+        return [f"(no log: {e})"]
+    own = [line for line in text if not SANDBOX_DEBUG.match(line)]
+    return own[-lines:]
+
+
 def main():
     text = open(sys.argv[1]).read() if len(sys.argv) > 1 else sys.stdin.read()
     testlogs = os.environ.get("BAZEL_TESTLOGS", "bazel-testlogs")
     totals = [0, 0, 0]
+    failed_targets = []
     for line in text.splitlines():
         m = SUMMARY.match(line.strip())
         if not m:
@@ -50,6 +62,8 @@ def main():
                 counts = (counts[0], counts[1] + 1, counts[2])  # the target failed outside any test case
             if counts is not None and sum(counts) == 0:
                 counts = None
+        if status not in ("PASSED", "SKIPPED", "FLAKY"):
+            failed_targets.append((target, status, os.path.join(testlogs, package, name, "test.log")))
         if counts is None:
             counts = (1, 0, 0) if status == "PASSED" else (0, 0, 1) if status == "SKIPPED" else (0, 1, 0)
         for i in range(3):
@@ -60,6 +74,10 @@ def main():
                 totals[0] += 1
             elif line.startswith("[check] FAILED:"):
                 totals[1] += 1
+    for target, status, log in failed_targets:
+        print(f"==== {status}: {target}, the end of {log}:")
+        for line in log_tail(log):
+            print(f"    {line}")
     print(f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped")
 
 
