@@ -8,7 +8,7 @@
 #include "bench/calibrate.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "models/calibration.h"
 
 namespace kcoll {

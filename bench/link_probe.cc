@@ -3,7 +3,7 @@
 #include "bench/calibrate.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/status_macros.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 
 // GCC 12 at -O2 reports the absl::StatusOr members of the step series, destroyed at the end of Seconds(), as "may be
 // used uninitialized" inside std::vector's destructor: a false positive (every member is constructed), silenced here.

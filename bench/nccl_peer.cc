@@ -1,10 +1,10 @@
 #include "bench/nccl_peer.h"
 
 #include "absl/strings/str_cat.h"
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/gpu_placement.h"
-#include "collectives/transport/nccl_bootstrap.h"
-#include "collectives/transport/nccl_errors.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/cuda/gpu_placement.h"
+#include "collectives/transport/nccl/nccl_bootstrap.h"
+#include "collectives/transport/nccl/nccl_errors.h"
 
 namespace kcoll {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/transport/mpi_wait.h"
+#include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
 
 namespace kcoll {

@@ -15,8 +15,8 @@
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
-#include "collectives/transport/mpi_transport.h"
-#include "collectives/transport/mpi_wait.h"
+#include "collectives/transport/mpi/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
 #include "collectives/env.h"
 

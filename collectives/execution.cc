@@ -6,18 +6,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/status_macros.h"
-#include "collectives/transport/agreement.h"
+#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/device_path.h"
-#include "collectives/transport/gpu_placement.h"
-#include "collectives/transport/mpi_cuda_support.h"
+#include "collectives/transport/cuda/gpu_placement.h"
+#include "collectives/transport/mpi/mpi_cuda_support.h"
 #include "collectives/transport/staging_transport.h"
 
 #if defined(KCOLL_HAVE_CUDA)
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/cuda_staging.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/cuda/cuda_staging.h"
 #endif
 #if defined(KCOLL_HAVE_NCCL)
-#include "collectives/transport/nccl_transport.h"
+#include "collectives/transport/nccl/nccl_transport.h"
 #include "collectives/env.h"
 #endif
 

@@ -22,7 +22,7 @@
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/transport.h"
 #include "collectives/transport/transport_kind.h"
 
@@ -30,7 +30,7 @@ namespace kcoll {
 
 struct GpuOptions {
   // CUDA device for this node's ranks: one for all, or one per local rank. Empty: $KCOLL_CUDA_DEVICE if set, else
-  // device = local rank (see collectives/transport/gpu_placement.h).
+  // device = local rank (see collectives/transport/cuda/gpu_placement.h).
   std::vector<int> cuda_devices;
   // MPI with device buffers: whether the MPI reads device memory. Unset: $KCOLL_MPI_CUDA_AWARE if set, else detected.
   std::optional<bool> mpi_cuda_aware;

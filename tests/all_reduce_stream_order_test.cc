@@ -15,7 +15,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"
 #include "tests/mpi_test_env.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "collectives/transport/cuda_errors.h"
+#include "collectives/transport/cuda/cuda_errors.h"
 
 namespace kcoll {
 namespace testing {

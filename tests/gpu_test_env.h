@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/gpu_placement.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/cuda/gpu_placement.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {

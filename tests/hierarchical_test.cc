@@ -11,7 +11,7 @@
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/all_reduce_check.h"

@@ -1,6 +1,6 @@
 // The MPI transport: point-to-point exchange around a ring, messages split into pieces, tags keeping concurrent
 // streams apart, waiting on single requests, and the errors for bad peers and buffers.
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 
 #include <cstdint>
 #include <memory>

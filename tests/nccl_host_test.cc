@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/nccl_peer.h"
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/nccl_bootstrap.h"
-#include "collectives/transport/nccl_errors.h"
-#include "collectives/transport/nccl_transport.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/nccl/nccl_bootstrap.h"
+#include "collectives/transport/nccl/nccl_errors.h"
+#include "collectives/transport/nccl/nccl_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

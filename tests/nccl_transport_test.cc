@@ -1,7 +1,7 @@
 // The NCCL transport and the NCCL peer collectives across MPI ranks. Without a GPU, creating the communicator must
 // fail on every rank with the reason (checked here); the transfers, the stall timeout and the peer collectives need
 // one GPU per rank and skip, saying why, when there is none.
-#include "collectives/transport/nccl_transport.h"
+#include "collectives/transport/nccl/nccl_transport.h"
 
 #include <cstring>
 #include <memory>
@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/nccl_peer.h"
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/nccl_bootstrap.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/nccl/nccl_bootstrap.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"

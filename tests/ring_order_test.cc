@@ -9,7 +9,7 @@
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "tests/collective_test_util.h"
 
 namespace kcoll {

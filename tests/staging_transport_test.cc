@@ -14,7 +14,7 @@
 #include "collectives/algorithms/ring.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"

@@ -13,7 +13,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"
 #include "tests/mpi_test_env.h"

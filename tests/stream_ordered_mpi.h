@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/transport.h"
 #include "tests/mpi_test_env.h"
 

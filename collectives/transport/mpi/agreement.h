@@ -1,7 +1,7 @@
 // Ranks agreeing on the outcome of a local step, so that a failure on one rank becomes an error on every rank
 // instead of a hang in the next collective call.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_AGREEMENT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_AGREEMENT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_AGREEMENT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_MPI_AGREEMENT_H_
 
 #include <mpi.h>
 
@@ -16,4 +16,4 @@ absl::Status AgreeAcrossRanks(MPI_Comm comm, const absl::Status& local, absl::st
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_AGREEMENT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_AGREEMENT_H_

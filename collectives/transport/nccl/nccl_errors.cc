@@ -1,4 +1,4 @@
-#include "collectives/transport/nccl_errors.h"
+#include "collectives/transport/nccl/nccl_errors.h"
 
 #include <string>
 

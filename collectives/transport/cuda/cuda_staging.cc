@@ -1,6 +1,6 @@
-#include "collectives/transport/cuda_staging.h"
+#include "collectives/transport/cuda/cuda_staging.h"
 
-#include "collectives/transport/cuda_errors.h"
+#include "collectives/transport/cuda/cuda_errors.h"
 
 namespace kcoll {
 namespace {

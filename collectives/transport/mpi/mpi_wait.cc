@@ -1,4 +1,4 @@
-#include "collectives/transport/mpi_wait.h"
+#include "collectives/transport/mpi/mpi_wait.h"
 
 #include <chrono>
 #include <string>

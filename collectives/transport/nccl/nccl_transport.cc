@@ -1,12 +1,12 @@
-#include "collectives/transport/nccl_transport.h"
+#include "collectives/transport/nccl/nccl_transport.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/transport/backoff.h"
-#include "collectives/transport/cuda_errors.h"
-#include "collectives/transport/nccl_bootstrap.h"
-#include "collectives/transport/nccl_errors.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/nccl/nccl_bootstrap.h"
+#include "collectives/transport/nccl/nccl_errors.h"
 
 namespace kcoll {
 namespace {

@@ -1,4 +1,4 @@
-#include "collectives/transport/gpu_placement.h"
+#include "collectives/transport/cuda/gpu_placement.h"
 
 #include <cmath>
 

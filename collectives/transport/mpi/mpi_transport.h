@@ -9,7 +9,7 @@
 // whose pending message belongs to a different call.
 //
 // Waiting. With no timeout (the default) a wait is MPI_Waitall. With a timeout, a wait polls its requests
-// (collectives/transport/mpi_wait.h: as cheap as MPI_Waitall while the wait is short, yielding and then sleeping
+// (collectives/transport/mpi/mpi_wait.h: as cheap as MPI_Waitall while the wait is short, yielding and then sleeping
 // between polls once it is long, so ranks sharing cores with a stalled peer leave it the CPU). A wait fails with
 // DeadlineExceeded once no transfer of it has completed for the timeout; the error names the call, the algorithm,
 // the step (the n-th wait of the call), the time since the call began and the peers whose transfers are pending.
@@ -20,8 +20,8 @@
 // freed: late messages of its peers then stay with it, and cannot reach a communicator created later (MPI reuses
 // the context ids of freed communicators, and a stray message on a reused one can stall its matching). The same
 // holds for a communicator that Quiesce finds holding a message nobody received.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_TRANSPORT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_MPI_TRANSPORT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_TRANSPORT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_TRANSPORT_H_
 
 #include <mpi.h>
 
@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "collectives/transport/mpi_wait.h"
+#include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
@@ -117,4 +117,4 @@ class MpiTransport final : public Transport {
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_TRANSPORT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_TRANSPORT_H_

@@ -1,4 +1,4 @@
-#include "collectives/transport/cuda_errors.h"
+#include "collectives/transport/cuda/cuda_errors.h"
 
 #include "absl/strings/str_cat.h"
 

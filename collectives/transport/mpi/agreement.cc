@@ -1,4 +1,4 @@
-#include "collectives/transport/agreement.h"
+#include "collectives/transport/mpi/agreement.h"
 
 #include <string>
 #include <vector>

@@ -6,8 +6,8 @@
 // completing, yielding the core once none has completed for 1 ms, and 100 us apart after 100 ms, so that a rank
 // waiting for a stalled peer costs its neighbours almost nothing. The timeout counts from the last completion: a
 // long collective that keeps moving never times out, a stalled one does after `timeout`.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_WAIT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_WAIT_H_
 
 #include <mpi.h>
 
@@ -29,4 +29,4 @@ std::string MpiErrorString(int code);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_WAIT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_WAIT_H_

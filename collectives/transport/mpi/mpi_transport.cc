@@ -1,4 +1,4 @@
-#include "collectives/transport/mpi_transport.h"
+#include "collectives/transport/mpi/mpi_transport.h"
 
 #include <algorithm>
 #include <cstdio>

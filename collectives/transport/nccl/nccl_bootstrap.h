@@ -5,8 +5,8 @@
 // The broadcast message carries a magic word, rank 0's NCCL version and the result of ncclGetUniqueId along with
 // the id itself, so a rank with a different NCCL library, or a rank 0 that could not create an id, is reported
 // rather than producing a communicator that never forms.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_BOOTSTRAP_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_BOOTSTRAP_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_BOOTSTRAP_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_BOOTSTRAP_H_
 
 #include <mpi.h>
 #include <nccl.h>
@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "collectives/transport/agreement.h"
+#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/timeout.h"
 
 namespace kcoll {
@@ -51,4 +51,4 @@ absl::StatusOr<ncclComm_t> CreateNcclComm(MPI_Comm comm, const NcclCommOptions& 
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_BOOTSTRAP_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_BOOTSTRAP_H_

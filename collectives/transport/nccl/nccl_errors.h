@@ -1,7 +1,7 @@
 // NCCL results as absl::Status: the call that failed, NCCL's name and description of the result, and NCCL's own
 // last-error text when it has one. Compiled only when NCCL is present (KCOLL_HAVE_NCCL).
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_ERRORS_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_ERRORS_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_ERRORS_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_ERRORS_H_
 
 #include <nccl.h>
 
@@ -21,4 +21,4 @@ absl::Status NcclStatus(ncclResult_t result, absl::string_view call, ncclComm_t 
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_ERRORS_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_ERRORS_H_

@@ -1,7 +1,7 @@
 // CUDA runtime results as absl::Status: the call that failed, the error's name and its description.
 // Needs the CUDA runtime headers (targets that depend on //third_party:cuda_runtime get KCOLL_HAVE_CUDA).
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_CUDA_ERRORS_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_CUDA_ERRORS_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_CUDA_CUDA_ERRORS_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_CUDA_CUDA_ERRORS_H_
 
 #include <cuda_runtime.h>
 
@@ -22,4 +22,4 @@ absl::StatusOr<int> CudaDeviceCount();
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_CUDA_ERRORS_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_CUDA_CUDA_ERRORS_H_

@@ -25,8 +25,8 @@
 // waits. When no step completes for `timeout`, or NCCL reports an asynchronous error, the communicator is aborted
 // (ncclCommAbort), the error names the rank, the collective and the step that stalled, and every later call fails
 // with it.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_TRANSPORT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_TRANSPORT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_TRANSPORT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_TRANSPORT_H_
 
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -119,4 +119,4 @@ class NcclTransport final : public Transport {
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_TRANSPORT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_TRANSPORT_H_

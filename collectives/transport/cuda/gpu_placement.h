@@ -5,8 +5,8 @@
 // share the node). When a rank sees a single device (CUDA_VISIBLE_DEVICES narrowed per rank by the launcher, or a
 // one-GPU node) it uses device 0. KCOLL_CUDA_DEVICE overrides: "3" puts every rank of the node on device 3 (useful
 // with one rank per node), "0,2,4,6" gives local rank i the i-th device of the list.
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_GPU_PLACEMENT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_GPU_PLACEMENT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_CUDA_GPU_PLACEMENT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_CUDA_GPU_PLACEMENT_H_
 
 #include <optional>
 #include <string>
@@ -41,4 +41,4 @@ absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source)
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_GPU_PLACEMENT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_CUDA_GPU_PLACEMENT_H_

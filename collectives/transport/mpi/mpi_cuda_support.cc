@@ -1,4 +1,4 @@
-#include "collectives/transport/mpi_cuda_support.h"
+#include "collectives/transport/mpi/mpi_cuda_support.h"
 
 #include <mpi.h>
 

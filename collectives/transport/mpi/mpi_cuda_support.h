@@ -1,8 +1,8 @@
 // Whether the MPI library moves device memory itself ("CUDA-aware"). Open MPI answers at run time through
 // MPIX_Query_cuda_support() from mpi-ext.h; an MPI without that query is taken as not CUDA-aware (set
 // KCOLL_MPI_CUDA_AWARE=1 to say otherwise, e.g. for a CUDA-enabled MPICH or Cray MPICH).
-#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_CUDA_SUPPORT_H_
-#define KCOLL_COLLECTIVES_TRANSPORT_MPI_CUDA_SUPPORT_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_CUDA_SUPPORT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_CUDA_SUPPORT_H_
 
 #include <string>
 
@@ -18,4 +18,4 @@ MpiCudaSupport DetectMpiCudaSupport();
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_CUDA_SUPPORT_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_CUDA_SUPPORT_H_

@@ -1,0 +1,513 @@
+#include "collectives/transport/shm/shm_transport.h"
+
+#include <sched.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/mpi_wait.h"
+
+namespace kcoll {
+namespace {
+
+using shm::SlotHeader;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+std::string Bytes(size_t b) {
+  if (b >= (size_t{1} << 20) && b % (size_t{1} << 20) == 0) return absl::StrCat(b >> 20, " MiB");
+  if (b >= 1024 && b % 1024 == 0) return absl::StrCat(b >> 10, " KiB");
+  return absl::StrCat(b, " B");
+}
+
+std::string Seconds(std::chrono::steady_clock::duration d) {
+  return absl::StrFormat("%.3f s", std::chrono::duration<double>(d).count());
+}
+
+// Slot size for `n` ranks: as large as 64 KiB while the segment stays within the budget, never under 4 KiB.
+size_t ChooseSlotBytes(int n, int slots, size_t budget) {
+  const size_t channels = static_cast<size_t>(n) * n;
+  size_t per_slot = budget / channels / static_cast<size_t>(slots);
+  per_slot = std::min<size_t>(per_slot, 64 * 1024);
+  per_slot = std::max<size_t>(per_slot & ~size_t{4095}, 4096);
+  return per_slot;
+}
+
+// Copies `bytes` from `address` in process `pid` into `into`; false (errno set) if the kernel refuses.
+bool ReadFromProcess(pid_t pid, uint64_t address, unsigned char* into, size_t bytes) {
+  size_t done = 0;
+  while (done < bytes) {
+    iovec local{into + done, bytes - done};
+    iovec remote{reinterpret_cast<void*>(address + done), bytes - done};
+    const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Whether this rank can read every peer's memory: each rank publishes a word of its own, and reads everyone's.
+bool ProbeSingleCopy(MPI_Comm comm, const std::vector<pid_t>& pids) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const uint64_t mine = 0x6b636f6c6c000000ull + static_cast<uint64_t>(rank);  // "kcoll" + rank
+  uint64_t address = reinterpret_cast<uint64_t>(&mine);
+  std::vector<uint64_t> addresses(size);
+  MPI_Allgather(&address, 1, MPI_UINT64_T, addresses.data(), 1, MPI_UINT64_T, comm);
+  int ok = 1;
+  for (int r = 0; r < size && ok; ++r) {
+    uint64_t got = 0;
+    ok = ReadFromProcess(pids[r], addresses[r], reinterpret_cast<unsigned char*>(&got), sizeof(got)) &&
+         got == 0x6b636f6c6c000000ull + static_cast<uint64_t>(r);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);  // also keeps `mine` alive until all have read
+  return ok == 1;
+}
+
+int CoresAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm, const ShmOptions& options) {
+  if (options.slots < 2 || options.slots > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("ShmOptions::slots: ", options.slots, " is outside [2, 1024]"));
+  }
+  if (options.slot_bytes != 0 && (options.slot_bytes < 64 || options.slot_bytes % 64 != 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShmOptions::slot_bytes: ", options.slot_bytes, " is not a positive multiple of 64"));
+  }
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) return absl::InternalError("shm: MPI_Comm_dup failed");
+  int rank = 0, size = 1;
+  MPI_Comm_rank(dup, &rank);
+  MPI_Comm_size(dup, &size);
+  std::unique_ptr<ShmTransport> t(new ShmTransport(dup, rank, size));
+  t->geometry_.nlocal = size;
+  t->geometry_.slots = options.slots;
+  t->geometry_.slot_bytes =
+      options.slot_bytes != 0 ? options.slot_bytes : ChooseSlotBytes(size, options.slots, options.max_segment_bytes);
+  auto segment = shm::Segment::Create(dup, t->geometry_.total_bytes());
+  if (!segment.ok()) return segment.status();
+  t->segment_ = *std::move(segment);
+
+  std::vector<pid_t> pids(size);
+  const pid_t me = getpid();
+  static_assert(sizeof(pid_t) == sizeof(int), "pid_t travels as MPI_INT");
+  MPI_Allgather(&me, 1, MPI_INT, pids.data(), 1, MPI_INT, dup);
+  t->peers_.resize(size);
+  for (int p = 0; p < size; ++p) {
+    t->peers_[p].out = shm::ChannelAt(t->segment_->data(), t->geometry_, rank, p);
+    t->peers_[p].in = shm::ChannelAt(t->segment_->data(), t->geometry_, p, rank);
+    t->peers_[p].pid = pids[p];
+  }
+  if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) t->single_copy_bytes_ = options.single_copy_bytes;
+  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable() ? 1 << 14 : 16);
+  return t;
+}
+
+ShmTransport::~ShmTransport() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+std::string ShmTransport::Describe() const {
+  return absl::StrCat("shm: ", size_, " ranks, ", geometry_.slots, " slots x ", Bytes(geometry_.slot_bytes),
+                      " per pair, ",
+                      single_copy() ? absl::StrCat("single copy from ", Bytes(single_copy_bytes_))
+                                    : std::string("no single copy"));
+}
+
+void ShmTransport::set_timeout(absl::Duration timeout, std::string source) {
+  timeout_ = timeout;
+  timeout_source_ = std::move(source);
+}
+
+absl::Status ShmTransport::CheckPeer(int peer, absl::string_view what) const {
+  if (peer < 0 || peer >= size_) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is outside [0, ", size_, ")"));
+  }
+  return absl::OkStatus();
+}
+
+void ShmTransport::BeginCall(const CallInfo& call) {
+  call_ = call;
+  ++call_sequence_;
+  step_ = 0;
+  call_start_ = std::chrono::steady_clock::now();
+}
+
+int ShmTransport::Post(Op op) {
+  op.signature = call_.signature;
+  op.call = call_sequence_;
+  ops_.push_back(op);
+  ++pending_;
+  return static_cast<int>(ops_.size()) - 1;
+}
+
+absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
+  if (absl::Status s = CheckPeer(peer, "Send"); !s.ok()) return s;
+  if (tag < 0 || tag >= kMaxTag) return absl::InvalidArgumentError(absl::StrCat("Send: tag ", tag, " is outside [0, 65536)"));
+  Op op{};
+  op.send = true;
+  op.peer = peer;
+  op.data = static_cast<unsigned char*>(const_cast<void*>(data));
+  op.bytes = bytes;
+  op.tag = tag;
+  const int id = Post(op);
+  Peer& p = peers_[peer];
+  p.sends.push_back(id);
+  // Publish what fits right away: the receiver may already be waiting for it.
+  absl::StatusOr<bool> moved = ProgressSends(p);
+  if (!moved.ok()) return moved.status();
+  return Request{id};
+}
+
+absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size_t bytes, int tag) {
+  if (absl::Status s = CheckPeer(peer, "Recv"); !s.ok()) return s;
+  if (tag < 0 || tag >= kMaxTag) return absl::InvalidArgumentError(absl::StrCat("Recv: tag ", tag, " is outside [0, 65536)"));
+  Op op{};
+  op.send = false;
+  op.peer = peer;
+  op.data = static_cast<unsigned char*>(data);
+  op.bytes = bytes;
+  op.tag = tag;
+  const int id = Post(op);
+  Peer& p = peers_[peer];
+  // A message copied aside earlier is older than anything still in the channel.
+  for (Unexpected& u : p.unexpected) {
+    if (u.claimed_by < 0 && u.tag == tag && u.signature == ops_[id].signature && u.call == ops_[id].call) {
+      if (u.data.size() != bytes) {
+        return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", u.data.size(), " B from rank ",
+                                                peer, " for a receive of ", bytes, " B (tag ", tag, ")"));
+      }
+      u.claimed_by = id;
+      ops_[id].state = State::kActive;
+      DeliverUnexpected(p);
+      return Request{id};
+    }
+  }
+  p.recvs.push_back(id);
+  return Request{id};
+}
+
+absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
+  bool moved = false;
+  const shm::Geometry& g = geometry_;
+  while (!p.sends.empty()) {
+    Op& op = ops_[p.sends.front()];
+    bool finished = false;
+    while (!finished) {
+      const uint64_t k = p.sent_chunks;
+      if (k - p.out.consumed->value.load(std::memory_order_acquire) >= static_cast<uint64_t>(g.slots)) {
+        return moved;  // the ring is full: the receiver has not caught up
+      }
+      const size_t slot = k % g.slots;
+      SlotHeader& h = p.out.headers[slot];
+      const bool first = op.state == State::kPosted;
+      uint8_t flags = first ? shm::kFirstChunk : 0;
+      size_t n = std::min(g.slot_bytes, op.bytes - op.moved);
+      if (first && single_copy_bytes_ > 0 && op.bytes >= single_copy_bytes_) {
+        flags |= shm::kSingleCopy;
+        h.source_address = reinterpret_cast<uint64_t>(op.data);
+        n = op.bytes;
+        op.wait_for = k + 1;
+      } else if (first && op.bytes <= shm::kInlineBytes) {
+        flags |= shm::kInline;
+        if (n > 0) std::memcpy(h.inline_data, op.data, n);
+      } else {
+        std::memcpy(p.out.data + slot * g.slot_bytes, op.data + op.moved, n);
+      }
+      h.message_bytes = op.bytes;
+      h.chunk_bytes = static_cast<uint32_t>(flags & shm::kSingleCopy ? 0 : n);
+      h.signature = op.signature;
+      h.call = op.call;
+      h.tag = static_cast<uint16_t>(op.tag);
+      h.flags = flags;
+      h.seq.store(k + 1, std::memory_order_release);
+      p.sent_chunks = k + 1;
+      op.state = State::kActive;
+      op.moved += n;
+      moved = true;
+      finished = op.moved == op.bytes;
+    }
+    p.sends.pop_front();
+    if (op.wait_for == 0) {
+      op.state = State::kDone;  // every byte is in the ring: the caller's buffer is free again
+      --pending_;
+    } else {
+      p.single_copy_sends.push_back(static_cast<int>(&op - ops_.data()));
+    }
+  }
+  return moved;
+}
+
+void ShmTransport::DeliverUnexpected(Peer& p) {
+  for (Unexpected& u : p.unexpected) {
+    if (u.claimed_by < 0 || !u.complete() || u.delivered) continue;
+    Op& op = ops_[u.claimed_by];
+    if (!u.data.empty()) std::memcpy(op.data, u.data.data(), u.data.size());
+    op.moved = op.bytes;
+    op.state = State::kDone;
+    --pending_;
+    u.delivered = true;
+  }
+  while (!p.unexpected.empty() && p.unexpected.front().delivered) p.unexpected.pop_front();
+}
+
+absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
+  bool moved = false;
+  const shm::Geometry& g = geometry_;
+  while (true) {
+    const uint64_t k = p.received_chunks;
+    const size_t slot = k % g.slots;
+    const SlotHeader& h = p.in.headers[slot];
+    if (h.seq.load(std::memory_order_acquire) != k + 1) return moved;
+    unsigned char* into = nullptr;
+    if (p.current_recv < 0 && p.current_unexpected == nullptr) {
+      // The first chunk of the peer's next message: match it to the oldest receive posted for it.
+      auto match = std::find_if(p.recvs.begin(), p.recvs.end(), [&](int id) {
+        const Op& op = ops_[id];
+        return op.tag == h.tag && op.signature == h.signature && op.call == h.call;
+      });
+      if (match != p.recvs.end()) {
+        Op& op = ops_[*match];
+        if (op.bytes != h.message_bytes) {
+          return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", h.message_bytes,
+                                                  " B from rank ", peer, " for a receive of ", op.bytes, " B (tag ",
+                                                  op.tag, ")"));
+        }
+        p.current_recv = *match;
+        p.recvs.erase(match);
+        op.state = State::kActive;
+      } else if (!p.recvs.empty()) {
+        // This rank waits for a later message from the peer: copy this one aside so that the channel moves.
+        p.unexpected.push_back(Unexpected{h.tag, h.signature, h.call, std::vector<unsigned char>(h.message_bytes)});
+        p.current_unexpected = &p.unexpected.back();
+      } else {
+        return moved;  // its receive is not posted yet: it waits in the slot
+      }
+    }
+    size_t* progress;
+    size_t total;
+    if (p.current_recv >= 0) {
+      Op& op = ops_[p.current_recv];
+      into = op.data + op.moved;
+      progress = &op.moved;
+      total = op.bytes;
+    } else {
+      Unexpected& u = *p.current_unexpected;
+      into = u.data.data() + u.received;
+      progress = &u.received;
+      total = u.data.size();
+    }
+    if (h.flags & shm::kSingleCopy) {
+      if (!ReadFromProcess(p.pid, h.source_address, into, total)) {
+        return absl::InternalError(absl::StrCat(call_.collective, ": reading ", total, " B from rank ", peer,
+                                                "'s memory failed: ", std::strerror(errno)));
+      }
+      *progress = total;
+    } else {
+      const unsigned char* from = h.flags & shm::kInline ? h.inline_data : p.in.data + slot * g.slot_bytes;
+      if (h.chunk_bytes > 0) std::memcpy(into, from, h.chunk_bytes);
+      *progress += h.chunk_bytes;
+    }
+    p.in.consumed->value.store(k + 1, std::memory_order_release);
+    p.received_chunks = k + 1;
+    moved = true;
+    if (*progress == total) {
+      if (p.current_recv >= 0) {
+        ops_[p.current_recv].state = State::kDone;
+        --pending_;
+        p.current_recv = -1;
+      } else {
+        p.current_unexpected = nullptr;
+        DeliverUnexpected(p);
+      }
+    }
+  }
+}
+
+absl::StatusOr<bool> ShmTransport::Progress() {
+  bool moved = false;
+  for (int peer = 0; peer < size_; ++peer) {
+    Peer& p = peers_[peer];
+    if (!p.sends.empty()) {
+      absl::StatusOr<bool> m = ProgressSends(p);
+      if (!m.ok()) return m.status();
+      moved |= *m;
+    }
+    for (auto it = p.single_copy_sends.begin(); it != p.single_copy_sends.end();) {
+      Op& op = ops_[*it];
+      if (p.out.consumed->value.load(std::memory_order_acquire) >= op.wait_for) {
+        op.state = State::kDone;
+        --pending_;
+        moved = true;
+        it = p.single_copy_sends.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!p.recvs.empty() || p.current_recv >= 0 || p.current_unexpected != nullptr) {
+      absl::StatusOr<bool> m = ProgressRecvs(peer, p);
+      if (!m.ok()) return m.status();
+      moved |= *m;
+    }
+  }
+  return moved;
+}
+
+template <class Done>
+absl::Status ShmTransport::WaitUntil(Done done) {
+  ++step_;
+  int idle = 0;
+  std::chrono::steady_clock::time_point last_progress{};
+  bool timing = false;
+  while (!done()) {
+    absl::StatusOr<bool> moved = Progress();
+    if (!moved.ok()) return moved.status();
+    if (*moved) {
+      idle = 0;
+      timing = false;
+      continue;
+    }
+    if (++idle < spin_polls_) {
+      CpuRelax();
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!timing) {
+      timing = true;
+      last_progress = now;
+    }
+    const auto still = now - last_progress;
+    if (timeout_ != absl::InfiniteDuration() && still > absl::ToChronoNanoseconds(timeout_)) return TimedOut();
+    if (still < std::chrono::milliseconds(100)) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ShmTransport::Wait(Request request) {
+  if (request.id < 0 || request.id >= static_cast<int>(ops_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("Wait: request ", request.id, " is not pending"));
+  }
+  const Op& op = ops_[request.id];
+  return WaitUntil([&op] { return op.state == State::kDone; });
+}
+
+absl::Status ShmTransport::WaitAll() {
+  absl::Status s = WaitUntil([this] { return pending_ == 0; });
+  if (!s.ok()) return s;  // the pending transfers stay for Abandon
+  ops_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status ShmTransport::TimedOut() const {
+  std::vector<std::string> pending;
+  std::set<int> peers, receiving_from;
+  size_t total = 0;
+  for (const Op& op : ops_) {
+    if (op.state == State::kDone) continue;
+    ++total;
+    peers.insert(op.peer);
+    if (!op.send) receiving_from.insert(op.peer);
+    if (pending.size() < 4) {
+      pending.push_back(op.send ? absl::StrCat("send of ", op.bytes, " B to rank ", op.peer)
+                                : absl::StrCat("receive of ", op.bytes, " B from rank ", op.peer));
+    }
+  }
+  std::string diagnosis;
+  for (int peer : receiving_from) {
+    // A message of this call (same sequence number) with another signature: the ranks' arguments differ.
+    const Peer& p = peers_[peer];
+    bool other_arguments = false, other_call = false;
+    auto classify = [&](uint32_t signature, uint32_t call) {
+      if (call == call_sequence_ && signature != call_.signature) other_arguments = true;
+      if (call != call_sequence_) other_call = true;
+    };
+    for (const Unexpected& u : p.unexpected) classify(u.signature, u.call);
+    const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
+    if (p.current_recv < 0 && p.current_unexpected == nullptr &&
+        h.seq.load(std::memory_order_acquire) == p.received_chunks + 1) {
+      classify(h.signature, h.call);
+    }
+    if (other_arguments) {
+      absl::StrAppend(&diagnosis, "; rank ", peer,
+                      " sent a message of this call with different arguments (count, type, op, root or algorithm: "
+                      "KCOLL_CHECK_ARGS=1 names the field)");
+    } else if (other_call) {
+      absl::StrAppend(&diagnosis, "; rank ", peer,
+                      " sent a message of another call (the ranks called different collectives)");
+    }
+  }
+  const size_t described = pending.size();
+  return absl::DeadlineExceededError(absl::StrCat(
+      call_.collective, " (", call_.algorithm, ") on rank ", rank_, ": no transfer completed for ",
+      absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ",
+      step_, ", ", Seconds(std::chrono::steady_clock::now() - call_start_),
+      " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
+      absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
+      diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+}
+
+void ShmTransport::Abandon() {
+  // Nothing can write into this rank's buffers after this returns: peers only ever read them (single copy), and
+  // the data a receive was waiting for stays in shared memory. The channels are left mid-message, which is why a
+  // communicator that abandoned transfers is never used again.
+  ops_.clear();
+  pending_ = 0;
+  for (Peer& p : peers_) {
+    p.sends.clear();
+    p.recvs.clear();
+    p.single_copy_sends.clear();
+    p.current_recv = -1;
+  }
+}
+
+absl::Status ShmTransport::Quiesce(absl::Duration timeout) {
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm_, &barrier);
+  std::vector<int> scratch;
+  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &scratch);
+  if (!done.ok()) return done.status();
+  if (!*done) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
+  }
+  for (int peer = 0; peer < size_; ++peer) {
+    const Peer& p = peers_[peer];
+    const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
+    if (!p.unexpected.empty() || h.seq.load(std::memory_order_acquire) == p.received_chunks + 1) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("a message from rank ", peer, " was left unreceived (a call whose arguments differed)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kcoll

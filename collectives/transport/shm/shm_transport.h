@@ -1,0 +1,154 @@
+// Transport between the ranks of one node through shared memory, with no MPI call on the path of a transfer.
+//
+// Every ordered pair of ranks has a channel in a segment all of them map (shm_layout.h): a ring of slots the sender
+// fills and the receiver drains, synchronised by sequence numbers in cache lines (acquire/release atomics, one
+// writer per line). A message of up to 32 bytes travels in its slot's header line; a larger one in slot-sized
+// chunks, pipelined through the ring; from `single_copy_bytes` on (where the kernel lets ranks read each other's
+// memory: process_vm_readv), as a descriptor the receiver copies straight from the sender's buffer.
+//
+// Matching is MPI's: a receive takes the oldest message from its peer with its tag; a message whose receive is not
+// posted yet waits in its slot, unless this rank waits for a later message from the same peer, in which case it is
+// copied aside (as MPI's unexpected messages are) so that the channel keeps moving. Messages also carry the call's
+// signature and sequence number: ranks that disagree on a call's arguments never match each other's messages, and
+// time out saying so.
+//
+// Progress happens inside Wait/WaitAll, which poll every pending transfer: back to back for a while, then yielding
+// the core, then sleeping 50 us between polls after 100 ms (ranks may outnumber cores). With a timeout, a wait fails
+// with DeadlineExceeded once none of its transfers has moved for the timeout, naming the call, the step and the
+// peers, like the MPI transport's.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_TRANSPORT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_TRANSPORT_H_
+
+#include <mpi.h>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "collectives/transport/shm/shm_layout.h"
+#include "collectives/transport/shm/shm_segment.h"
+#include "collectives/transport/transport.h"
+
+namespace kcoll {
+
+struct ShmOptions {
+  int slots = 8;
+  // Per slot; 0: chosen from the number of ranks so that the segment stays within `max_segment_bytes`.
+  size_t slot_bytes = 0;
+  size_t max_segment_bytes = size_t{64} << 20;
+  // Messages of at least this size are copied by the receiver straight from the sender's buffer (when the kernel
+  // allows it; see single_copy()). 0: never.
+  size_t single_copy_bytes = size_t{256} << 10;
+  // Polls without progress before a waiting rank starts yielding its core; 0 picks: many when every rank has a
+  // core of its own, one when ranks outnumber cores.
+  int spin_polls = 0;
+};
+
+class ShmTransport final : public Transport {
+ public:
+  static constexpr int kMaxTag = 1 << 16;
+
+  // Collective over `comm`, whose ranks must all be on this host. Checks that the ranks can read each other's memory
+  // (single copy) and turns it off everywhere if one cannot.
+  static absl::StatusOr<std::unique_ptr<ShmTransport>> Create(MPI_Comm comm, const ShmOptions& options = {});
+  ~ShmTransport() override;
+
+  absl::string_view name() const override { return "shm"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  bool CanReach(MemoryKind memory) const override { return memory == MemoryKind::kHost; }
+
+  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
+  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  absl::Status Wait(Request request) override;
+  absl::Status WaitAll() override;
+  void BeginCall(const CallInfo& call) override;
+  void Abandon() override;
+  absl::Status Quiesce(absl::Duration timeout) override;
+
+  void set_timeout(absl::Duration timeout, std::string source);
+  const shm::Geometry& geometry() const { return geometry_; }
+  bool single_copy() const { return single_copy_bytes_ > 0; }
+  size_t single_copy_bytes() const { return single_copy_bytes_; }
+  // One line for logs: "shm: 4 ranks, 8 slots x 32 KiB per pair, single copy from 256 KiB".
+  std::string Describe() const;
+
+ private:
+  enum class State { kPosted, kActive, kDone };
+  struct Op {
+    bool send;
+    int peer;
+    unsigned char* data;
+    size_t bytes;
+    int tag;
+    uint32_t signature;
+    uint32_t call;
+    State state = State::kPosted;
+    size_t moved = 0;           // bytes written into slots (send) or received (recv)
+    uint64_t wait_for = 0;      // single-copy send: done once the receiver has consumed this many chunks
+  };
+  // A message that arrived before its receive was posted, copied aside.
+  struct Unexpected {
+    int tag;
+    uint32_t signature;
+    uint32_t call;
+    std::vector<unsigned char> data;
+    size_t received = 0;
+    int claimed_by = -1;  // the receive it goes to, once posted
+    bool delivered = false;
+    bool complete() const { return received == data.size(); }
+  };
+  struct Peer {
+    shm::Channel out;             // this rank -> peer
+    shm::Channel in;              // peer -> this rank
+    uint64_t sent_chunks = 0;     // chunks this rank has published to the peer
+    uint64_t received_chunks = 0; // chunks this rank has consumed from the peer
+    pid_t pid = 0;
+    std::deque<int> sends;        // ops in posting order, not yet fully written
+    std::deque<int> recvs;        // ops in posting order, not yet matched
+    std::vector<int> single_copy_sends;  // published, waiting for the receiver to have copied them
+    int current_recv = -1;        // the op the peer's current message is being received into, or -1
+    Unexpected* current_unexpected = nullptr;
+    std::deque<Unexpected> unexpected;
+  };
+
+  ShmTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  absl::Status CheckPeer(int peer, absl::string_view what) const;
+  int Post(Op op);
+  // One pass over every pending transfer; true if anything moved.
+  absl::StatusOr<bool> Progress();
+  absl::StatusOr<bool> ProgressSends(Peer& p);
+  absl::StatusOr<bool> ProgressRecvs(int peer, Peer& p);
+  // Completes the receives whose messages were copied aside and have fully arrived.
+  void DeliverUnexpected(Peer& p);
+  // Polls until done() or a timeout.
+  template <class Done>
+  absl::Status WaitUntil(Done done);
+  absl::Status TimedOut() const;
+
+  MPI_Comm comm_;
+  int rank_;
+  int size_;
+  std::unique_ptr<shm::Segment> segment_;
+  shm::Geometry geometry_;
+  std::vector<Peer> peers_;
+  size_t single_copy_bytes_ = 0;
+  int spin_polls_ = 1;
+  absl::Duration timeout_ = absl::InfiniteDuration();
+  std::string timeout_source_;
+
+  CallInfo call_{"transfer", "no call", 0};
+  uint32_t call_sequence_ = 0;
+  int step_ = 0;
+  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();
+
+  std::vector<Op> ops_;  // posted since the last WaitAll; a Request's id is its index
+  int pending_ = 0;      // ops_ not yet done
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_TRANSPORT_H_
