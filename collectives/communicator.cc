@@ -15,6 +15,7 @@
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
+#include "collectives/execution.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
@@ -71,19 +72,19 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
-  KCOLL_ASSIGN_OR_RETURN(TransportKind transport, ChooseTransportKind(options.transport));
-  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, transport));
+  KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
+  KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
-  KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout, ChooseTimeout(options.timeout, options.on_timeout, transport));
+  KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
+                         ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
   c->backend_ = backend;
-  c->transport_kind_ = transport;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;
-  topology_options.default_nchannels = transport == TransportKind::kMpi ? kHostDefaultChannels : kDefaultChannels;
+  topology_options.default_nchannels = asked == TransportKind::kNccl ? kDefaultChannels : kHostDefaultChannels;
   absl::Status gpu_status;
   if (backend == ExecBackend::kCuda) {
     absl::StatusOr<std::optional<GpuInfo>> gpu = CurrentCudaDevice();
@@ -91,6 +92,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     gpu_status = gpu.status();
   }
   KCOLL_ASSIGN_OR_RETURN(c->topology_, DiscoverTopology(mpi->comm(), topology_options));
+  const TransportKind transport = asked.value_or(AutoTransport(c->topology_, backend));
+  c->transport_kind_ = transport;
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
@@ -103,10 +106,13 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   }
   c->check_args_ = check_args;
   c->timeout_ = timeout;
-  mpi->set_timeout(timeout.timeout, timeout.source);
-  // The transport (MPI, or NCCL bootstrapped over MPI) and the kernels that go with it.
-  KCOLL_ASSIGN_OR_RETURN(Execution execution,
-                         MakeExecution(std::move(mpi), transport, backend, options.gpu, timeout.timeout));
+  // The transport (MPI, shared memory, or NCCL bootstrapped over MPI) and the kernels that go with it.
+  ExecutionRequest request;
+  request.mpi = std::move(mpi);
+  request.backend = backend;
+  request.gpu = options.gpu;
+  request.timeout = timeout;
+  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->execution_ = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);

@@ -41,7 +41,8 @@ struct CommunicatorOptions {
   // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
   // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
   std::optional<ExecBackend> backend;
-  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set, else MPI.
+  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set (mpi, shm, nccl or
+  // auto), else auto: shared memory when every rank is on one node and the kernels are on the host, else MPI.
   std::optional<TransportKind> transport;
   // Devices and MPI CUDA-awareness for the cuda backend.
   GpuOptions gpu;

@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace kcoll {
 
 // The variable's value, or nullptr when it is unset or empty.
@@ -11,6 +14,9 @@ inline const char* GetEnv(const char* name) {
   const char* v = std::getenv(name);
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
+
+// "1", "true", "yes", "on" / "0", "false", "no", "off" (case-insensitive); InvalidArgument naming `source` otherwise.
+absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source);
 
 }  // namespace kcoll
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/communicator.h"
+#include "collectives/transport/transports.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/mpi_test_env.h"
@@ -18,11 +19,47 @@ using testing::AllRanks;
 using ::testing::HasSubstr;
 using testing::ScopedEnv;
 
-TEST(Execution, DefaultIsMpiWithHostKernels) {
+TEST(Execution, DefaultFollowsTheTopology) {
+  // Auto: shared memory when every rank is on one node, MPI when the ranks span nodes (here emulated ones).
+  auto one_node = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(one_node.ok())) << one_node.status();
+  EXPECT_EQ((*one_node)->transport(), TransportKind::kShm);
+  EXPECT_THAT((*one_node)->execution(),
+              HasSubstr(absl::StrCat("shm: ", testing::WorldSize(), " ranks, 8 slots x ")));
+  EXPECT_THAT((*one_node)->execution(), HasSubstr("serial kernels on host buffers"));
+  if (testing::WorldSize() < 2) return;
+  CommunicatorOptions two_nodes;
+  two_nodes.ranks_per_node = 1;
+  auto spread = Communicator::Create(MPI_COMM_WORLD, two_nodes);
+  ASSERT_TRUE(AllRanks(spread.ok())) << spread.status();
+  EXPECT_EQ((*spread)->transport(), TransportKind::kMpi);
+  EXPECT_THAT((*spread)->execution(), HasSubstr("mpi, serial kernels on host buffers"));
+}
+
+TEST(Execution, AutoInTheEnvironmentIsTheDefault) {
+  ScopedEnv env("KCOLL_TRANSPORT", "Auto");
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_EQ((*comm)->transport(), TransportKind::kMpi);
-  EXPECT_THAT((*comm)->execution(), HasSubstr("mpi, serial kernels on host buffers"));
+  EXPECT_EQ((*comm)->transport(), TransportKind::kShm);
+}
+
+TEST(Execution, SharedMemoryIsChosenByNameAndNeedsHostBuffers) {
+  CommunicatorOptions options;
+  options.transport = TransportKind::kShm;
+  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_EQ((*comm)->transport(), TransportKind::kShm);
+  // Device kernels: refused before anything is set up, whether or not this Kokkos has CUDA.
+  auto mpi = MpiTransport::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(mpi.ok()) << mpi.status();
+  ExecutionRequest request;
+  request.mpi = *std::move(mpi);
+  request.backend = ExecBackend::kCuda;
+  auto device = MakeExecution(TransportKind::kShm, std::move(request));
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(device.status().message(),
+              HasSubstr("transport 'shm' needs a host execution backend (its buffers are host memory), not 'cuda'"));
 }
 
 TEST(Execution, TransportFromTheEnvironment) {
@@ -37,7 +74,7 @@ TEST(Execution, UnknownTransportInTheEnvironment) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_FALSE(AllRanks(comm.ok()));
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, nccl"));
+  EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, shm, nccl or auto"));
 }
 
 TEST(Execution, OptionOverridesTheEnvironment) {

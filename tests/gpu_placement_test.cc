@@ -1,5 +1,6 @@
 // The GPU path's pure decisions, on every machine: which device a rank takes, how the overrides and the timeout are
 // read, when two ranks would share a GPU, and how buffers reach each transport.
+#include "collectives/env.h"
 #include "collectives/transport/cuda/gpu_placement.h"
 
 #include "absl/strings/str_cat.h"
@@ -109,14 +110,14 @@ TEST(ParseFlag, Spellings) {
 }
 
 TEST(TransportKind, NamesRoundTrip) {
-  for (TransportKind k : {TransportKind::kMpi, TransportKind::kNccl}) {
+  for (TransportKind k : {TransportKind::kMpi, TransportKind::kShm, TransportKind::kNccl}) {
     EXPECT_EQ(*ParseTransportKind(TransportKindName(k)), k);
   }
   EXPECT_EQ(*ParseTransportKind("NCCL"), TransportKind::kNccl);
   auto bad = ParseTransportKind("gloo");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("'gloo' is not one of: mpi, nccl"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("'gloo' is not one of: mpi, shm, nccl"));
 }
 
 TEST(ChooseDevicePath, EveryTransportMemoryAndAwareness) {

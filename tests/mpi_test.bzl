@@ -1,14 +1,17 @@
-"""mpi_test: a GoogleTest binary run as several MPI ranks, one Bazel test per rank count."""
+"""mpi_test: a GoogleTest binary run as several MPI ranks, one Bazel test per rank count (and transport)."""
 
 load("//tools:cc.bzl", "cc_binary")
 load("//tools:copts.bzl", "KCOLL_COPTS")
 
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]
 
-def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [], **kwargs):
+def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [],
+             transports = ["auto"], **kwargs):
     """Builds `name`_bin and adds tests `name`_np<N> for each N in `ranks`, plus a test_suite `name`.
 
-    Each test runs tests/mpi_launch.sh N <binary>; a failure on any rank fails the test.
+    Each test runs tests/mpi_launch.sh N <binary>; a failure on any rank fails the test. `transports` other than
+    "auto" (the default choice: shared memory on one node) add tests `name`_<transport>_np<N> that run with
+    KCOLL_TRANSPORT=<transport>.
     """
     binary = name + "_bin"
     cc_binary(
@@ -20,16 +23,21 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
         **kwargs
     )
     tests = []
-    for n in ranks:
-        test_name = "%s_np%d" % (name, n)
-        native.sh_test(
-            name = test_name,
-            srcs = ["//tests:mpi_launch.sh"],
-            args = [str(n), "$(location :%s)" % binary] + args,
-            data = [":" + binary],
-            env = env,
-            size = size,
-            tags = tags + ["mpi"],
-        )
-        tests.append(":" + test_name)
+    for transport in transports:
+        prefix = name if transport == "auto" else "%s_%s" % (name, transport)
+        test_env = dict(env)
+        if transport != "auto":
+            test_env["KCOLL_TRANSPORT"] = transport
+        for n in ranks:
+            test_name = "%s_np%d" % (prefix, n)
+            native.sh_test(
+                name = test_name,
+                srcs = ["//tests:mpi_launch.sh"],
+                args = [str(n), "$(location :%s)" % binary] + args,
+                data = [":" + binary],
+                env = test_env,
+                size = size,
+                tags = tags + ["mpi"],
+            )
+            tests.append(":" + test_name)
     native.test_suite(name = name, tests = tests, tags = tags)

@@ -14,16 +14,18 @@ absl::string_view TransportKindName(TransportKind kind) {
       return "mpi";
     case TransportKind::kNccl:
       return "nccl";
+    case TransportKind::kShm:
+      return "shm";
   }
   return "invalid";
 }
 
 absl::StatusOr<TransportKind> ParseTransportKind(absl::string_view text) {
   const std::string lower = absl::AsciiStrToLower(text);
-  for (TransportKind kind : {TransportKind::kMpi, TransportKind::kNccl}) {
+  for (TransportKind kind : {TransportKind::kMpi, TransportKind::kShm, TransportKind::kNccl}) {
     if (lower == TransportKindName(kind)) return kind;
   }
-  return absl::InvalidArgumentError(absl::StrCat("transport '", text, "' is not one of: mpi, nccl"));
+  return absl::InvalidArgumentError(absl::StrCat("transport '", text, "' is not one of: mpi, shm, nccl"));
 }
 
 }  // namespace kcoll

@@ -10,9 +10,10 @@ namespace kcoll {
 enum class TransportKind {
   kMpi,   // MPI point-to-point: host memory, or device memory through a CUDA-aware MPI or pinned staging buffers
   kNccl,  // NCCL send/recv on the kernels' CUDA stream: device memory
+  kShm,   // shared memory between the ranks of one host: host memory
 };
 
-absl::string_view TransportKindName(TransportKind kind);  // "mpi", "nccl"
+absl::string_view TransportKindName(TransportKind kind);  // "mpi", "nccl", "shm"
 // Case-insensitive; InvalidArgument names the text and the valid names.
 absl::StatusOr<TransportKind> ParseTransportKind(absl::string_view text);
 

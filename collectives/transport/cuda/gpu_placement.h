@@ -36,9 +36,6 @@ absl::Status CheckKokkosDevice(int chosen_device, int kokkos_device, int local_r
 // NCCL does not support. Empty ids (ranks that could not tell) never match.
 std::optional<std::pair<int, int>> FindSharedDevice(const std::vector<std::string>& device_ids);
 
-// "1", "true", "yes", "on" / "0", "false", "no", "off" (case-insensitive).
-absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source);
-
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_TRANSPORT_CUDA_GPU_PLACEMENT_H_

@@ -144,9 +144,16 @@ void ShmTransport::set_timeout(absl::Duration timeout, std::string source) {
   timeout_source_ = std::move(source);
 }
 
-absl::Status ShmTransport::CheckPeer(int peer, absl::string_view what) const {
+absl::Status ShmTransport::CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes,
+                                     int tag) const {
   if (peer < 0 || peer >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is outside [0, ", size_, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
+  }
+  if (data == nullptr && bytes > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));
+  }
+  if (tag < 0 || tag >= kMaxTag) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": tag ", tag, " is not in [0, ", kMaxTag, ")"));
   }
   return absl::OkStatus();
 }
@@ -167,8 +174,7 @@ int ShmTransport::Post(Op op) {
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckPeer(peer, "Send"); !s.ok()) return s;
-  if (tag < 0 || tag >= kMaxTag) return absl::InvalidArgumentError(absl::StrCat("Send: tag ", tag, " is outside [0, 65536)"));
+  if (absl::Status s = CheckArgs("Send", peer, data, bytes, tag); !s.ok()) return s;
   Op op{};
   op.send = true;
   op.peer = peer;
@@ -185,8 +191,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckPeer(peer, "Recv"); !s.ok()) return s;
-  if (tag < 0 || tag >= kMaxTag) return absl::InvalidArgumentError(absl::StrCat("Recv: tag ", tag, " is outside [0, 65536)"));
+  if (absl::Status s = CheckArgs("Recv", peer, data, bytes, tag); !s.ok()) return s;
   Op op{};
   op.send = false;
   op.peer = peer;

@@ -116,7 +116,7 @@ class ShmTransport final : public Transport {
   };
 
   ShmTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
-  absl::Status CheckPeer(int peer, absl::string_view what) const;
+  absl::Status CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes, int tag) const;
   int Post(Op op);
   // One pass over every pending transfer; true if anything moved.
   absl::StatusOr<bool> Progress();

@@ -1,0 +1,64 @@
+#include "collectives/transport/nccl/nccl_execution.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/env.h"
+#include "collectives/status_macros.h"
+#include "collectives/transport/cuda/cuda_errors.h"
+#include "collectives/transport/cuda/gpu_placement.h"
+#include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/nccl/nccl_transport.h"
+
+namespace kcoll {
+namespace {
+
+// This rank's position among the ranks of its physical node (emulated nodes do not change which GPUs it sees).
+void NodeLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, local_rank);
+  MPI_Comm_size(node, local_size);
+  MPI_Comm_free(&node);
+}
+
+}  // namespace
+
+absl::StatusOr<Execution> MakeNcclExecution(ExecutionRequest request) {
+  std::unique_ptr<MpiTransport> mpi = std::move(request.mpi);
+  const GpuOptions& gpu = request.gpu;
+  // Settings every rank reads alike: failing here fails every rank the same way, before any traffic.
+  std::vector<int> devices = gpu.cuda_devices;
+  if (devices.empty()) {
+    if (const char* env = GetEnv("KCOLL_CUDA_DEVICE")) {
+      KCOLL_ASSIGN_OR_RETURN(devices, ParseCudaDeviceList(env, "KCOLL_CUDA_DEVICE"));
+    }
+  }
+  Execution out;
+  // NCCL and the kernels share the stream: no fence between a kernel and the transfer that reads its output.
+  KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(ExecBackend::kCuda, /*synchronous=*/false));
+  KCOLL_ASSIGN_OR_RETURN(CudaPlacement placement, CudaKernelsPlacement());
+
+  // Per-rank facts (how many devices this rank sees, where Kokkos runs): agreed on before NCCL is touched.
+  int local_rank = 0, local_size = 1;
+  NodeLocalRank(mpi->comm(), &local_rank, &local_size);
+  absl::StatusOr<int> device = CudaDeviceCount();
+  if (device.ok()) device = ChooseCudaDevice(local_rank, local_size, *device, devices);
+  absl::Status local = device.status();
+  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, local_rank);
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(mpi->comm(), local, "placing ranks on CUDA devices"));
+
+  NcclTransportOptions options;
+  options.device = *device;
+  options.stream = static_cast<cudaStream_t>(placement.stream);
+  options.timeout = request.timeout.timeout;
+  KCOLL_ASSIGN_OR_RETURN(out.transport, NcclTransport::Create(mpi->comm(), options));
+  out.description = absl::StrCat("nccl, cuda kernels, device ", *device, " (local rank ", local_rank, " of ",
+                                 local_size, "), timeout ", absl::FormatDuration(request.timeout.timeout));
+  return out;
+}
+
+}  // namespace kcoll

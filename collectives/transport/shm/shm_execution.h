@@ -1,0 +1,16 @@
+// The shared-memory transport's factory: the ranks of one node exchange through a shared segment with host kernels
+// fenced after every launch (the transport reads and writes buffers from the host). Fails, on every rank alike, if
+// the ranks do not share one host.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_
+
+#include "absl/status/statusor.h"
+#include "collectives/transport/execution.h"
+
+namespace kcoll {
+
+absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_

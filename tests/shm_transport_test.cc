@@ -1,0 +1,212 @@
+// The shared-memory transport on its own: every message shape (empty, inline in the header line, chunked through
+// the slots, copied straight from the sender's memory), self-sends, receives posted out of order and after the data
+// arrived (copied aside), single waits, a full ring of slots, the errors for bad arguments, a stalled peer timing
+// out, and a message left unreceived found at Quiesce.
+#include "collectives/transport/shm/shm_transport.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace {
+
+using testing::AllRanks;
+using ::testing::HasSubstr;
+using testing::WorldRank;
+using testing::WorldSize;
+
+std::unique_ptr<ShmTransport> MakeTransport(const ShmOptions& options = {}) {
+  auto t = ShmTransport::Create(MPI_COMM_WORLD, options);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? std::move(t).value() : nullptr;
+}
+
+std::vector<uint8_t> Pattern(int rank, size_t bytes, int salt) {
+  std::vector<uint8_t> v(bytes);
+  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>(i * 31 + rank * 7 + salt);
+  return v;
+}
+
+// Small slots and a low single-copy threshold so that every path runs with small messages.
+ShmOptions SmallSlots(bool single_copy) {
+  ShmOptions o;
+  o.slots = 4;
+  o.slot_bytes = 256;
+  o.single_copy_bytes = single_copy ? 4096 : 0;
+  return o;
+}
+
+class ShmRing : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ShmRing, EveryMessageShapeArrivesIntact) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  // Empty, inline (<= 32 B), one slot, several slots, more than the ring holds, and single-copy sizes.
+  for (size_t bytes : {size_t{0}, size_t{8}, size_t{32}, size_t{33}, size_t{256}, size_t{1000}, size_t{4095},
+                       size_t{4096}, size_t{100000}}) {
+    t->BeginCall({"test", "ring", 7});
+    std::vector<uint8_t> out = Pattern(me, bytes, 1), in(bytes, 0);
+    ASSERT_TRUE(t->Recv(left, in.data(), bytes, 0).ok());
+    ASSERT_TRUE(t->Send(right, out.data(), bytes, 0).ok());
+    ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+    EXPECT_EQ(in, Pattern(left, bytes, 1)) << bytes;
+  }
+}
+
+TEST_P(ShmRing, SendsToItself) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  std::vector<uint8_t> out = Pattern(t->rank(), 5000, 3), in(5000, 0);
+  t->BeginCall({"test", "self", 1});
+  ASSERT_TRUE(t->Send(t->rank(), out.data(), out.size(), 5).ok());
+  ASSERT_TRUE(t->Recv(t->rank(), in.data(), in.size(), 5).ok());
+  ASSERT_TRUE(t->WaitAll().ok());
+  EXPECT_EQ(in, out);
+}
+
+TEST_P(ShmRing, ReceivesPostedInAnotherOrderOrLateStillMatchByTag) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  t->BeginCall({"test", "tags", 2});
+  const size_t big = 6000, small = 40;
+  std::vector<uint8_t> a = Pattern(me, big, 10), b = Pattern(me, small, 20), c = Pattern(me, big, 30);
+  std::vector<uint8_t> in_a(big), in_b(small), in_c(big);
+  // The sender sends tags 1, 2, 3; the receiver first waits for tag 2 alone, so the tag-1 message ahead of it must
+  // be copied aside; tag 3's receive is posted only after everything arrived.
+  ASSERT_TRUE(t->Send(right, a.data(), big, 1).ok());
+  ASSERT_TRUE(t->Send(right, b.data(), small, 2).ok());
+  ASSERT_TRUE(t->Send(right, c.data(), big, 3).ok());
+  auto rb = t->Recv(left, in_b.data(), small, 2);
+  ASSERT_TRUE(rb.ok());
+  ASSERT_TRUE(t->Wait(*rb).ok());
+  EXPECT_EQ(in_b, Pattern(left, small, 20));
+  ASSERT_TRUE(t->Recv(left, in_a.data(), big, 1).ok());
+  ASSERT_TRUE(t->Recv(left, in_c.data(), big, 3).ok());
+  ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+  EXPECT_EQ(in_a, Pattern(left, big, 10));
+  EXPECT_EQ(in_c, Pattern(left, big, 30));
+}
+
+TEST_P(ShmRing, ManyMessagesInFlightBetweenEveryPair) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  t->BeginCall({"test", "all_to_all", 3});
+  const size_t bytes = 5000;
+  std::vector<std::vector<uint8_t>> out(n), in(n);
+  for (int p = 0; p < n; ++p) {
+    out[p] = Pattern(me * 100 + p, bytes, 4);
+    in[p].assign(bytes, 0);
+    ASSERT_TRUE(t->Recv(p, in[p].data(), bytes, 0).ok());
+  }
+  for (int p = 0; p < n; ++p) ASSERT_TRUE(t->Send(p, out[p].data(), bytes, 0).ok());
+  ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+  for (int p = 0; p < n; ++p) EXPECT_EQ(in[p], Pattern(p * 100 + me, bytes, 4)) << "from " << p;
+}
+
+INSTANTIATE_TEST_SUITE_P(SingleCopy, ShmRing, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "single_copy" : "slots_only";
+                         });
+
+TEST(ShmTransport, DescribesItself) {
+  auto t = MakeTransport(SmallSlots(true));
+  ASSERT_NE(t, nullptr);
+  EXPECT_THAT(t->Describe(), HasSubstr(absl::StrCat("shm: ", WorldSize(), " ranks, 4 slots x 256 B per pair")));
+  EXPECT_EQ(t->name(), "shm");
+  EXPECT_TRUE(t->CanReach(MemoryKind::kHost));
+  EXPECT_FALSE(t->CanReach(MemoryKind::kDevice));
+}
+
+TEST(ShmTransport, BadArgumentsAreErrorsNotCrashes) {
+  auto t = MakeTransport();
+  ASSERT_NE(t, nullptr);
+  uint8_t byte = 0;
+  auto s = t->Send(t->size(), &byte, 1, 0);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr(absl::StrCat("Send: peer ", t->size(), " is not a rank")));
+  EXPECT_THAT(t->Recv(-1, &byte, 1, 0).status().message(), HasSubstr("Recv: peer -1"));
+  EXPECT_THAT(t->Send(0, nullptr, 8, 0).status().message(), HasSubstr("Send: null buffer for 8 bytes"));
+  EXPECT_THAT(t->Recv(0, &byte, 1, 1 << 16).status().message(), HasSubstr("Recv: tag 65536 is not in [0, 65536)"));
+  EXPECT_THAT(t->Wait(Transport::Request{42}).message(), HasSubstr("request 42 is not pending"));
+  EXPECT_TRUE(t->WaitAll().ok());  // nothing was posted by the failed calls
+
+  ShmOptions bad;
+  bad.slots = 1;
+  EXPECT_THAT(ShmTransport::Create(MPI_COMM_WORLD, bad).status().message(),
+              HasSubstr("ShmOptions::slots: 1 is outside [2, 1024]"));
+  bad = ShmOptions();
+  bad.slot_bytes = 100;
+  EXPECT_THAT(ShmTransport::Create(MPI_COMM_WORLD, bad).status().message(),
+              HasSubstr("ShmOptions::slot_bytes: 100 is not a positive multiple of 64"));
+}
+
+TEST(ShmTransport, AStalledPeerTimesOutNamingIt) {
+  if (WorldSize() < 2) GTEST_SKIP() << "a stall needs a peer";
+  auto t = MakeTransport();
+  ASSERT_NE(t, nullptr);
+  t->set_timeout(absl::Milliseconds(200), "KCOLL_TIMEOUT");
+  const int me = WorldRank();
+  uint8_t in[8] = {};
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 1) {
+    MPI_Barrier(MPI_COMM_WORLD);  // sends nothing until rank 0 has given up
+  } else if (me == 0) {
+    t->BeginCall({"all_reduce", "ring", 9});
+    ASSERT_TRUE(t->Recv(1, in, sizeof(in), 0).ok());
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status s = t->WaitAll();
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+    EXPECT_GE(waited, 0.2);
+    EXPECT_THAT(s.message(), HasSubstr("all_reduce (ring) on rank 0: no transfer completed for 200ms (KCOLL_TIMEOUT)"));
+    EXPECT_THAT(s.message(), HasSubstr("ranks whose transfers did not complete: 1 (receive of 8 B from rank 1)"));
+    t->Abandon();
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+TEST(ShmTransport, AMessageOfACallWithOtherArgumentsIsNamedAndLeftAtQuiesce) {
+  if (WorldSize() < 2) GTEST_SKIP() << "a mismatch needs a peer";
+  auto t = MakeTransport();
+  ASSERT_NE(t, nullptr);
+  t->set_timeout(absl::Milliseconds(200), "KCOLL_TIMEOUT");
+  const int me = WorldRank();
+  uint8_t out[8] = {1, 2, 3, 4, 5, 6, 7, 8}, in[8] = {};
+  if (me == 1) {
+    t->BeginCall({"all_reduce", "ring", /*signature=*/0x1111});
+    ASSERT_TRUE(t->Send(0, out, sizeof(out), 0).ok());
+    ASSERT_TRUE(t->WaitAll().ok());  // an 8 B message is in the ring as soon as it is sent
+  } else if (me == 0) {
+    t->BeginCall({"all_reduce", "ring", /*signature=*/0x2222});
+    ASSERT_TRUE(t->Recv(1, in, sizeof(in), 0).ok());
+    absl::Status s = t->WaitAll();
+    EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+    EXPECT_THAT(s.message(), HasSubstr("rank 1 sent a message of this call with different arguments"));
+    t->Abandon();
+  }
+  absl::Status quiet = t->Quiesce(absl::Seconds(30));
+  if (me == 0) {
+    EXPECT_EQ(quiet.code(), absl::StatusCode::kFailedPrecondition) << quiet;
+    EXPECT_THAT(quiet.message(), HasSubstr("a message from rank 1 was left unreceived"));
+  } else {
+    EXPECT_TRUE(quiet.ok()) << quiet;
+  }
+}
+
+}  // namespace
+}  // namespace kcoll
