@@ -1,5 +1,5 @@
-// Byte sizes as nccl-tests reads them ("8", "1K", "128M", "1.5G"; K/M/G are powers of 1024) and the list of sizes a
-// sweep visits (-b min, -e max, stepping by -f factor or -i bytes).
+// The list of sizes a sweep visits (-b min, -e max, stepping by -f factor or -i bytes); sizes are parsed and
+// formatted by collectives/byte_size.h.
 #ifndef KCOLL_BENCH_SIZES_H_
 #define KCOLL_BENCH_SIZES_H_
 
@@ -9,16 +9,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "collectives/byte_size.h"
 
 namespace kcoll {
 namespace bench {
-
-// "8" -> 8, "1K" -> 1024, "128M" -> 134217728, "1.5G"; an optional trailing "B" or "iB" is accepted ("64KiB").
-// InvalidArgument naming the text for anything else (negative, empty, unknown suffix, not a whole number of bytes).
-absl::StatusOr<size_t> ParseByteSize(absl::string_view text);
-
-// "8", "1K", "128M", "1.5G" style, exact when possible ("1536" -> "1.5K"); for messages and headers.
-std::string FormatByteSize(size_t bytes);
 
 // Sizes from min_bytes to max_bytes inclusive (as long as the step does not overshoot): multiplying by step_factor
 // when it is > 1, else adding step_bytes. InvalidArgument when min > max, when the step cannot advance (factor <= 1

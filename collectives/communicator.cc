@@ -105,6 +105,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
   c->check_args_ = check_args;
+  if (const char* algo = GetEnv("KCOLL_ALGO")) c->algo_override_ = std::string(algo);
   c->timeout_ = timeout;
   // The transport (MPI, shared memory, or NCCL bootstrapped over MPI) and the kernels that go with it.
   ExecutionRequest request;
@@ -226,9 +227,17 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
 absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, size_t bytes,
                                                          Algorithm requested) const {
   if (requested != Algorithm::kAuto) return requested;
-  KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, AlgorithmFromEnv(collective));
-  if (from_env.has_value()) return *from_env;
-  return auto_choice_->Choose(collective, bytes);
+  if (algo_override_.has_value()) {
+    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, ParseAlgorithmOverride(*algo_override_, collective));
+    if (from_env.has_value()) return *from_env;
+  }
+  // Most programs repeat one call (a training step, a solver iteration): its choice is kept without a lookup.
+  if (last_choice_.valid && last_choice_.collective == collective && last_choice_.bytes == bytes) {
+    return last_choice_.algorithm;
+  }
+  KCOLL_ASSIGN_OR_RETURN(Algorithm chosen, auto_choice_->Choose(collective, bytes));
+  last_choice_ = LastChoice{collective, bytes, chosen, true};
+  return chosen;
 }
 
 namespace {
@@ -339,8 +348,8 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   KCOLL_RETURN_IF_ERROR(local);
   const PrimitiveCounts before = counters_.total;
   const auto start = std::chrono::steady_clock::now();
-  transport_->BeginCall(
-      Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm), CallSignature(args, algorithm)});
+  transport_->BeginCall(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm),
+                                            CallSignature(args, algorithm), start});
   absl::Status status = RunAlgorithm(fn, args);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Record(args, algorithm, before, seconds, status);

@@ -72,8 +72,8 @@ struct CommunicatorOptions {
 };
 
 struct CallOptions {
-  // kAuto: $KCOLL_ALGO if it names an algorithm for this collective, else the registered algorithm the cost model
-  // predicts fastest for the size (collectives/auto_choice.h).
+  // kAuto: $KCOLL_ALGO (as it was when the communicator was created) if it names an algorithm for this collective,
+  // else the registered algorithm the cost model predicts fastest for the size (collectives/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };
@@ -193,6 +193,14 @@ class Communicator {
   absl::Status broken_;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice_;
+  std::optional<std::string> algo_override_;  // $KCOLL_ALGO as it was at creation
+  struct LastChoice {
+    Collective collective;
+    size_t bytes;
+    Algorithm algorithm;
+    bool valid = false;
+  };
+  mutable LastChoice last_choice_;  // ResolveAlgorithm's latest auto choice
 };
 
 }  // namespace kcoll

@@ -112,8 +112,10 @@ TEST_F(AutoChoiceCommunicatorTest, OverridesStillWin) {
     if (other == *chosen) continue;
     EXPECT_EQ(*(*comm)->ResolveAlgorithm(Collective::kAllReduce, 8, other), other);
     setenv("KCOLL_ALGO", std::string(AlgorithmName(other)).c_str(), 1);
-    EXPECT_EQ(*(*comm)->ResolveAlgorithm(Collective::kAllReduce, 8, Algorithm::kAuto), other);
+    auto overridden = Communicator::Create(MPI_COMM_WORLD, options);  // KCOLL_ALGO is read at creation
     unsetenv("KCOLL_ALGO");
+    ASSERT_TRUE(AllRanks(overridden.ok())) << overridden.status();
+    EXPECT_EQ(*(*overridden)->ResolveAlgorithm(Collective::kAllReduce, 8, Algorithm::kAuto), other);
   }
 }
 

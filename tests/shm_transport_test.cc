@@ -124,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(SingleCopy, ShmRing, ::testing::Bool(),
 TEST(ShmTransport, DescribesItself) {
   auto t = MakeTransport(SmallSlots(true));
   ASSERT_NE(t, nullptr);
-  EXPECT_THAT(t->Describe(), HasSubstr(absl::StrCat("shm: ", WorldSize(), " ranks, 4 slots x 256 B per pair")));
+  EXPECT_THAT(t->Describe(), HasSubstr(absl::StrCat("shm: ", WorldSize(), " ranks, 4 slots x 256 per pair")));
   EXPECT_EQ(t->name(), "shm");
   EXPECT_TRUE(t->CanReach(MemoryKind::kHost));
   EXPECT_FALSE(t->CanReach(MemoryKind::kDevice));

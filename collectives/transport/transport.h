@@ -12,6 +12,7 @@
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_TRANSPORT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_TRANSPORT_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,6 +39,8 @@ class Transport {
     absl::string_view collective;  // "all_reduce"
     absl::string_view algorithm;   // "ring"
     uint32_t signature = 0;        // the same on every rank for the same call (collectives/args_check.h)
+    // When the call began, for "n s after the call began" in errors (the caller reads the clock anyway).
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::time_point();
   };
 
   virtual ~Transport() = default;

@@ -85,7 +85,7 @@ void MpiTransport::BeginCall(const CallInfo& call) {
   call_ = call;
   ++call_sequence_;
   step_ = 0;
-  call_start_ = std::chrono::steady_clock::now();
+  call_start_ = call.start == std::chrono::steady_clock::time_point() ? std::chrono::steady_clock::now() : call.start;
 }
 
 int MpiTransport::MpiTag(int tag) const {

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/byte_size.h"
+#include "collectives/env.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/shm/shm_transport.h"
@@ -25,6 +27,26 @@ absl::Status CheckOneHost(MPI_Comm comm) {
                                                     " share this one); use KCOLL_TRANSPORT=mpi or auto"));
 }
 
+absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
+  const char* env = GetEnv(name);
+  if (env == nullptr) return fallback;
+  absl::StatusOr<size_t> parsed = ParseByteSize(env);
+  if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", parsed.status().message()));
+  return *parsed;
+}
+
+// The segment's shape and the single-copy threshold: defaults, or KCOLL_SHM_SLOTS, KCOLL_SHM_SLOT_BYTES and
+// KCOLL_SHM_SINGLE_COPY (0: never). Every rank reads the same environment.
+absl::StatusOr<ShmOptions> OptionsFromEnv() {
+  ShmOptions options;
+  KCOLL_ASSIGN_OR_RETURN(size_t slots, SizeFromEnv("KCOLL_SHM_SLOTS", static_cast<size_t>(options.slots)));
+  if (slots > 1024) return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SLOTS: ", slots, " is over 1024"));
+  options.slots = static_cast<int>(slots);
+  KCOLL_ASSIGN_OR_RETURN(options.slot_bytes, SizeFromEnv("KCOLL_SHM_SLOT_BYTES", options.slot_bytes));
+  KCOLL_ASSIGN_OR_RETURN(options.single_copy_bytes, SizeFromEnv("KCOLL_SHM_SINGLE_COPY", options.single_copy_bytes));
+  return options;
+}
+
 }  // namespace
 
 absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
@@ -32,7 +54,8 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
                                          "checking that the ranks share a host"));
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(request.backend, /*synchronous=*/true));
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<ShmTransport> shm, ShmTransport::Create(request.mpi->comm()));
+  KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv());
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<ShmTransport> shm, ShmTransport::Create(request.mpi->comm(), options));
   shm->set_timeout(request.timeout.timeout, request.timeout.source);
   out.description = absl::StrCat(shm->Describe(), ", ", out.kernels->name(), " kernels on host buffers");
   out.transport = std::move(shm);

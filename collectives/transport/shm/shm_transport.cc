@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "collectives/byte_size.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 
@@ -25,12 +26,6 @@ inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
-}
-
-std::string Bytes(size_t b) {
-  if (b >= (size_t{1} << 20) && b % (size_t{1} << 20) == 0) return absl::StrCat(b >> 20, " MiB");
-  if (b >= 1024 && b % 1024 == 0) return absl::StrCat(b >> 10, " KiB");
-  return absl::StrCat(b, " B");
 }
 
 std::string Seconds(std::chrono::steady_clock::duration d) {
@@ -133,9 +128,9 @@ ShmTransport::~ShmTransport() {
 }
 
 std::string ShmTransport::Describe() const {
-  return absl::StrCat("shm: ", size_, " ranks, ", geometry_.slots, " slots x ", Bytes(geometry_.slot_bytes),
+  return absl::StrCat("shm: ", size_, " ranks, ", geometry_.slots, " slots x ", FormatByteSize(geometry_.slot_bytes),
                       " per pair, ",
-                      single_copy() ? absl::StrCat("single copy from ", Bytes(single_copy_bytes_))
+                      single_copy() ? absl::StrCat("single copy from ", FormatByteSize(single_copy_bytes_))
                                     : std::string("no single copy"));
 }
 
@@ -162,7 +157,7 @@ void ShmTransport::BeginCall(const CallInfo& call) {
   call_ = call;
   ++call_sequence_;
   step_ = 0;
-  call_start_ = std::chrono::steady_clock::now();
+  call_start_ = call.start == std::chrono::steady_clock::time_point() ? std::chrono::steady_clock::now() : call.start;
 }
 
 int ShmTransport::Post(Op op) {
@@ -225,8 +220,11 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
     bool finished = false;
     while (!finished) {
       const uint64_t k = p.sent_chunks;
-      if (k - p.out.consumed->value.load(std::memory_order_acquire) >= static_cast<uint64_t>(g.slots)) {
-        return moved;  // the ring is full: the receiver has not caught up
+      // The receiver's counter lives in a line it writes after every chunk: read it only when the value last seen
+      // says the ring is full, so that a send does not pull that line across cores every time.
+      if (k - p.seen_consumed >= static_cast<uint64_t>(g.slots)) {
+        p.seen_consumed = p.out.consumed->value.load(std::memory_order_acquire);
+        if (k - p.seen_consumed >= static_cast<uint64_t>(g.slots)) return moved;  // the receiver has not caught up
       }
       const size_t slot = k % g.slots;
       SlotHeader& h = p.out.headers[slot];

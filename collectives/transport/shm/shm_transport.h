@@ -3,8 +3,8 @@
 // Every ordered pair of ranks has a channel in a segment all of them map (shm_layout.h): a ring of slots the sender
 // fills and the receiver drains, synchronised by sequence numbers in cache lines (acquire/release atomics, one
 // writer per line). A message of up to 32 bytes travels in its slot's header line; a larger one in slot-sized
-// chunks, pipelined through the ring; from `single_copy_bytes` on (where the kernel lets ranks read each other's
-// memory: process_vm_readv), as a descriptor the receiver copies straight from the sender's buffer.
+// chunks, pipelined through the ring; optionally (ShmOptions::single_copy_bytes, where the kernel lets ranks read
+// each other's memory: process_vm_readv) as a descriptor the receiver copies straight from the sender's buffer.
 //
 // Matching is MPI's: a receive takes the oldest message from its peer with its tag; a message whose receive is not
 // posted yet waits in its slot, unless this rank waits for a later message from the same peer, in which case it is
@@ -40,8 +40,9 @@ struct ShmOptions {
   size_t slot_bytes = 0;
   size_t max_segment_bytes = size_t{64} << 20;
   // Messages of at least this size are copied by the receiver straight from the sender's buffer (when the kernel
-  // allows it; see single_copy()). 0: never.
-  size_t single_copy_bytes = size_t{256} << 10;
+  // allows it; see single_copy()). 0: never, the default: pipelined through the slots, a message stays in cache and
+  // measured faster than process_vm_readv at every size (docs/measured/shm_transport_2ranks.txt).
+  size_t single_copy_bytes = 0;
   // Polls without progress before a waiting rank starts yielding its core; 0 picks: many when every rank has a
   // core of its own, one when ranks outnumber cores.
   int spin_polls = 0;
@@ -105,10 +106,11 @@ class ShmTransport final : public Transport {
     shm::Channel out;             // this rank -> peer
     shm::Channel in;              // peer -> this rank
     uint64_t sent_chunks = 0;     // chunks this rank has published to the peer
+    uint64_t seen_consumed = 0;   // the peer's consumed counter when this rank last read it
     uint64_t received_chunks = 0; // chunks this rank has consumed from the peer
     pid_t pid = 0;
     std::deque<int> sends;        // ops in posting order, not yet fully written
-    std::deque<int> recvs;        // ops in posting order, not yet matched
+    std::vector<int> recvs;       // ops in posting order, not yet matched
     std::vector<int> single_copy_sends;  // published, waiting for the receiver to have copied them
     int current_recv = -1;        // the op the peer's current message is being received into, or -1
     Unexpected* current_unexpected = nullptr;
