@@ -160,9 +160,15 @@ int Fail(int rank, const std::string& message, int code) {
 }
 
 // The implementations to run for `collective`, peers first (so that kcoll rows can show their ratio to MPI).
-void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm, Communicator* timed_comm,
-                        std::unique_ptr<Implementation>* gloo, std::vector<std::pair<Collective, int>>* order,
-                        std::vector<std::string>* notes) {
+// A communicator whose kcoll rows run beside the plain ones, named '<algorithm> <label>'.
+struct ExtraCommunicator {
+  std::unique_ptr<Communicator> comm;
+  std::string label;  // "transport=mpi", "timeout=30s"
+};
+
+void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm,
+                        const std::vector<ExtraCommunicator>& extras, std::unique_ptr<Implementation>* gloo,
+                        std::vector<std::pair<Collective, int>>* order, std::vector<std::string>* notes) {
   const AlgoSelection& sel = ctx.options.algos;
   auto add = [&](std::unique_ptr<Implementation> impl) {
     ctx.implementations.push_back(std::move(impl));
@@ -192,10 +198,7 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   }
   for (Algorithm a : wanted) {
     add(MakeKcollImplementation(comm, a));
-    if (timed_comm != nullptr) {
-      add(MakeKcollImplementation(timed_comm, a,
-                                  absl::StrCat("timeout=", absl::FormatDuration(*ctx.options.with_timeout))));
-    }
+    for (const ExtraCommunicator& extra : extras) add(MakeKcollImplementation(extra.comm.get(), a, extra.label));
   }
 }
 
@@ -253,18 +256,32 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   copts.backend = *ParseExecBackend(o.exec);
   copts.ranks_per_node = o.ranks_per_node;
   copts.profile_path = o.profile_path;  // auto chooses with the same profile the ideal busbw and --model use
+  auto transport_of = [](const std::string& name) {
+    return name == "auto" ? std::optional<TransportKind>() : std::optional<TransportKind>(*ParseTransportKind(name));
+  };
+  copts.transport = transport_of(o.transports.front());
   // --with_timeout compares waits with and without a timeout: the first communicator then has none, whatever
   // KCOLL_TIMEOUT says.
   if (o.with_timeout.has_value()) copts.timeout = absl::ZeroDuration();
   auto comm_or = Communicator::Create(MPI_COMM_WORLD, copts);
   if (!comm_or.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", comm_or.status().ToString()), 1);
   std::unique_ptr<Communicator> comm = std::move(*comm_or);
-  std::unique_ptr<Communicator> timed_comm;
-  if (o.with_timeout.has_value()) {
+  std::vector<ExtraCommunicator> extras;
+  for (size_t i = 1; i < o.transports.size(); ++i) {
+    CommunicatorOptions other = copts;
+    other.transport = transport_of(o.transports[i]);
+    auto made = Communicator::Create(MPI_COMM_WORLD, other);
+    if (!made.ok()) {
+      return Fail(rank, absl::StrCat("--transport ", o.transports[i], ": ", made.status().ToString()), 1);
+    }
+    extras.push_back({std::move(*made), absl::StrCat("transport=", o.transports[i])});
+  }
+  const bool timed = o.with_timeout.has_value();
+  if (timed) {
     copts.timeout = *o.with_timeout;
-    auto timed = Communicator::Create(MPI_COMM_WORLD, copts);
-    if (!timed.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", timed.status().ToString()), 1);
-    timed_comm = std::move(*timed);
+    auto made = Communicator::Create(MPI_COMM_WORLD, copts);
+    if (!made.ok()) return Fail(rank, absl::StrCat("Communicator::Create: ", made.status().ToString()), 1);
+    extras.push_back({std::move(*made), absl::StrCat("timeout=", absl::FormatDuration(*o.with_timeout))});
   }
   const Topology& topology = comm->topology();
   const int rpn = topology.uniform_ranks_per_node() > 0 ? topology.uniform_ranks_per_node() : nranks;
@@ -335,7 +352,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     }
   }
   std::vector<std::pair<Collective, int>> order;
-  for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), timed_comm.get(), &gloo, &order, &notes);
+  for (Collective c : collectives) AddImplementations(*ctx, c, comm.get(), extras, &gloo, &order, &notes);
 
   std::vector<int> roots;
   if (o.root.has_value()) {
@@ -404,7 +421,11 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   info.exec_note = o.exec == "serial"
                        ? "Kokkos Serial: one thread per rank, the ranks fill the cores; --exec openmp for threads"
                        : absl::StrCat("Kokkos OpenMP: ", omp != nullptr ? omp : "all", " thread(s) per rank");
-  if (timed_comm != nullptr) {
+  info.transport_notes.push_back(absl::StrCat("kcoll rows: ", comm->execution()));
+  for (const ExtraCommunicator& extra : extras) {
+    info.transport_notes.push_back(absl::StrCat("rows '<algorithm> ", extra.label, "': ", extra.comm->execution()));
+  }
+  if (timed) {
     info.timeout_note = absl::StrCat("rows named '<algorithm> timeout=", absl::FormatDuration(*o.with_timeout),
                                      "' run on a communicator whose waits poll under that timeout; the other kcoll "
                                      "rows wait without one (MPI_Waitall)");

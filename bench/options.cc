@@ -1,5 +1,6 @@
 #include "bench/options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "bench/sizes.h"
 #include "collectives/transport/timeout.h"
+#include "collectives/transport/transport_kind.h"
 
 namespace kcoll {
 namespace bench {
@@ -82,6 +84,10 @@ constexpr Flag kFlags[] = {
      "also run every kcoll row on a second communicator whose waits have this timeout (CommunicatorOptions::timeout: "
      "30s, 500ms), its rows named '<algorithm> timeout=D', beside the rows that wait without one: what the timeout's "
      "polling costs"},
+    {0, "transport", "LIST",
+     "kcoll's transports, first one for the plain rows: auto (default: shared memory on one node, else MPI), shm, "
+     "mpi, nccl, or a comma list (shm,mpi); every other one runs every kcoll row again on a communicator of its own, "
+     "its rows named '<algorithm> transport=T'"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -312,6 +318,18 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       if (!v.ok()) return v.status();
       if (*v == absl::InfiniteDuration()) return Bad(*flag, value, "not a timeout (0 is no limit: leave the flag out)");
       o.with_timeout = *v;
+    } else if (name == "transport") {
+      o.transports.clear();
+      for (absl::string_view item : absl::StrSplit(value, ',')) {
+        const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
+        if (lower != "auto" && !ParseTransportKind(lower).ok()) {
+          return Bad(*flag, value, absl::StrCat("'", item, "' is not a transport (auto, mpi, shm, nccl)"));
+        }
+        if (std::find(o.transports.begin(), o.transports.end(), lower) != o.transports.end()) {
+          return Bad(*flag, value, absl::StrCat("'", item, "' is listed twice"));
+        }
+        o.transports.push_back(lower);
+      }
     } else if (name == "recalibrate") {
       auto v = ParseInt(*flag, value, 0, 10);
       if (!v.ok()) return v.status();

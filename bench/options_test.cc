@@ -10,6 +10,7 @@ namespace kcoll {
 namespace bench {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 ParseContext Context(bool gloo = true) {
@@ -110,6 +111,15 @@ TEST(OptionsTest, WithTimeoutTakesADuration) {
   EXPECT_THAT(Error({"--with_timeout", "soon"}), HasSubstr("--with_timeout: 'soon' is not a duration"));
   EXPECT_THAT(Error({"--with_timeout", "-1s"}), HasSubstr("--with_timeout: '-1s'"));
   EXPECT_THAT(Error({"--with_timeout", "0"}), HasSubstr("--with_timeout '0': not a timeout (0 is no limit"));
+}
+
+TEST(OptionsTest, TransportListsCommunicators) {
+  EXPECT_THAT(Parse({})->transports, ElementsAre("auto"));
+  EXPECT_THAT(Parse({"--transport", "SHM, mpi"})->transports, ElementsAre("shm", "mpi"));
+  EXPECT_THAT(Parse({"--transport=auto,nccl"})->transports, ElementsAre("auto", "nccl"));
+  EXPECT_THAT(Error({"--transport", "shm,tcp"}),
+              HasSubstr("--transport 'shm,tcp': 'tcp' is not a transport (auto, mpi, shm, nccl)"));
+  EXPECT_THAT(Error({"--transport", "mpi,mpi"}), HasSubstr("'mpi' is listed twice"));
 }
 
 TEST(OptionsTest, ParsesEveryOption) {

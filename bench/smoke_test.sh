@@ -47,6 +47,14 @@ grep -q "i_p99" "$out" || fail "no per-iteration columns"
 grep -q "started by an outside mpirun" "$out" || fail "launch not reported"
 grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside mpirun)"
 
+# 2a. --transport: rows of the same algorithm over shared memory and over MPI, each exact, the header saying which.
+"$bin/all_reduce" --ranks 2 -b 8 -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring --transport shm,mpi >"$out" 2>"$err" ||
+  fail "--transport exited $?"
+grep -q "^# Transport: kcoll rows: shm: 2 ranks" "$out" || fail "no shm transport line"
+grep -q "^# Transport: rows '<algorithm> transport=mpi': mpi, serial kernels" "$out" || fail "no mpi transport line"
+grep -q "^# all_reduce: ring transport=mpi (kcoll algorithm)" "$out" || fail "no transport=mpi rows"
+[ "$(grep -c "^# Out of bounds values : 0 OK" "$out")" -ge 2 ] || fail "a transport's rows were not exact"
+
 # 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
 # With --rounds 2 every case runs twice, case after case, and its row pools the 2 x 3 iterations.
 "$bin/all_reduce" --ranks 2 -b 1K -e 64K -f 64 -n 3 -w 1 -c 1 --algo ring,auto --model --rounds 2 --json "$json" \
