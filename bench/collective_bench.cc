@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/bandwidth.h"
+#include "bench/copy_probe.h"
 #include "bench/bench_case.h"
 #include "bench/calibrate_in_run.h"
 #include "bench/gloo_peer.h"
@@ -296,6 +297,13 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
     inter = profile->inter_gbps;
     ideal_note = calibrate_summary.empty() ? absl::StrCat("profile ", o.profile_path, ": ")
                                            : absl::StrCat(calibrate_summary, ": ");
+  }
+  if (intra <= 0 && topology.nnodes == 1 && nranks > 1) {
+    // One node and no bandwidth given: the memory-bound limit, measured now, so that `eff` is never N/A.
+    auto copy = MeasureCopyBandwidth(MPI_COMM_WORLD);
+    if (!copy.ok()) return Fail(rank, std::string(copy.status().message()), 1);
+    intra = copy->gbps_per_rank;
+    ideal_note = absl::StrCat(copy->Describe(nranks), "; ");
   }
   if (intra > 0) {
     auto ideal = IdealBusBwGBps({intra, inter, rpn, topology.nnodes});

@@ -53,6 +53,8 @@ grep -q "^# Out of bounds values : 0 OK" "$out" || fail "no OK footer (outside m
 grep -q "^# Transport: kcoll rows: shm: 2 ranks" "$out" || fail "no shm transport line"
 grep -q "^# Transport: rows '<algorithm> transport=mpi': mpi, serial kernels" "$out" || fail "no mpi transport line"
 grep -q "^# all_reduce: ring transport=mpi (kcoll algorithm)" "$out" || fail "no transport=mpi rows"
+# One node, no --intra_bw or profile: the ideal column is the memory-bound limit measured in the run.
+grep -q "^# Ideal busbw: [0-9.]* GB/s (memory-bound: [0-9.]* GB/s per rank" "$out" || fail "no memory-bound ideal"
 [ "$(grep -c "^# Out of bounds values : 0 OK" "$out")" -ge 2 ] || fail "a transport's rows were not exact"
 
 # 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
