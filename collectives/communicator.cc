@@ -113,6 +113,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   request.backend = backend;
   request.gpu = options.gpu;
   request.timeout = timeout;
+  request.node_of = c->topology_.node_of;
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->execution_ = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.

@@ -42,7 +42,7 @@ struct CommunicatorOptions {
   // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
   std::optional<ExecBackend> backend;
   // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set (mpi, shm, nccl or
-  // auto), else auto: shared memory when every rank is on one node and the kernels are on the host, else MPI.
+  // auto), else auto: with host kernels, shared memory within each node and MPI between nodes; else MPI.
   std::optional<TransportKind> transport;
   // Devices and MPI CUDA-awareness for the cuda backend.
   GpuOptions gpu;

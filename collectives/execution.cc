@@ -20,7 +20,8 @@ absl::StatusOr<std::optional<TransportKind>> ChooseTransportKind(std::optional<T
 }
 
 TransportKind AutoTransport(const Topology& topology, ExecBackend backend) {
-  return topology.nnodes == 1 && backend != ExecBackend::kCuda ? TransportKind::kShm : TransportKind::kMpi;
+  (void)topology;  // several nodes: shared memory within each, MPI between them (the shm factory routes)
+  return backend != ExecBackend::kCuda ? TransportKind::kShm : TransportKind::kMpi;
 }
 
 }  // namespace kcoll

@@ -1,8 +1,9 @@
 // Which transport and kernels a communicator runs on. The transport: CommunicatorOptions::transport, else
 // $KCOLL_TRANSPORT (mpi, shm, nccl, or auto), else auto, which follows the topology once it is known:
 //
-//   ranks on one node, host kernels      shm   shared memory, no MPI call on the path of a transfer
-//   ranks on several nodes, or cuda      mpi   MPI point-to-point (device buffers: CUDA-aware MPI or staged)
+//   host kernels     shm   shared memory between the ranks of a node (no MPI call on the path of a transfer),
+//                          MPI between nodes
+//   cuda kernels     mpi   MPI point-to-point (device buffers: CUDA-aware MPI or staged)
 //
 // NCCL is chosen only when asked for. collectives/transport/transports.h lists the transports and builds them.
 #ifndef KCOLL_COLLECTIVES_EXECUTION_H_

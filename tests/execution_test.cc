@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 using testing::ScopedEnv;
 
 TEST(Execution, DefaultFollowsTheTopology) {
-  // Auto: shared memory when every rank is on one node, MPI when the ranks span nodes (here emulated ones).
+  // Auto: shared memory within a node, MPI between nodes (here emulated ones).
   auto one_node = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(one_node.ok())) << one_node.status();
   EXPECT_EQ((*one_node)->transport(), TransportKind::kShm);
@@ -32,8 +32,9 @@ TEST(Execution, DefaultFollowsTheTopology) {
   two_nodes.ranks_per_node = 1;
   auto spread = Communicator::Create(MPI_COMM_WORLD, two_nodes);
   ASSERT_TRUE(AllRanks(spread.ok())) << spread.status();
-  EXPECT_EQ((*spread)->transport(), TransportKind::kMpi);
-  EXPECT_THAT((*spread)->execution(), HasSubstr("mpi, serial kernels on host buffers"));
+  EXPECT_EQ((*spread)->transport(), TransportKind::kShm);
+  EXPECT_THAT((*spread)->execution(), HasSubstr("shm: 1 ranks, 8 slots x "));
+  EXPECT_THAT((*spread)->execution(), HasSubstr("on this node; mpi between nodes; serial kernels on host buffers"));
 }
 
 TEST(Execution, AutoInTheEnvironmentIsTheDefault) {

@@ -6,12 +6,13 @@ load("//tools:copts.bzl", "KCOLL_COPTS")
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]
 
 def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [],
-             transports = ["auto"], **kwargs):
+             transports = ["auto"], two_rank_nodes = [], **kwargs):
     """Builds `name`_bin and adds tests `name`_np<N> for each N in `ranks`, plus a test_suite `name`.
 
     Each test runs tests/mpi_launch.sh N <binary>; a failure on any rank fails the test. `transports` other than
     "auto" (the default choice: shared memory on one node) add tests `name`_<transport>_np<N> that run with
-    KCOLL_TRANSPORT=<transport>.
+    KCOLL_TRANSPORT=<transport>. `two_rank_nodes` rank counts add tests `name`_2pernode_np<N>, with nodes of two
+    ranks emulated (KCOLL_RANKS_PER_NODE=2): shared memory within each, MPI between them.
     """
     binary = name + "_bin"
     cc_binary(
@@ -40,4 +41,16 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
                 tags = tags + ["mpi"],
             )
             tests.append(":" + test_name)
+    for n in two_rank_nodes:
+        test_name = "%s_2pernode_np%d" % (name, n)
+        native.sh_test(
+            name = test_name,
+            srcs = ["//tests:mpi_launch.sh"],
+            args = [str(n), "$(location :%s)" % binary] + args,
+            data = [":" + binary],
+            env = dict(env, KCOLL_RANKS_PER_NODE = "2"),
+            size = size,
+            tags = tags + ["mpi"],
+        )
+        tests.append(":" + test_name)
     native.test_suite(name = name, tests = tests, tags = tags)

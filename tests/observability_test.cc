@@ -103,7 +103,7 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
   if (rank == 0) {
     EXPECT_EQ(bodies[0], absl::StrCat("nranks ", n, " nnodes ", n / rpn, " ranks_per_node ", rpn,
                                       " (emulated on 1 host) nchannels 2 backend serial transport ",
-                                      n / rpn == 1 ? "shm" : "mpi"));  // auto: shared memory within one node
+                                      n / rpn == 1 ? "shm" : "shm+mpi"));  // auto: shared memory within a node
     for (int r = 0; r < n; ++r) {
       EXPECT_THAT(bodies, Contains(HasSubstr(absl::StrCat("rank ", r, " node ", r / rpn, " local_rank ", r % rpn,
                                                           " host ", Host(), " pid "))));
@@ -254,7 +254,7 @@ TEST(DescribeJson, MatchesTheTopologyAndCounters) {
   EXPECT_EQ(j["ranks_per_node"], rpn);
   EXPECT_EQ(j["emulated"], true);
   EXPECT_EQ(j["backend"], "serial");
-  EXPECT_EQ(j["transport"], n / rpn == 1 ? "shm" : "mpi");  // auto: shared memory within one node
+  EXPECT_EQ(j["transport"], n / rpn == 1 ? "shm" : "shm+mpi");  // auto: shared memory within a node
   ASSERT_EQ(j["ranks"].size(), static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {
     EXPECT_EQ(j["ranks"][r]["node"], r / rpn);

@@ -33,6 +33,8 @@ struct ExecutionRequest {
   ExecBackend backend = ExecBackend::kSerial;
   GpuOptions gpu;
   TimeoutSettings timeout;
+  // The node of every rank (collectives/topology/topology.h: node_of, emulated nodes included); empty: one node.
+  std::vector<int> node_of;
 };
 
 struct Execution {

@@ -68,6 +68,13 @@ class Transport {
   // buffer a send reads is safe from later transfers without waiting for that send.
   virtual bool StreamOrdered() const { return false; }
 
+  // For transports combined by RoutedTransport (routed_transport.h), which waits on one while the other must keep
+  // moving (a peer on this node may wait for data this rank still has to send to another node):
+  // Progress moves what it can without waiting and says whether anything moved; set_companion names a transport
+  // whose Progress every wait of this one also runs, its progress counting against this one's timeout.
+  virtual absl::StatusOr<bool> Progress() { return false; }
+  virtual void set_companion(Transport* companion) { (void)companion; }
+
   // Starts a collective call: the transfers posted until the next BeginCall belong to `call`. Decorators forward it.
   virtual void BeginCall(const CallInfo& call) { (void)call; }
   // After a failed call: gives up every transfer still pending, so that none of them writes into its buffer after

@@ -136,9 +136,21 @@ absl::StatusOr<Transport::Request> MpiTransport::Recv(int peer, void* data, size
   return Post(/*send=*/false, peer, data, bytes, tag);
 }
 
+absl::StatusOr<bool> MpiTransport::Progress() {
+  if (requests_.empty()) return false;
+  int done = 0;
+  if (static_cast<int>(completed_.size()) < static_cast<int>(requests_.size())) completed_.resize(requests_.size());
+  const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(),
+                                MPI_STATUSES_IGNORE);
+  if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Testsome failed: ", MpiErrorString(code)));
+  return done != MPI_UNDEFINED && done > 0;
+}
+
 absl::Status MpiTransport::Complete(int first, int count) {
   ++step_;
-  absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout_, &completed_);
+  std::function<absl::StatusOr<bool>()> other;
+  if (companion_ != nullptr) other = [this] { return companion_->Progress(); };
+  absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout_, &completed_, other);
   if (!done.ok()) return done.status();
   if (!*done) return TimedOut(first, count);
   return absl::OkStatus();

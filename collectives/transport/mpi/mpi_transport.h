@@ -55,6 +55,8 @@ class MpiTransport final : public Transport {
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   void BeginCall(const CallInfo& call) override;
+  absl::StatusOr<bool> Progress() override;
+  void set_companion(Transport* companion) override { companion_ = companion; }
   void Abandon() override;
   absl::Status Quiesce(absl::Duration timeout) override;
 
@@ -101,6 +103,7 @@ class MpiTransport final : public Transport {
   absl::Duration timeout_ = absl::InfiniteDuration();
   std::string timeout_source_;
   bool abandoned_ = false;
+  Transport* companion_ = nullptr;
 
   // The current call (BeginCall).
   CallInfo call_{"transfer", "no call", 0};

@@ -26,9 +26,12 @@ std::string MpiErrorString(int code) {
 }
 
 absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Duration timeout,
-                                     std::vector<int>* scratch) {
+                                     std::vector<int>* scratch,
+                                     const std::function<absl::StatusOr<bool>()>& also_progress) {
   if (count == 0) return true;
-  if (timeout == absl::InfiniteDuration()) {
+  // The other transport's progress, if any: true when it moved something.
+  auto other = [&]() -> absl::StatusOr<bool> { return also_progress ? also_progress() : false; };
+  if (timeout == absl::InfiniteDuration() && !also_progress) {
     const int code = MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
     if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Waitall failed: ", MpiErrorString(code)));
     return true;
@@ -41,6 +44,8 @@ absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Dur
     const int code = MPI_Testall(count, requests, &flag, MPI_STATUSES_IGNORE);
     if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Testall failed: ", MpiErrorString(code)));
     if (flag) return true;
+    absl::StatusOr<bool> moved = other();
+    if (!moved.ok()) return moved.status();
   }
   const auto limit = absl::ToChronoNanoseconds(timeout);
   if (static_cast<int>(scratch->size()) < count) scratch->resize(count);
@@ -50,13 +55,15 @@ absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Dur
     const int code = MPI_Testsome(count, requests, &done, scratch->data(), MPI_STATUSES_IGNORE);
     if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Testsome failed: ", MpiErrorString(code)));
     if (done == MPI_UNDEFINED) return true;  // no active request left
+    absl::StatusOr<bool> moved = other();
+    if (!moved.ok()) return moved.status();
     const Clock::time_point now = Clock::now();
-    if (done > 0) {
+    if (done > 0 || *moved) {
       last_progress = now;
       continue;
     }
     const auto idle = now - last_progress;
-    if (idle >= limit) return false;
+    if (timeout != absl::InfiniteDuration() && idle >= limit) return false;
     if (idle >= kYieldFor) {
       std::this_thread::sleep_for(kSleep);
     } else if (idle >= kSpinFor) {

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,8 +22,11 @@ namespace kcoll {
 // True once every request of requests[0, count) has completed (completed ones become MPI_REQUEST_NULL); false when
 // `timeout` passed with none completing (the rest stay pending). An MPI error is Internal, naming the call.
 // `scratch` is reused between calls to avoid allocating.
+// With `also_progress`, it runs between polls (MPI_Waitall is then never used) and what it moves (true) counts as
+// progress.
 absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Duration timeout,
-                                     std::vector<int>* scratch);
+                                     std::vector<int>* scratch,
+                                     const std::function<absl::StatusOr<bool>()>& also_progress = nullptr);
 
 // The message of an MPI error code, e.g. "MPI_ERR_RANK: invalid rank".
 std::string MpiErrorString(int code);

@@ -1,18 +1,21 @@
 #include "collectives/transport/shm/shm_execution.h"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/byte_size.h"
 #include "collectives/env.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/routed_transport.h"
 #include "collectives/transport/shm/shm_transport.h"
 
 namespace kcoll {
 namespace {
 
-// Whether every rank of `comm` is on this rank's host.
+// Whether every rank of `comm` (one node's ranks) is on this rank's host.
 absl::Status CheckOneHost(MPI_Comm comm) {
   int size = 0, local_size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
@@ -22,9 +25,9 @@ absl::Status CheckOneHost(MPI_Comm comm) {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
   if (local_size == size) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat("transport 'shm' needs every rank on one host, but ", size,
-                                                    " ranks span several (", local_size,
-                                                    " share this one); use KCOLL_TRANSPORT=mpi or auto"));
+  return absl::FailedPreconditionError(absl::StrCat("transport 'shm': the ", size, " ranks of a node span several hosts (",
+                                                    local_size, " share this one); emulate nodes of at most one host "
+                                                    "each, or use KCOLL_TRANSPORT=mpi"));
 }
 
 absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
@@ -50,15 +53,40 @@ absl::StatusOr<ShmOptions> OptionsFromEnv() {
 }  // namespace
 
 absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(request.mpi->comm(), CheckOneHost(request.mpi->comm()),
-                                         "checking that the ranks share a host"));
+  MPI_Comm comm = request.mpi->comm();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> node_of = request.node_of.empty() ? std::vector<int>(size, 0) : request.node_of;
+  // This rank's node: its segment is shared with these ranks only (emulated nodes too), the rest go over MPI.
+  std::vector<int> node_ranks, local_index(size, -1);
+  for (int r = 0; r < size; ++r) {
+    if (node_of[r] != node_of[rank]) continue;
+    local_index[r] = static_cast<int>(node_ranks.size());
+    node_ranks.push_back(r);
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split(comm, node_of[rank], rank, &node);
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, CheckOneHost(node), "checking that each node's ranks share a host"));
+  KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv());
+  options.rank_names = node_ranks;
+  absl::StatusOr<std::unique_ptr<ShmTransport>> shm = ShmTransport::Create(node, options);
+  MPI_Comm_free(&node);  // the transport keeps a duplicate
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, shm.status(), "setting up shared memory on every node"));
+  (*shm)->set_timeout(request.timeout.timeout, request.timeout.source);
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(request.backend, /*synchronous=*/true));
-  KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv());
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<ShmTransport> shm, ShmTransport::Create(request.mpi->comm(), options));
-  shm->set_timeout(request.timeout.timeout, request.timeout.source);
-  out.description = absl::StrCat(shm->Describe(), ", ", out.kernels->name(), " kernels on host buffers");
-  out.transport = std::move(shm);
+  const std::string shm_description = (*shm)->Describe();
+  if (static_cast<int>(node_ranks.size()) == size) {
+    out.description = absl::StrCat(shm_description, ", ", out.kernels->name(), " kernels on host buffers");
+    out.transport = *std::move(shm);
+    return out;
+  }
+  // Several nodes: shared memory within this one, MPI to the others.
+  request.mpi->set_timeout(request.timeout.timeout, request.timeout.source);
+  out.description = absl::StrCat(shm_description, " on this node; mpi between nodes; ", out.kernels->name(),
+                                 " kernels on host buffers");
+  out.transport = std::make_unique<RoutedTransport>(*std::move(shm), std::move(local_index), std::move(request.mpi));
   return out;
 }
 

@@ -1,6 +1,7 @@
-// The shared-memory transport's factory: the ranks of one node exchange through a shared segment with host kernels
+// The shared-memory transport's factory: the ranks of each node (ExecutionRequest::node_of, emulated nodes
+// included) exchange through a segment of their own, ranks of other nodes over MPI (RoutedTransport); host kernels
 // fenced after every launch (the transport reads and writes buffers from the host). Fails, on every rank alike, if
-// the ranks do not share one host.
+// a node's ranks are not on one host.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_
 

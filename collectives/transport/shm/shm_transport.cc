@@ -117,6 +117,11 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
     t->peers_[p].pid = pids[p];
   }
   if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) t->single_copy_bytes_ = options.single_copy_bytes;
+  if (!options.rank_names.empty() && static_cast<int>(options.rank_names.size()) != size) {
+    return absl::InvalidArgumentError(absl::StrCat("ShmOptions::rank_names: ", options.rank_names.size(),
+                                                   " names for ", size, " ranks"));
+  }
+  t->rank_names_ = options.rank_names;
   t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable() ? 1 << 14 : 16);
   return t;
 }
@@ -298,7 +303,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
         Op& op = ops_[*match];
         if (op.bytes != h.message_bytes) {
           return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", h.message_bytes,
-                                                  " B from rank ", peer, " for a receive of ", op.bytes, " B (tag ",
+                                                  " B from rank ", Name(peer), " for a receive of ", op.bytes, " B (tag ",
                                                   op.tag, ")"));
         }
         p.current_recv = *match;
@@ -327,7 +332,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
     }
     if (h.flags & shm::kSingleCopy) {
       if (!ReadFromProcess(p.pid, h.source_address, into, total)) {
-        return absl::InternalError(absl::StrCat(call_.collective, ": reading ", total, " B from rank ", peer,
+        return absl::InternalError(absl::StrCat(call_.collective, ": reading ", total, " B from rank ", Name(peer),
                                                 "'s memory failed: ", std::strerror(errno)));
       }
       *progress = total;
@@ -390,6 +395,11 @@ absl::Status ShmTransport::WaitUntil(Done done) {
   while (!done()) {
     absl::StatusOr<bool> moved = Progress();
     if (!moved.ok()) return moved.status();
+    if (companion_ != nullptr) {
+      absl::StatusOr<bool> other = companion_->Progress();
+      if (!other.ok()) return other.status();
+      *moved = *moved || *other;
+    }
     if (*moved) {
       idle = 0;
       timing = false;
@@ -437,11 +447,11 @@ absl::Status ShmTransport::TimedOut() const {
   for (const Op& op : ops_) {
     if (op.state == State::kDone) continue;
     ++total;
-    peers.insert(op.peer);
+    peers.insert(Name(op.peer));
     if (!op.send) receiving_from.insert(op.peer);
     if (pending.size() < 4) {
-      pending.push_back(op.send ? absl::StrCat("send of ", op.bytes, " B to rank ", op.peer)
-                                : absl::StrCat("receive of ", op.bytes, " B from rank ", op.peer));
+      pending.push_back(op.send ? absl::StrCat("send of ", op.bytes, " B to rank ", Name(op.peer))
+                                : absl::StrCat("receive of ", op.bytes, " B from rank ", Name(op.peer)));
     }
   }
   std::string diagnosis;
@@ -460,17 +470,17 @@ absl::Status ShmTransport::TimedOut() const {
       classify(h.signature, h.call);
     }
     if (other_arguments) {
-      absl::StrAppend(&diagnosis, "; rank ", peer,
+      absl::StrAppend(&diagnosis, "; rank ", Name(peer),
                       " sent a message of this call with different arguments (count, type, op, root or algorithm: "
                       "KCOLL_CHECK_ARGS=1 names the field)");
     } else if (other_call) {
-      absl::StrAppend(&diagnosis, "; rank ", peer,
+      absl::StrAppend(&diagnosis, "; rank ", Name(peer),
                       " sent a message of another call (the ranks called different collectives)");
     }
   }
   const size_t described = pending.size();
   return absl::DeadlineExceededError(absl::StrCat(
-      call_.collective, " (", call_.algorithm, ") on rank ", rank_, ": no transfer completed for ",
+      call_.collective, " (", call_.algorithm, ") on rank ", Name(rank_), ": no transfer completed for ",
       absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ",
       step_, ", ", Seconds(std::chrono::steady_clock::now() - call_start_),
       " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
@@ -507,7 +517,7 @@ absl::Status ShmTransport::Quiesce(absl::Duration timeout) {
     const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
     if (!p.unexpected.empty() || h.seq.load(std::memory_order_acquire) == p.received_chunks + 1) {
       return absl::FailedPreconditionError(
-          absl::StrCat("a message from rank ", peer, " was left unreceived (a call whose arguments differed)"));
+          absl::StrCat("a message from rank ", Name(peer), " was left unreceived (a call whose arguments differed)"));
     }
   }
   return absl::OkStatus();

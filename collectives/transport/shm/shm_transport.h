@@ -46,6 +46,8 @@ struct ShmOptions {
   // Polls without progress before a waiting rank starts yielding its core; 0 picks: many when every rank has a
   // core of its own, one when ranks outnumber cores.
   int spin_polls = 0;
+  // How errors name each rank of the communicator (its rank in a larger one: RoutedTransport); empty: as is.
+  std::vector<int> rank_names;
 };
 
 class ShmTransport final : public Transport {
@@ -67,6 +69,8 @@ class ShmTransport final : public Transport {
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   void BeginCall(const CallInfo& call) override;
+  absl::StatusOr<bool> Progress() override;
+  void set_companion(Transport* companion) override { companion_ = companion; }
   void Abandon() override;
   absl::Status Quiesce(absl::Duration timeout) override;
 
@@ -120,8 +124,7 @@ class ShmTransport final : public Transport {
   ShmTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
   absl::Status CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes, int tag) const;
   int Post(Op op);
-  // One pass over every pending transfer; true if anything moved.
-  absl::StatusOr<bool> Progress();
+  int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
   absl::StatusOr<bool> ProgressSends(Peer& p);
   absl::StatusOr<bool> ProgressRecvs(int peer, Peer& p);
   // Completes the receives whose messages were copied aside and have fully arrived.
@@ -139,6 +142,8 @@ class ShmTransport final : public Transport {
   std::vector<Peer> peers_;
   size_t single_copy_bytes_ = 0;
   int spin_polls_ = 1;
+  std::vector<int> rank_names_;
+  Transport* companion_ = nullptr;
   absl::Duration timeout_ = absl::InfiniteDuration();
   std::string timeout_source_;
 

@@ -1,0 +1,54 @@
+// One transport made of two: transfers between ranks of the same node go over `local` (shared memory), the others
+// over `remote` (MPI), so that a hierarchical schedule runs its node phases in shared memory and its network phase
+// over MPI without knowing it. Requests are this transport's own; a wait on either part keeps the other moving
+// (Transport::set_companion), since a peer on this node may be waiting for data this rank must first exchange with
+// another node.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/transport/transport.h"
+
+namespace kcoll {
+
+class RoutedTransport final : public Transport {
+ public:
+  // `local_index[p]`: rank p's rank in `local`, or -1 when p is on another node (reached through `remote`, whose
+  // ranks are this transport's). Both parts host memory only.
+  RoutedTransport(std::unique_ptr<Transport> local, std::vector<int> local_index, std::unique_ptr<Transport> remote);
+  ~RoutedTransport() override;
+
+  absl::string_view name() const override { return name_; }
+  int rank() const override { return remote_->rank(); }
+  int size() const override { return remote_->size(); }
+  bool CanReach(MemoryKind memory) const override { return local_->CanReach(memory) && remote_->CanReach(memory); }
+
+  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
+  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  absl::Status Wait(Request request) override;
+  absl::Status WaitAll() override;
+  absl::StatusOr<bool> Progress() override;
+  void BeginCall(const CallInfo& call) override;
+  void Abandon() override;
+  absl::Status Quiesce(absl::Duration timeout) override;
+
+ private:
+  struct Routed {
+    bool local;
+    Request request;
+  };
+  absl::StatusOr<Request> Post(bool send, int peer, void* data, size_t bytes, int tag);
+
+  std::unique_ptr<Transport> local_;
+  std::vector<int> local_index_;
+  std::unique_ptr<Transport> remote_;
+  std::string name_;
+  std::vector<Routed> requests_;  // posted since the last WaitAll; a Request's id is its index
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
