@@ -38,8 +38,8 @@ absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
   return *parsed;
 }
 
-// The segment's shape and the single-copy threshold: defaults, or KCOLL_SHM_SLOTS, KCOLL_SHM_SLOT_BYTES and
-// KCOLL_SHM_SINGLE_COPY (0: never). Every rank reads the same environment.
+// The segment's shape, the single-copy threshold and the spinning of waits: defaults, or KCOLL_SHM_SLOTS,
+// KCOLL_SHM_SLOT_BYTES, KCOLL_SHM_SINGLE_COPY (0: never) and KCOLL_SHM_SPIN (polls before yielding; 0: chosen).
 absl::StatusOr<ShmOptions> OptionsFromEnv() {
   ShmOptions options;
   KCOLL_ASSIGN_OR_RETURN(size_t slots, SizeFromEnv("KCOLL_SHM_SLOTS", static_cast<size_t>(options.slots)));
@@ -47,6 +47,9 @@ absl::StatusOr<ShmOptions> OptionsFromEnv() {
   options.slots = static_cast<int>(slots);
   KCOLL_ASSIGN_OR_RETURN(options.slot_bytes, SizeFromEnv("KCOLL_SHM_SLOT_BYTES", options.slot_bytes));
   KCOLL_ASSIGN_OR_RETURN(options.single_copy_bytes, SizeFromEnv("KCOLL_SHM_SINGLE_COPY", options.single_copy_bytes));
+  KCOLL_ASSIGN_OR_RETURN(size_t spin, SizeFromEnv("KCOLL_SHM_SPIN", 0));
+  if (spin > (size_t{1} << 30)) return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
+  options.spin_polls = static_cast<int>(spin);
   return options;
 }
 

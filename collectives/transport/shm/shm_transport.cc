@@ -122,7 +122,7 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
                                                    " names for ", size, " ranks"));
   }
   t->rank_names_ = options.rank_names;
-  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable() ? 1 << 14 : 16);
+  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable() ? 1 << 14 : 1);
   return t;
 }
 
