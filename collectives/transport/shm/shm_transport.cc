@@ -76,10 +76,18 @@ bool ProbeSingleCopy(MPI_Comm comm, const std::vector<pid_t>& pids) {
   return ok == 1;
 }
 
-int CoresAvailable() {
+// The cores the ranks of `comm` may run on together: the union of their affinity masks (ranks bound to one core
+// each still have a core each).
+int CoresAvailable(MPI_Comm comm) {
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()) && c < CPU_SETSIZE; ++c) {
+      CPU_SET(c, &set);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, comm);
+  return std::max(1, CPU_COUNT(&set));
 }
 
 }  // namespace
@@ -122,7 +130,7 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
                                                    " names for ", size, " ranks"));
   }
   t->rank_names_ = options.rank_names;
-  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable() ? 1 << 14 : 1);
+  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable(dup) ? 1 << 14 : 1);
   return t;
 }
 
