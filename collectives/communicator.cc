@@ -137,7 +137,8 @@ int Communicator::size() const { return topology_.nranks; }
 
 std::vector<std::string> Communicator::Describe() const {
   return DescribeTopology(topology_, CommInfo{std::string(ExecBackendName(backend_)),
-                                              transport_ ? std::string(transport_->name()) : "finalized"});
+                                              transport_ ? std::string(transport_->name()) : "finalized",
+                                              transport_ ? execution_ : ""});
 }
 
 std::string Communicator::DescribeJson() const {

@@ -134,6 +134,7 @@ TEST(ChooseDevicePath, EveryTransportMemoryAndAwareness) {
       {TransportKind::kMpi, MemoryKind::kDevice, false, DevicePath::kStaged},
       {TransportKind::kNccl, MemoryKind::kDevice, false, DevicePath::kDirect},
       {TransportKind::kNccl, MemoryKind::kDevice, true, DevicePath::kDirect},
+      {TransportKind::kShm, MemoryKind::kHost, false, DevicePath::kDirect},
   };
   for (const Case& c : cases) {
     auto path = ChooseDevicePath(c.transport, c.memory, c.aware);
@@ -150,6 +151,13 @@ TEST(ChooseDevicePath, NcclCannotMoveHostBuffers) {
     EXPECT_EQ(path.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(path.status().message(), HasSubstr("'nccl' moves device memory only"));
   }
+}
+
+TEST(ChooseDevicePath, SharedMemoryCannotMoveDeviceBuffers) {
+  auto path = ChooseDevicePath(TransportKind::kShm, MemoryKind::kDevice, /*mpi_cuda_aware=*/true);
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(path.status().message(), HasSubstr("'shm' moves host memory only"));
 }
 
 }  // namespace

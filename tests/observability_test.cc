@@ -108,6 +108,11 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
       EXPECT_THAT(bodies, Contains(HasSubstr(absl::StrCat("rank ", r, " node ", r / rpn, " local_rank ", r % rpn,
                                                           " host ", Host(), " pid "))));
     }
+    // Which path each kind of link takes, and what it runs on.
+    EXPECT_EQ(bodies[1].rfind(n / rpn == 1 ? "paths intra-node shm: shm: " : "paths intra-node shm inter-node mpi: shm: ",
+                              0),
+              0u)
+        << bodies[1];
     EXPECT_THAT(bodies, Contains(HasSubstr("interface lo up loopback: ")));
     EXPECT_THAT(bodies, Contains(HasSubstr("channel 00/02 ring 0 ")));
     EXPECT_THAT(bodies, Contains(HasSubstr("channel 01/02 ring ")));

@@ -114,6 +114,14 @@ std::vector<std::string> DescribeTopology(const Topology& t, const CommInfo& inf
   if (t.emulated) absl::StrAppend(&layout, " (emulated on ", hosts.size(), hosts.size() == 1 ? " host)" : " hosts)");
   lines.push_back(absl::StrCat(Head(t), "nranks ", t.nranks, " nnodes ", t.nnodes, " ", layout, " nchannels ",
                                t.nchannels(), " backend ", info.backend, " transport ", info.transport));
+  if (!info.execution.empty()) {
+    // Which path the links take: "shm+mpi" sends intra-node bytes through shared memory, inter-node ones over MPI.
+    const size_t plus = info.transport.find('+');
+    const std::string intra = info.transport.substr(0, plus);
+    const std::string inter = plus == std::string::npos ? info.transport : info.transport.substr(plus + 1);
+    lines.push_back(absl::StrCat(Head(t), "paths intra-node ", intra,
+                                 t.nnodes > 1 ? absl::StrCat(" inter-node ", inter) : "", ": ", info.execution));
+  }
   for (int r = 0; r < t.nranks; ++r) lines.push_back(DescribeRank(t, r));
   for (const auto& [host, ranks] : hosts) {
     const std::vector<InterfaceGroup> groups = GroupInterfaces(t.ranks[ranks[0]].interfaces);

@@ -20,7 +20,8 @@ namespace kcoll {
 // What a description needs beyond the topology.
 struct CommInfo {
   std::string backend;    // kernels' execution space: "serial", "openmp", "cuda"
-  std::string transport;  // "mpi", "nccl"
+  std::string transport;  // "shm", "shm+mpi", "mpi", "nccl"
+  std::string execution;  // Communicator::execution(): what each path runs on (empty: no line)
 };
 
 // The topology block, one line per entry, each starting with "comm <id> ": the summary, one line per rank, one per

@@ -26,6 +26,10 @@ absl::StatusOr<DevicePath> ChooseDevicePath(TransportKind transport, MemoryKind 
     case TransportKind::kMpi:
       if (buffers == MemoryKind::kHost || mpi_cuda_aware) return DevicePath::kDirect;
       return DevicePath::kStaged;
+    case TransportKind::kShm:
+      if (buffers == MemoryKind::kHost) return DevicePath::kDirect;
+      return absl::InvalidArgumentError(
+          "transport 'shm' moves host memory only: device buffers need transport 'nccl' or 'mpi'");
   }
   return absl::InvalidArgumentError("transport kind out of range");
 }
