@@ -747,8 +747,11 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
   }
   if (result.emulated && !result.inter.pairs.empty()) {
     absl::StrAppend(&out,
-                    "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through shared memory, "
-                    "exactly like intra-node pairs, so the two classes differ only by noise.\n");
+                    result.transport.empty() || result.transport == "mpi"
+                        ? "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through MPI's shared "
+                          "memory, exactly like intra-node pairs, so the two classes differ only by noise.\n"
+                        : "Nodes are emulated (consecutive ranks grouped): intra-node pairs talk through kcoll's "
+                          "shared memory, inter-node pairs through MPI (on the same host).\n");
   }
   const LinkMeasurement* gamma_source = &IntraStepSource(result);  // MakeProfile's gamma curve
   for (const LinkMeasurement* link : {&result.intra, &result.inter}) {
@@ -757,7 +760,8 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       absl::StrAppend(&out, "\n", name, " link: no such pair in this topology; the profile uses the other class\n");
       continue;
     }
-    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's MPI transport, pair(s) ",
+    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's ", result.transport.empty() ? "MPI" : result.transport,
+                    " transport, pair(s) ",
                     PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));

@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,7 @@
 #include "absl/status/statusor.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/transport_kind.h"
 #include "collectives/transport/transport.h"
 #include "models/calibration.h"
 #include "models/machine.h"
@@ -69,6 +71,9 @@ struct CalibrationOptions {
   // machine whose host moves its cores apart) then yields the profile of its usual fast state instead of a mixture; the
   // benchmarks' link probe (bench/link_probe.h) says which cases ran in another state.
   int passes = 3;
+  // The transport measured: unset, the one a communicator on the same ranks would run on (KCOLL_TRANSPORT, else
+  // auto: shared memory within a node, MPI between nodes, for host kernels).
+  std::optional<TransportKind> transport;
 };
 
 // InvalidArgument naming the field: sizes finite with 0 < min <= max, step_factor > 1, 1 <= min_reps <= max_reps,
@@ -131,6 +136,7 @@ struct CalibrationResult {
   double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
   double load_after = -1;
   double percentile = 50;  // CalibrationOptions::percentile
+  std::string transport;   // what the links were measured through: "shm", "shm+mpi", "mpi"
   LinkMeasurement intra, inter;
   Series reduce;         // float32 sum, Serial kernels: bytes reduced per rank
   Series copy_kernel;    // Serial Copy kernel

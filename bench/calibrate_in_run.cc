@@ -2,12 +2,16 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "bench/calibrate.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
+#include "collectives/execution.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "models/calibration.h"
 
@@ -60,12 +64,20 @@ absl::Status Agree(const absl::Status& mine, MPI_Comm comm) {
 
 absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
                                                   const CalibrationOptions& options) {
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, MpiTransport::Create(comm));
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(backend, /*synchronous=*/true));
+  // The transport and kernels a communicator on these ranks would run on, built by the same factories.
+  KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
+  ExecutionRequest request;
+  KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
+  request.backend = backend;
+  request.node_of = topology.node_of;
+  KCOLL_ASSIGN_OR_RETURN(Execution execution,
+                         MakeExecution(asked.value_or(AutoTransport(topology, backend)), std::move(request)));
   MPI_Comm control;
   MPI_Comm_dup(comm, &control);
-  absl::StatusOr<CalibrationResult> result = Calibrate(*transport, *kernels, control, topology, options);
+  absl::StatusOr<CalibrationResult> result =
+      Calibrate(*execution.transport, *execution.kernels, control, topology, options);
   MPI_Comm_free(&control);
+  if (result.ok()) result->transport = std::string(execution.transport->name());
   return result;
 }
 

@@ -18,7 +18,8 @@
 namespace kcoll {
 namespace bench {
 
-// Calibrate() over `comm` (collective) with a transport of its own on `comm`, `backend`'s kernels and a duplicate of
+// Calibrate() over `comm` (collective) with the transport a communicator on `comm` would run on (options.transport,
+// else KCOLL_TRANSPORT, else auto), built on `comm` by the same factories, `backend`'s kernels and a duplicate of
 // `comm` for the measurement's own messages: what //bench:calibrate and --calibrate both run. The result is complete
 // on rank 0.
 absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,

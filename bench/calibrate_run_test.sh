@@ -24,7 +24,8 @@ if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two
   fail "2-rank calibration exited with an error"
   cat "${TMP}/two.out"
 fi
-grep -q "intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
+# Measured through the transport a communicator on these ranks runs on: shared memory on one node.
+grep -q "intra-node link: ping-pong through kcoll's shm transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
 grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
 grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
 grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
@@ -47,7 +48,7 @@ if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUI
   cat "${TMP}/four.out"
 fi
 grep -q "pair(s) 0-2; one-way = 10th-percentile round trip / 2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
-grep -q "inter-node pairs talk through shared memory" "${TMP}/four.out" || fail "no emulation note"
+grep -q "intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MPI" "${TMP}/four.out" || fail "no emulation note"
 grep -q "collective step, pair(s) 0-2, 1-3 at once" "${TMP}/four.out" || fail "no inter-node steps on pairs 0-2, 1-3"
 grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
 

@@ -258,11 +258,16 @@ TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   auto profile = MakeProfile(r);
   ASSERT_TRUE(profile.ok());
   const std::string report = FormatReport(r, *profile);
-  EXPECT_THAT(report, HasSubstr("inter-node pairs talk through shared memory"));
+  EXPECT_THAT(report, HasSubstr("inter-node pairs talk through MPI's shared memory, exactly like intra-node pairs"));
   EXPECT_THAT(report, HasSubstr("intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1"));
   EXPECT_THAT(report, HasSubstr("beta = 2e-10 s/B (5 GB/s), R^2 = 1.000000"));
   EXPECT_THAT(report, HasSubstr("fit on relative errors; saved: alpha = 3 us, beta = 5e-10 s/B (2 GB/s)"));
   EXPECT_THAT(report, HasSubstr("fit on seconds (large sizes dominate): alpha = "));
+  // Measured through kcoll's shared memory within the emulated nodes and MPI between them, the report says so.
+  r.transport = "shm+mpi";
+  const std::string routed = FormatReport(r, *profile);
+  EXPECT_THAT(routed, HasSubstr("intra-node pairs talk through kcoll's shared memory, inter-node pairs through MPI"));
+  EXPECT_THAT(routed, HasSubstr("intra-node link: ping-pong through kcoll's shm+mpi transport, pair(s) 0-1"));
   EXPECT_THAT(report, HasSubstr("gamma = 4e-10 s/B (2.5 GB/s reduced per rank)"));
   EXPECT_THAT(report, HasSubstr("memcpy = 8 GB/s"));
   EXPECT_THAT(report, HasSubstr("one-way = median round trip / 2"));
