@@ -5,6 +5,7 @@
 #include "collectives/transport/shm/shm_transport.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -151,6 +152,19 @@ TEST(ShmTransport, BadArgumentsAreErrorsNotCrashes) {
   bad.slot_bytes = 100;
   EXPECT_THAT(ShmTransport::Create(MPI_COMM_WORLD, bad).status().message(),
               HasSubstr("ShmOptions::slot_bytes: 100 is not a positive multiple of 64"));
+}
+
+TEST(ShmTransport, ASegmentThatDoesNotFitIsAnErrorOnEveryRank) {
+  ShmOptions huge;
+  huge.slot_bytes = size_t{1} << 40;  // 8 TiB per channel: more than /dev/shm holds
+  auto t = ShmTransport::Create(MPI_COMM_WORLD, huge);
+  ASSERT_FALSE(AllRanks(t.ok()));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kFailedPrecondition) << t.status();
+  EXPECT_THAT(t.status().message(), HasSubstr("shared memory"));
+  EXPECT_THAT(t.status().message(), HasSubstr("KCOLL_TRANSPORT=mpi does without it"));
+  if (WorldRank() == 0) std::printf("[ INFO     ] %s\n", t.status().ToString().c_str());
+  // A sensible segment still works afterwards: nothing was left behind.
+  EXPECT_NE(MakeTransport(SmallSlots(false)), nullptr);
 }
 
 TEST(ShmTransport, AStalledPeerTimesOutNamingIt) {

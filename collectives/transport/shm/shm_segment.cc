@@ -26,8 +26,10 @@ std::string UniqueName() {
 
 absl::Status Errno(absl::string_view what, absl::string_view name) {
   const int e = errno;
-  return absl::FailedPreconditionError(absl::StrCat("shared memory: ", what, " of '", name, "' failed: ",
-                                                    std::strerror(e), " (is /dev/shm mounted and large enough?)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("shared memory: ", what, " of '", name, "' failed: ", std::strerror(e),
+                   " (is /dev/shm mounted and large enough? KCOLL_SHM_SLOTS and KCOLL_SHM_SLOT_BYTES make the segment "
+                   "smaller, KCOLL_TRANSPORT=mpi does without it)"));
 }
 
 }  // namespace
@@ -46,15 +48,24 @@ absl::StatusOr<std::unique_ptr<Segment>> Segment::Create(MPI_Comm comm, size_t b
       local = Errno("shm_open", name);
     } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
       local = Errno(absl::StrCat("ftruncate to ", bytes, " bytes"), name);
+    } else if (const int e = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); e != 0) {
+      // Reserved now, so that a full /dev/shm is this error instead of a SIGBUS when a page is first touched.
+      errno = e;
+      local = Errno(absl::StrCat("reserving ", bytes, " bytes"), name);
     }
   }
-  absl::Status created = AgreeAcrossRanks(comm, local, "creating the shared-memory segment");
-  if (!created.ok()) {
+  // Only rank 0 creates: every rank returns its error, word for word.
+  std::string message(local.message());
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  if (length > 0) {
+    message.resize(length);
+    MPI_Bcast(message.data(), length, MPI_CHAR, 0, comm);
     if (fd >= 0) {
       close(fd);
       shm_unlink(name);
     }
-    return created;
+    return absl::FailedPreconditionError(rank == 0 ? message : absl::StrCat(message, " [on rank 0 of the node]"));
   }
   MPI_Bcast(name, kNameBytes, MPI_CHAR, 0, comm);
   if (rank != 0) {

@@ -38,7 +38,7 @@ struct ShmOptions {
   int slots = 8;
   // Per slot; 0: chosen from the number of ranks so that the segment stays within `max_segment_bytes`.
   size_t slot_bytes = 0;
-  size_t max_segment_bytes = size_t{64} << 20;
+  size_t max_segment_bytes = size_t{32} << 20;
   // Messages of at least this size are copied by the receiver straight from the sender's buffer (when the kernel
   // allows it; see single_copy()). 0: never, the default: pipelined through the slots, a message stays in cache and
   // measured faster than process_vm_readv at every size (docs/measured/shm_transport_2ranks.txt).
