@@ -29,6 +29,7 @@
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/counters.h"
 #include "collectives/observability/log.h"
+#include "collectives/observability/tick_clock.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
@@ -201,6 +202,7 @@ class Communicator {
     bool valid = false;
   };
   mutable LastChoice last_choice_;  // ResolveAlgorithm's latest auto choice
+  TickClock clock_;                 // times each call for the counters
 };
 
 }  // namespace kcoll

@@ -53,6 +53,8 @@ template <class ExecSpace>
 class KokkosKernels final : public Kernels {
  public:
   using memory_space = typename ExecSpace::memory_space;
+  // Host reductions of at most this many elements run inline, without a kernel launch.
+  static constexpr size_t kInlineElements = 64;
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
   using ByteView = Kokkos::View<char*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
@@ -71,10 +73,11 @@ class KokkosKernels final : public Kernels {
   absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override {
     if (n == 0) return absl::OkStatus();
     bool op_ok = true;
-    const bool type_ok = DispatchDataType(type, TypedReduce{this, op, dst, a, b, n, &op_ok});
+    bool launched = false;
+    const bool type_ok = DispatchDataType(type, TypedReduce{this, op, dst, a, b, n, &op_ok, &launched});
     if (!type_ok) return absl::InvalidArgumentError(absl::StrCat("Reduce: type ", static_cast<int>(type), " invalid"));
     if (!op_ok) return absl::InvalidArgumentError(absl::StrCat("Reduce: op ", static_cast<int>(op), " invalid"));
-    Sync();
+    if (launched) Sync();
     return absl::OkStatus();
   }
 
@@ -116,6 +119,7 @@ class KokkosKernels final : public Kernels {
     const void* b;
     size_t n;
     bool* op_ok;
+    bool* launched;  // false when the reduction ran inline on the calling thread: nothing to fence
     template <class T>
     void operator()() const {
       switch (op) {
@@ -141,11 +145,21 @@ class KokkosKernels final : public Kernels {
           const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
           HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};
           Kokkos::parallel_for("kcoll::reduce_halves", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, blocks), f);
+          *launched = true;
           return;
         }
       }
       ReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b)};
+      if constexpr (std::is_same<memory_space, Kokkos::HostSpace>::value) {
+        // A few elements in host memory: the functor's loop right here. A kernel launch (dispatch, profiling hooks,
+        // fence) costs more than the work, and small reductions are what latency-bound calls are made of.
+        if (n <= kInlineElements) {
+          for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) f(i);
+          return;
+        }
+      }
       Kokkos::parallel_for("kcoll::reduce", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
+      *launched = true;
     }
   };
 

@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/observability/tick_clock.h"
 
 namespace kcoll {
 
@@ -39,8 +40,11 @@ class Transport {
     absl::string_view collective;  // "all_reduce"
     absl::string_view algorithm;   // "ring"
     uint32_t signature = 0;        // the same on every rank for the same call (collectives/args_check.h)
-    // When the call began, for "n s after the call began" in errors (the caller reads the clock anyway).
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::time_point();
+    // When the call began, for "n s after the call began" in errors, on the caller's clock (it reads it anyway);
+    // without a clock the transport reads steady_clock itself.
+    const TickClock* clock = nullptr;
+    uint64_t start = 0;
+    double SecondsSinceStart() const { return clock != nullptr ? clock->Seconds(clock->Now() - start) : 0.0; }
   };
 
   virtual ~Transport() = default;

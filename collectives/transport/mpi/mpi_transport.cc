@@ -39,10 +39,6 @@ int TagBits(MPI_Comm comm) {
   return bits;
 }
 
-std::string Seconds(std::chrono::steady_clock::duration d) {
-  return absl::StrFormat("%.3f s", std::chrono::duration<double>(d).count());
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MpiTransport>> MpiTransport::Create(MPI_Comm comm) {
@@ -81,11 +77,18 @@ void MpiTransport::set_timeout(absl::Duration timeout, std::string source) {
   timeout_source_ = std::move(source);
 }
 
+std::string MpiTransport::SecondsSinceCallBegan() const {
+  const double s = call_.clock != nullptr
+                       ? call_.SecondsSinceStart()
+                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
+  return absl::StrFormat("%.3f s", s);
+}
+
 void MpiTransport::BeginCall(const CallInfo& call) {
   call_ = call;
   ++call_sequence_;
   step_ = 0;
-  call_start_ = call.start == std::chrono::steady_clock::time_point() ? std::chrono::steady_clock::now() : call.start;
+  if (call.clock == nullptr) call_start_ = std::chrono::steady_clock::now();
 }
 
 int MpiTransport::MpiTag(int tag) const {
@@ -213,7 +216,7 @@ absl::Status MpiTransport::TimedOut(int first, int count) const {
   return absl::DeadlineExceededError(absl::StrCat(
       CallName(), " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
       timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ",
-      Seconds(std::chrono::steady_clock::now() - call_start_), " after the call began; ranks whose transfers did not ",
+      SecondsSinceCallBegan(), " after the call began; ranks whose transfers did not ",
       "complete: ", absl::StrJoin(peers, ", "), " (", absl::StrJoin(pending, ", "),
       total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
       diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));

@@ -28,10 +28,6 @@ inline void CpuRelax() {
 #endif
 }
 
-std::string Seconds(std::chrono::steady_clock::duration d) {
-  return absl::StrFormat("%.3f s", std::chrono::duration<double>(d).count());
-}
-
 // Slot size for `n` ranks: as large as 64 KiB while the segment stays within the budget, never under 4 KiB.
 size_t ChooseSlotBytes(int n, int slots, size_t budget) {
   const size_t channels = static_cast<size_t>(n) * n;
@@ -166,11 +162,18 @@ absl::Status ShmTransport::CheckArgs(absl::string_view what, int peer, const voi
   return absl::OkStatus();
 }
 
+std::string ShmTransport::SecondsSinceCallBegan() const {
+  const double s = call_.clock != nullptr
+                       ? call_.SecondsSinceStart()
+                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
+  return absl::StrFormat("%.3f s", s);
+}
+
 void ShmTransport::BeginCall(const CallInfo& call) {
   call_ = call;
   ++call_sequence_;
   step_ = 0;
-  call_start_ = call.start == std::chrono::steady_clock::time_point() ? std::chrono::steady_clock::now() : call.start;
+  if (call.clock == nullptr) call_start_ = std::chrono::steady_clock::now();
 }
 
 int ShmTransport::Post(Op op) {
@@ -490,7 +493,7 @@ absl::Status ShmTransport::TimedOut() const {
   return absl::DeadlineExceededError(absl::StrCat(
       call_.collective, " (", call_.algorithm, ") on rank ", Name(rank_), ": no transfer completed for ",
       absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ",
-      step_, ", ", Seconds(std::chrono::steady_clock::now() - call_start_),
+      step_, ", ", SecondsSinceCallBegan(),
       " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
       absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
       diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));

@@ -150,7 +150,8 @@ class ShmTransport final : public Transport {
   CallInfo call_{"transfer", "no call", 0};
   uint32_t call_sequence_ = 0;
   int step_ = 0;
-  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
+  std::string SecondsSinceCallBegan() const;  // "0.501 s"
 
   std::vector<Op> ops_;  // posted since the last WaitAll; a Request's id is its index
   int pending_ = 0;      // ops_ not yet done
