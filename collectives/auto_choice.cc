@@ -10,6 +10,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/status_macros.h"
 #include "models/built_in_profile_json.h"
+#include "models/built_in_shm_profile_json.h"
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 
@@ -27,23 +28,34 @@ absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std:
 
 }  // namespace
 
-models::Profile BuiltInProfile() {
-  // The checked-in example profile (models/profiles/this_machine_2ranks.json), compiled in; auto_choice_test checks
-  // that it parses, so the fallback is never taken in a tested build.
-  static const models::Profile* profile = [] {
-    absl::StatusOr<models::Profile> parsed = models::ProfileFromJson(kBuiltInProfileJson);
-    if (parsed.ok()) return new models::Profile(*std::move(parsed));
-    auto* fallback = new models::Profile();
-    fallback->intra = {0.2e-6, 1.0 / 10e9};
-    fallback->inter = fallback->intra;
-    fallback->gamma_s_per_byte = 1.0 / 25e9;
-    fallback->description = "kcoll built-in fallback (the compiled-in profile did not parse)";
-    return fallback;
-  }();
-  return *profile;
+namespace {
+
+models::Profile ParsedOrFallback(const char* json) {
+  // auto_choice_test checks that both compiled-in profiles parse, so the fallback is never taken in a tested build.
+  absl::StatusOr<models::Profile> parsed = models::ProfileFromJson(json);
+  if (parsed.ok()) return *std::move(parsed);
+  models::Profile fallback;
+  fallback.intra = {0.2e-6, 1.0 / 10e9};
+  fallback.inter = fallback.intra;
+  fallback.gamma_s_per_byte = 1.0 / 25e9;
+  fallback.description = "kcoll built-in fallback (the compiled-in profile did not parse)";
+  return fallback;
 }
 
-absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path) {
+}  // namespace
+
+models::Profile BuiltInProfile(TransportKind transport) {
+  static const models::Profile* mpi = new models::Profile(ParsedOrFallback(kBuiltInProfileJson));
+  static const models::Profile* shm = [] {
+    // Intra-node links are the shared-memory channels'; inter-node ones go over MPI.
+    auto* p = new models::Profile(ParsedOrFallback(kBuiltInShmProfileJson));
+    p->inter = mpi->inter;
+    return p;
+  }();
+  return transport == TransportKind::kShm ? *shm : *mpi;
+}
+
+absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path, TransportKind transport) {
   ProfileChoice choice;
   if (!profile_path.empty()) {
     KCOLL_ASSIGN_OR_RETURN(choice.profile, LoadNamed("profile_path", profile_path));
@@ -56,8 +68,8 @@ absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path) {
     choice.source = absl::StrCat("KCOLL_PROFILE=", env);
     return choice;
   }
-  choice.profile = BuiltInProfile();
-  choice.source = "built-in";
+  choice.profile = BuiltInProfile(transport);
+  choice.source = transport == TransportKind::kShm ? "built-in (shm)" : "built-in";
   return choice;
 }
 

@@ -33,27 +33,31 @@
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
+#include "collectives/transport/transport_kind.h"
 #include "models/names.h"
 
 namespace kcoll {
 
-// The profile used when none is given: models/profiles/this_machine_2ranks.json, compiled in (//models:
-// built_in_profile). One shared-memory CPU node, measured by //bench:calibrate with 2 ranks on a 2-core Debian 12 VM
-// (Open MPI 4.1 shared memory, Kokkos Serial kernels): the exchange curve of the link and the reduction curve from
-// 8 B (4 KiB) to 64 MiB, so both the eager/rendezvous step of small messages and the fall of the bandwidth once
-// buffers leave the caches are priced (models/measured_curve.h), and reductions do not overlap transfers. The
-// inter-node link is the intra-node one: a machine without a profile is taken for one node (or emulated nodes on
-// one machine). Calibrate other machines and pass their profile.
-models::Profile BuiltInProfile();
+// The profile used when none is given, per transport, compiled in (//models:built_in_profile): one shared-memory
+// CPU node measured by //bench:calibrate with 2 ranks on a 2-core Debian 12 VM (Kokkos Serial kernels), through
+// MPI point-to-point (models/profiles/this_machine_2ranks.json: Open MPI 4.1's shared memory) or through kcoll's
+// shared-memory channels (this_machine_2ranks_shm.json, for TransportKind::kShm; its inter-node link is the MPI
+// profile's, as a shm communicator's inter-node transfers go over MPI). Each has the exchange curve of the link and the
+// reduction curve from 8 B (4 KiB) to 64 MiB, so small-message steps and the fall of the bandwidth once buffers leave
+// the caches are priced (models/measured_curve.h). The MPI profile's inter-node link is its intra-node one: a
+// machine without a profile is taken for one node (or emulated nodes on one machine). Calibrate other machines and
+// pass their profile.
+models::Profile BuiltInProfile(TransportKind transport = TransportKind::kMpi);
 
 struct ProfileChoice {
   models::Profile profile;
-  std::string source;  // "profile_path=<path>", "KCOLL_PROFILE=<path>" or "built-in"
+  std::string source;  // "profile_path=<path>", "KCOLL_PROFILE=<path>", "built-in" or "built-in (shm)"
 };
 
-// `profile_path` if not empty, else $KCOLL_PROFILE if set and not empty, else BuiltInProfile(). A file that cannot
-// be read or is not a valid profile gives InvalidArgument naming the setting, the path and the field.
-absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path);
+// `profile_path` if not empty, else $KCOLL_PROFILE if set and not empty, else BuiltInProfile(transport). A file that
+// cannot be read or is not a valid profile gives InvalidArgument naming the setting, the path and the field.
+absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path,
+                                            TransportKind transport = TransportKind::kMpi);
 
 // The machine and tuning the models see for `topology` (see the top of this file).
 models::Topology ModelTopology(const Topology& topology);

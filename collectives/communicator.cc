@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
-  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path);
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path, transport);
   KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
   c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
@@ -216,7 +216,7 @@ absl::Status Communicator::Break(absl::Status error) {
 
 absl::Status Communicator::SetProfile(const std::string& profile_path) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
-  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path);
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, transport_kind_);
   absl::StatusOr<AutoChoice> choice =
       profile.ok() ? AutoChoice::Create(topology_, *std::move(profile)) : absl::StatusOr<AutoChoice>(profile.status());
   absl::Status agreed = AgreeOnProfile(control_comm_, choice.status(), timeout_.timeout);

@@ -91,7 +91,13 @@ TEST_F(AutoChoiceCommunicatorTest, ChoosesByTheGivenProfile) {
 TEST_F(AutoChoiceCommunicatorTest, EnvironmentProfileAndBuiltIn) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_EQ((*comm)->auto_choice().profile_source(), "built-in");
+  // The default transport on one node is shared memory: the built-in profile measured through it.
+  EXPECT_EQ((*comm)->auto_choice().profile_source(), "built-in (shm)");
+  CommunicatorOptions over_mpi;
+  over_mpi.transport = TransportKind::kMpi;
+  auto mpi = Communicator::Create(MPI_COMM_WORLD, over_mpi);
+  ASSERT_TRUE(AllRanks(mpi.ok())) << mpi.status();
+  EXPECT_EQ((*mpi)->auto_choice().profile_source(), "built-in");
   const std::string path = ProfileFile("env.json", 3e-6, 1e-9);
   setenv("KCOLL_PROFILE", path.c_str(), 1);
   comm = Communicator::Create(MPI_COMM_WORLD);
@@ -205,9 +211,10 @@ TEST_F(AutoChoiceCommunicatorTest, SetProfileSwitchesTheChoice) {
   const int32_t n = WorldSize();
   EXPECT_EQ(std::count(recv.begin(), recv.end(), n * (n + 1) / 2), static_cast<std::ptrdiff_t>(count));
 
-  // Empty: $KCOLL_PROFILE, else the built-in profile, as at Create.
+  // Empty: $KCOLL_PROFILE, else the built-in profile of the communicator's transport, as at Create.
   ASSERT_TRUE(AllRanks((*comm)->SetProfile("").ok()));
-  EXPECT_EQ((*comm)->auto_choice().profile_source(), "built-in");
+  EXPECT_EQ((*comm)->auto_choice().profile_source(),
+            (*comm)->transport() == TransportKind::kShm ? "built-in (shm)" : "built-in");
 }
 
 TEST_F(AutoChoiceCommunicatorTest, SetProfileErrorsKeepThePreviousProfile) {

@@ -272,6 +272,27 @@ TEST(AutoChoiceCreate, InvalidProfileNamesItsSource) {
 }
 
 // The built-in profile is the measured example profile, exactly: the file is compiled in.
+TEST(BuiltInProfile, SharedMemoryHasItsOwnMeasuredLinkAndMpisBetweenNodes) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  const std::string path = std::string(srcdir != nullptr ? srcdir : ".") + "/" +
+                           (workspace != nullptr ? workspace : "kcoll") +
+                           "/models/profiles/this_machine_2ranks_shm.json";
+  auto measured = models::LoadProfile(path);
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  const models::Profile shm = BuiltInProfile(TransportKind::kShm);
+  const models::Profile mpi = BuiltInProfile(TransportKind::kMpi);
+  EXPECT_EQ(shm.description, measured->description);  // not the fallback
+  EXPECT_EQ(shm.intra.alpha_s, measured->intra.alpha_s);
+  EXPECT_EQ(shm.intra.curve.points.size(), measured->intra.curve.points.size());
+  EXPECT_FALSE(shm.intra.curve.empty());
+  EXPECT_EQ(shm.inter.alpha_s, mpi.inter.alpha_s);  // inter-node transfers go over MPI
+  EXPECT_NE(shm.intra.alpha_s, mpi.intra.alpha_s);
+  auto chosen = ChooseProfile("", TransportKind::kShm);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->source, "built-in (shm)");
+}
+
 TEST(BuiltInProfile, IsTheMeasuredExample) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
