@@ -760,9 +760,9 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       absl::StrAppend(&out, "\n", name, " link: no such pair in this topology; the profile uses the other class\n");
       continue;
     }
-    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's ", result.transport.empty() ? "MPI" : result.transport,
-                    " transport, pair(s) ",
-                    PairsText(link->pairs), "; one-way = ", StatName(result.percentile), " round trip / 2",
+    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's ",
+                    result.transport.empty() ? "MPI" : result.transport, " transport, pair(s) ", PairsText(link->pairs),
+                    "; one-way = ", StatName(result.percentile), " round trip / 2",
                     link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
     absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
     if (link->step_spread.bytes > 0) {

@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_format.h"
 #include "bench/calibrate.h"
+#include "collectives/execution.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
-#include "collectives/execution.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "models/calibration.h"
 

@@ -167,7 +167,7 @@ struct RunInfo {
   std::string exec_note;     // threads per rank, why
   std::string timeout_note;  // what the kcoll rows wait with (empty: no timeout anywhere, nothing to say)
   std::vector<std::string> transport_notes;  // per communicator: which rows, and what it runs on
-  std::string launch;        // how the ranks were started (mpirun line or "external mpirun")
+  std::string launch;                        // how the ranks were started (mpirun line or "external mpirun")
   std::vector<RankInfo> ranks;
   std::optional<double> ideal_busbw_gbps;
   std::string ideal_note;  // inputs of the ideal, or why there is none

@@ -30,10 +30,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/transport_kind.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/transport/transport_kind.h"
 #include "models/names.h"
 
 namespace kcoll {

@@ -11,15 +11,15 @@
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/args_check.h"
+#include "collectives/env.h"
+#include "collectives/execution.h"
 #include "collectives/observability/describe.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
-#include "collectives/execution.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
-#include "collectives/env.h"
 
 namespace kcoll {
 namespace {
@@ -136,9 +136,9 @@ int Communicator::rank() const { return topology_.rank; }
 int Communicator::size() const { return topology_.nranks; }
 
 std::vector<std::string> Communicator::Describe() const {
-  return DescribeTopology(topology_, CommInfo{std::string(ExecBackendName(backend_)),
-                                              transport_ ? std::string(transport_->name()) : "finalized",
-                                              transport_ ? execution_ : ""});
+  return DescribeTopology(
+      topology_, CommInfo{std::string(ExecBackendName(backend_)),
+                          transport_ ? std::string(transport_->name()) : "finalized", transport_ ? execution_ : ""});
 }
 
 std::string Communicator::DescribeJson() const {

@@ -24,8 +24,7 @@ TEST(Execution, DefaultFollowsTheTopology) {
   auto one_node = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(one_node.ok())) << one_node.status();
   EXPECT_EQ((*one_node)->transport(), TransportKind::kShm);
-  EXPECT_THAT((*one_node)->execution(),
-              HasSubstr(absl::StrCat("shm: ", testing::WorldSize(), " ranks, 8 slots x ")));
+  EXPECT_THAT((*one_node)->execution(), HasSubstr(absl::StrCat("shm: ", testing::WorldSize(), " ranks, 8 slots x ")));
   EXPECT_THAT((*one_node)->execution(), HasSubstr("serial kernels on host buffers"));
   if (testing::WorldSize() < 2) return;
   CommunicatorOptions two_nodes;
@@ -75,7 +74,8 @@ TEST(Execution, UnknownTransportInTheEnvironment) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_FALSE(AllRanks(comm.ok()));
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, shm, nccl or auto"));
+  EXPECT_THAT(comm.status().message(),
+              HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, shm, nccl or auto"));
 }
 
 TEST(Execution, OptionOverridesTheEnvironment) {

@@ -1,9 +1,9 @@
 // The GPU path's pure decisions, on every machine: which device a rank takes, how the overrides and the timeout are
 // read, when two ranks would share a GPU, and how buffers reach each transport.
-#include "collectives/env.h"
 #include "collectives/transport/cuda/gpu_placement.h"
 
 #include "absl/strings/str_cat.h"
+#include "collectives/env.h"
 #include "collectives/transport/device_path.h"
 #include "collectives/transport/transport_kind.h"
 #include "gmock/gmock.h"

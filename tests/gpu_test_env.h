@@ -4,9 +4,8 @@
 #ifndef KCOLL_TESTS_GPU_TEST_ENV_H_
 #define KCOLL_TESTS_GPU_TEST_ENV_H_
 
-#include <mpi.h>
-
 #include <cuda_runtime.h>
+#include <mpi.h>
 
 #include <string>
 #include <vector>
@@ -50,10 +49,9 @@ inline bool GpusForEveryRank(std::string* reason, int* device) {
     return true;
   }
   if (AllRanks(chosen.ok())) {
-    *reason = shared.has_value()
-                  ? absl::StrCat("local ranks ", shared->first, " and ", shared->second, " would share GPU ",
-                                 ids[shared->first], ": NCCL needs a GPU per rank")
-                  : std::string("another node's ranks would share a GPU: NCCL needs a GPU per rank");
+    *reason = shared.has_value() ? absl::StrCat("local ranks ", shared->first, " and ", shared->second,
+                                                " would share GPU ", ids[shared->first], ": NCCL needs a GPU per rank")
+                                 : std::string("another node's ranks would share a GPU: NCCL needs a GPU per rank");
     return false;
   }
   *reason = chosen.ok() ? std::string("no CUDA device for another rank")

@@ -109,9 +109,9 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
                                                           " host ", Host(), " pid "))));
     }
     // Which path each kind of link takes, and what it runs on.
-    EXPECT_EQ(bodies[1].rfind(n / rpn == 1 ? "paths intra-node shm: shm: " : "paths intra-node shm inter-node mpi: shm: ",
-                              0),
-              0u)
+    EXPECT_EQ(
+        bodies[1].rfind(n / rpn == 1 ? "paths intra-node shm: shm: " : "paths intra-node shm inter-node mpi: shm: ", 0),
+        0u)
         << bodies[1];
     EXPECT_THAT(bodies, Contains(HasSubstr("interface lo up loopback: ")));
     EXPECT_THAT(bodies, Contains(HasSubstr("channel 00/02 ring 0 ")));

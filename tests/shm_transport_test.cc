@@ -5,8 +5,8 @@
 #include "collectives/transport/shm/shm_transport.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -117,10 +117,9 @@ TEST_P(ShmRing, ManyMessagesInFlightBetweenEveryPair) {
   for (int p = 0; p < n; ++p) EXPECT_EQ(in[p], Pattern(p * 100 + me, bytes, 4)) << "from " << p;
 }
 
-INSTANTIATE_TEST_SUITE_P(SingleCopy, ShmRing, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "single_copy" : "slots_only";
-                         });
+INSTANTIATE_TEST_SUITE_P(SingleCopy, ShmRing, ::testing::Bool(), [](const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "single_copy" : "slots_only";
+});
 
 TEST(ShmTransport, DescribesItself) {
   auto t = MakeTransport(SmallSlots(true));

@@ -23,11 +23,11 @@ absl::StatusOr<Execution> MakeExecution(TransportKind kind, ExecutionRequest req
     if (entry.kind != kind) continue;
     const MemoryKind memory = request.backend == ExecBackend::kCuda ? MemoryKind::kDevice : MemoryKind::kHost;
     if (entry.buffers.has_value() && *entry.buffers != memory) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "transport '", TransportKindName(kind), "' needs ",
-          *entry.buffers == MemoryKind::kDevice ? "the cuda execution backend (its buffers are device memory)"
-                                                : "a host execution backend (its buffers are host memory)",
-          ", not '", ExecBackendName(request.backend), "'"));
+      return absl::InvalidArgumentError(absl::StrCat("transport '", TransportKindName(kind), "' needs ",
+                                                     *entry.buffers == MemoryKind::kDevice
+                                                         ? "the cuda execution backend (its buffers are device memory)"
+                                                         : "a host execution backend (its buffers are host memory)",
+                                                     ", not '", ExecBackendName(request.backend), "'"));
     }
     return entry.make(std::move(request));
   }

@@ -9,8 +9,8 @@
 namespace kcoll {
 
 struct MpiCudaSupport {
-  bool aware = false;       // device buffers may go to MPI directly
-  std::string how;          // how that was decided, for the log line
+  bool aware = false;  // device buffers may go to MPI directly
+  std::string how;     // how that was decided, for the log line
 };
 
 // Needs MPI initialised (Open MPI's query is a run-time call).

@@ -143,8 +143,8 @@ absl::StatusOr<bool> MpiTransport::Progress() {
   if (requests_.empty()) return false;
   int done = 0;
   if (static_cast<int>(completed_.size()) < static_cast<int>(requests_.size())) completed_.resize(requests_.size());
-  const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(),
-                                MPI_STATUSES_IGNORE);
+  const int code =
+      MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(), MPI_STATUSES_IGNORE);
   if (code != MPI_SUCCESS) return absl::InternalError(absl::StrCat("MPI_Testsome failed: ", MpiErrorString(code)));
   return done != MPI_UNDEFINED && done > 0;
 }
@@ -215,10 +215,9 @@ absl::Status MpiTransport::TimedOut(int first, int count) const {
   for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
   return absl::DeadlineExceededError(absl::StrCat(
       CallName(), " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
-      timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ",
-      SecondsSinceCallBegan(), " after the call began; ranks whose transfers did not ",
-      "complete: ", absl::StrJoin(peers, ", "), " (", absl::StrJoin(pending, ", "),
-      total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
+      timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ", SecondsSinceCallBegan(),
+      " after the call began; ranks whose transfers did not ", "complete: ", absl::StrJoin(peers, ", "), " (",
+      absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
       diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
 }
 

@@ -110,7 +110,7 @@ class MpiTransport final : public Transport {
   uint32_t call_sequence_ = 0;
   int step_ = 0;
   std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
-  std::string SecondsSinceCallBegan() const;  // "0.501 s"
+  std::string SecondsSinceCallBegan() const;                                             // "0.501 s"
 
   // Every MPI request posted since the last WaitAll; a Request names a contiguous range of them.
   std::vector<MPI_Request> requests_;

@@ -25,8 +25,9 @@ absl::Status CheckOneHost(MPI_Comm comm) {
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
   if (local_size == size) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat("transport 'shm': the ", size, " ranks of a node span several hosts (",
-                                                    local_size, " share this one); emulate nodes of at most one host "
+  return absl::FailedPreconditionError(absl::StrCat("transport 'shm': the ", size,
+                                                    " ranks of a node span several hosts (", local_size,
+                                                    " share this one); emulate nodes of at most one host "
                                                     "each, or use KCOLL_TRANSPORT=mpi"));
 }
 
@@ -48,7 +49,8 @@ absl::StatusOr<ShmOptions> OptionsFromEnv() {
   KCOLL_ASSIGN_OR_RETURN(options.slot_bytes, SizeFromEnv("KCOLL_SHM_SLOT_BYTES", options.slot_bytes));
   KCOLL_ASSIGN_OR_RETURN(options.single_copy_bytes, SizeFromEnv("KCOLL_SHM_SINGLE_COPY", options.single_copy_bytes));
   KCOLL_ASSIGN_OR_RETURN(size_t spin, SizeFromEnv("KCOLL_SHM_SPIN", 0));
-  if (spin > (size_t{1} << 30)) return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
+  if (spin > (size_t{1} << 30))
+    return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
   options.spin_polls = static_cast<int>(spin);
   return options;
 }

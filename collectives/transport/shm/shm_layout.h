@@ -53,7 +53,7 @@ struct Geometry {
   size_t slot_bytes = 32 * 1024;
 
   size_t channels() const { return static_cast<size_t>(nlocal) * nlocal; }  // the diagonal is unused
-  size_t headers_offset() const { return kCacheLine * 2 * channels(); }   // after the consumed counters
+  size_t headers_offset() const { return kCacheLine * 2 * channels(); }     // after the consumed counters
   size_t data_offset() const { return headers_offset() + kCacheLine * slots * channels(); }
   size_t total_bytes() const { return data_offset() + slot_bytes * slots * channels(); }
   size_t channel(int from, int to) const { return static_cast<size_t>(from) * nlocal + to; }
@@ -61,9 +61,9 @@ struct Geometry {
 
 // Views of one channel inside a mapped segment.
 struct Channel {
-  Counter* consumed;     // written by the receiver
-  SlotHeader* headers;   // [slots], written by the sender
-  unsigned char* data;   // [slots][slot_bytes]
+  Counter* consumed;    // written by the receiver
+  SlotHeader* headers;  // [slots], written by the sender
+  unsigned char* data;  // [slots][slot_bytes]
 };
 
 inline Channel ChannelAt(unsigned char* base, const Geometry& g, int from, int to) {

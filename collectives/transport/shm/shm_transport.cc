@@ -122,8 +122,8 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
   }
   if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) t->single_copy_bytes_ = options.single_copy_bytes;
   if (!options.rank_names.empty() && static_cast<int>(options.rank_names.size()) != size) {
-    return absl::InvalidArgumentError(absl::StrCat("ShmOptions::rank_names: ", options.rank_names.size(),
-                                                   " names for ", size, " ranks"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShmOptions::rank_names: ", options.rank_names.size(), " names for ", size, " ranks"));
   }
   t->rank_names_ = options.rank_names;
   t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable(dup) ? 1 << 14 : 1);
@@ -148,8 +148,7 @@ void ShmTransport::set_timeout(absl::Duration timeout, std::string source) {
   timeout_source_ = std::move(source);
 }
 
-absl::Status ShmTransport::CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes,
-                                     int tag) const {
+absl::Status ShmTransport::CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes, int tag) const {
   if (peer < 0 || peer >= size_) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
   }
@@ -313,9 +312,8 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
       if (match != p.recvs.end()) {
         Op& op = ops_[*match];
         if (op.bytes != h.message_bytes) {
-          return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", h.message_bytes,
-                                                  " B from rank ", Name(peer), " for a receive of ", op.bytes, " B (tag ",
-                                                  op.tag, ")"));
+          return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", h.message_bytes, " B from rank ",
+                                                  Name(peer), " for a receive of ", op.bytes, " B (tag ", op.tag, ")"));
         }
         p.current_recv = *match;
         p.recvs.erase(match);
@@ -492,8 +490,8 @@ absl::Status ShmTransport::TimedOut() const {
   const size_t described = pending.size();
   return absl::DeadlineExceededError(absl::StrCat(
       call_.collective, " (", call_.algorithm, ") on rank ", Name(rank_), ": no transfer completed for ",
-      absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ",
-      step_, ", ", SecondsSinceCallBegan(),
+      absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_,
+      ", ", SecondsSinceCallBegan(),
       " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
       absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
       diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
@@ -520,8 +518,7 @@ absl::Status ShmTransport::Quiesce(absl::Duration timeout) {
   absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &scratch);
   if (!done.ok()) return done.status();
   if (!*done) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
+    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
   }
   for (int peer = 0; peer < size_; ++peer) {
     const Peer& p = peers_[peer];

@@ -92,8 +92,8 @@ class ShmTransport final : public Transport {
     uint32_t signature;
     uint32_t call;
     State state = State::kPosted;
-    size_t moved = 0;           // bytes written into slots (send) or received (recv)
-    uint64_t wait_for = 0;      // single-copy send: done once the receiver has consumed this many chunks
+    size_t moved = 0;       // bytes written into slots (send) or received (recv)
+    uint64_t wait_for = 0;  // single-copy send: done once the receiver has consumed this many chunks
   };
   // A message that arrived before its receive was posted, copied aside.
   struct Unexpected {
@@ -107,16 +107,16 @@ class ShmTransport final : public Transport {
     bool complete() const { return received == data.size(); }
   };
   struct Peer {
-    shm::Channel out;             // this rank -> peer
-    shm::Channel in;              // peer -> this rank
-    uint64_t sent_chunks = 0;     // chunks this rank has published to the peer
-    uint64_t seen_consumed = 0;   // the peer's consumed counter when this rank last read it
-    uint64_t received_chunks = 0; // chunks this rank has consumed from the peer
+    shm::Channel out;              // this rank -> peer
+    shm::Channel in;               // peer -> this rank
+    uint64_t sent_chunks = 0;      // chunks this rank has published to the peer
+    uint64_t seen_consumed = 0;    // the peer's consumed counter when this rank last read it
+    uint64_t received_chunks = 0;  // chunks this rank has consumed from the peer
     pid_t pid = 0;
-    std::deque<int> sends;        // ops in posting order, not yet fully written
-    std::vector<int> recvs;       // ops in posting order, not yet matched
+    std::deque<int> sends;               // ops in posting order, not yet fully written
+    std::vector<int> recvs;              // ops in posting order, not yet matched
     std::vector<int> single_copy_sends;  // published, waiting for the receiver to have copied them
-    int current_recv = -1;        // the op the peer's current message is being received into, or -1
+    int current_recv = -1;               // the op the peer's current message is being received into, or -1
     Unexpected* current_unexpected = nullptr;
     std::deque<Unexpected> unexpected;
   };
@@ -151,7 +151,7 @@ class ShmTransport final : public Transport {
   uint32_t call_sequence_ = 0;
   int step_ = 0;
   std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
-  std::string SecondsSinceCallBegan() const;  // "0.501 s"
+  std::string SecondsSinceCallBegan() const;                                             // "0.501 s"
 
   std::vector<Op> ops_;  // posted since the last WaitAll; a Request's id is its index
   int pending_ = 0;      // ops_ not yet done
