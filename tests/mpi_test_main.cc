@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (world_rank != 0) {
-    // Files the test runner shares between ranks belong to rank 0: the XML report and the premature-exit marker.
+    // Files the test runner shares between ranks belong to rank 0: the premature-exit marker (read when the tests
+    // start) and the XML report (see below).
     unsetenv("XML_OUTPUT_FILE");
     unsetenv("TEST_PREMATURE_EXIT_FILE");
   }
@@ -81,7 +82,12 @@ int main(int argc, char** argv) {
 
   ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
   auto* printer = new RankFailurePrinter(rank);
-  if (rank != 0) delete listeners.Release(listeners.default_result_printer());
+  if (rank != 0) {
+    delete listeners.Release(listeners.default_result_printer());
+    // GoogleTest read the report's path from the environment before main ran: only rank 0 may write it (several
+    // writers of one file left reports with trailing bytes that no longer parsed).
+    delete listeners.Release(listeners.default_xml_generator());
+  }
   listeners.Append(printer);  // owned by GoogleTest
   if (rank == 0) std::printf("[kcoll] running on %d MPI ranks\n", nranks);
 
