@@ -23,13 +23,18 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
         deps = deps + ["//tests:mpi_test_main"],
         **kwargs
     )
-    tests = []
+    # (name prefix, environment, rank counts) of every variant.
+    variants = []
     for transport in transports:
-        prefix = name if transport == "auto" else "%s_%s" % (name, transport)
-        test_env = dict(env)
-        if transport != "auto":
-            test_env["KCOLL_TRANSPORT"] = transport
-        for n in ranks:
+        if transport == "auto":
+            variants.append((name, env, ranks))
+        else:
+            variants.append(("%s_%s" % (name, transport), dict(env, KCOLL_TRANSPORT = transport), ranks))
+    if two_rank_nodes:
+        variants.append((name + "_2pernode", dict(env, KCOLL_RANKS_PER_NODE = "2"), two_rank_nodes))
+    tests = []
+    for prefix, test_env, counts in variants:
+        for n in counts:
             test_name = "%s_np%d" % (prefix, n)
             native.sh_test(
                 name = test_name,
@@ -41,16 +46,4 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
                 tags = tags + ["mpi"],
             )
             tests.append(":" + test_name)
-    for n in two_rank_nodes:
-        test_name = "%s_2pernode_np%d" % (name, n)
-        native.sh_test(
-            name = test_name,
-            srcs = ["//tests:mpi_launch.sh"],
-            args = [str(n), "$(location :%s)" % binary] + args,
-            data = [":" + binary],
-            env = dict(env, KCOLL_RANKS_PER_NODE = "2"),
-            size = size,
-            tags = tags + ["mpi"],
-        )
-        tests.append(":" + test_name)
     native.test_suite(name = name, tests = tests, tags = tags)
