@@ -68,7 +68,10 @@ def _kokkos_impl(rctx):
         # Kokkos was built with (-arch=sm_XX, extended lambdas), which its CMake package lists; and the CUDA runtime
         # and driver.
         # KCOLL_KOKKOS_CUDA tells --config=cuda's compiler (tools/configure_cuda.sh) to compile the file with nvcc.
-        copts += ["-DKCOLL_KOKKOS_CUDA"] + _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
+        # nvcc's front end warns (2810) when an absl::Status is assigned, as if a [[nodiscard]] result were dropped:
+        # silenced.
+        copts += ["-DKCOLL_KOKKOS_CUDA", "-Xcudafe", "--diag_suppress=2810"]
+        copts += _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
         cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
         cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
         linkopts += ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lcuda"]

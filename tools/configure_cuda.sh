@@ -45,12 +45,20 @@ cuda_includes=""
 for d in "$cuda/include" "$(readlink -f "$cuda/include")" "$cuda"/targets/*/include "$(readlink -f "$cuda")"/targets/*/include; do
   [[ -d "$d" ]] && cuda_includes="$cuda_includes $(printf '%q' "$d")"
 done
+# Every name the toolkit is reached by: this one, its real path, and the toolkit of the nvcc on PATH (the one
+# nvcc_wrapper runs), which may be reached through another link.
+cuda_roots=""
+nvcc_root="$(command -v nvcc > /dev/null && cd "$(dirname "$(command -v nvcc)")/.." && pwd || true)"
+for d in "$cuda" "$(readlink -f "$cuda")" ${nvcc_root:+"$nvcc_root" "$(readlink -f "$nvcc_root")"}; do
+  [[ -d "$d" && " $cuda_roots " != *" $(printf '%q' "$d") "* ]] && cuda_roots="$cuda_roots $(printf '%q' "$d")"
+done
 {
   echo '#!/usr/bin/env bash'
   echo '# Written by tools/configure_cuda.sh: the C++ compiler of bazel --config=cuda (see there).'
   printf 'nvcc_wrapper=%q\n' "$wrapper"
   printf 'arch=%q\n' "$arch"
   echo "cuda_includes=($cuda_includes)"
+  echo "cuda_roots=($cuda_roots)"
   cat << 'SCRIPT'
 host="${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}"
 # Bazel passes long command lines in a parameter file (@file, one argument per line).
@@ -81,8 +89,7 @@ if [[ $probe == 1 && " ${args[*]} " == *" -E "* ]]; then
   exit "${PIPESTATUS[0]}"
 fi
 if [[ $compile == 1 && $device == 1 ]]; then
-  # nvcc takes one language standard (the last one given) and needs the GPU architecture. Its front end warns
-  # (2810) when an absl::Status is assigned, as if a [[nodiscard]] result were dropped: silenced.
+  # nvcc takes one language standard (the last one given) and needs the GPU architecture.
   nvcc_args=()
   std=""
   has_arch=0
@@ -94,7 +101,33 @@ if [[ $compile == 1 && $device == 1 ]]; then
     esac
   done
   if [[ $has_arch == 0 && -n "$arch" ]]; then nvcc_args+=("-arch=$arch"); fi
-  exec "$nvcc_wrapper" ${std:+"$std"} -Xcudafe --diag_suppress=2810 "${nvcc_args[@]}"
+  depfile=""
+  for ((i = 0; i + 1 < ${#nvcc_args[@]}; i++)); do
+    [[ "${nvcc_args[i]}" == -MF ]] && depfile="${nvcc_args[i + 1]}"
+  done
+  "$nvcc_wrapper" ${std:+"$std"} "${nvcc_args[@]}"
+  status=$?
+  if [[ $status == 0 && -n "$depfile" && -f "$depfile" ]]; then
+    # nvcc includes cuda_runtime.h by itself and lists it, and what it includes, under the path it reached the
+    # toolkit by (".../cuda-13.0/bin/../targets/..."); Bazel rejects a header it cannot place under a built-in
+    # directory of the toolchain. They are system headers, as they are to the host compiler: left out of the list.
+    awk -v roots="${cuda_roots[*]}" '
+      BEGIN { n = split(roots, root, " ") }
+      NR == 1 { line[++m] = $0; next }
+      {
+        keep = 1
+        for (j = 1; j <= n; j++) if (index($1, root[j] "/") == 1) keep = 0
+        if (keep) line[++m] = $0
+      }
+      END {
+        for (i = 1; i < m; i++) print line[i]
+        last = line[m]
+        sub(/[ \t]*\\$/, "", last)
+        print last
+      }' "$depfile" > "$depfile.kept" && mv "$depfile.kept" "$depfile"
+    status=$?
+  fi
+  exit "$status"
 fi
 host_args=()
 skip=0
