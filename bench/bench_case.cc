@@ -45,6 +45,14 @@ std::string Describe(const Case& c, const Implementation& impl) {
 size_t CallBytes(const Case& c) { return c.layout.count * DataTypeSize(c.type); }
 
 // Pointers of the call, placed as nccl-tests places them (layout.h).
+// The buffers a case runs on: registered ones for the rows that ask for them.
+char* SendBase(BenchContext& ctx, const Case& c) {
+  return ctx.implementations[c.implementation]->registered() ? ctx.registered_send : ctx.send_buffer.data();
+}
+char* RecvBase(BenchContext& ctx, const Case& c) {
+  return ctx.implementations[c.implementation]->registered() ? ctx.registered_recv : ctx.recv_buffer.data();
+}
+
 Call MakeCall(BenchContext& ctx, const Case& c) {
   Call call;
   call.collective = c.collective;
@@ -55,13 +63,14 @@ Call MakeCall(BenchContext& ctx, const Case& c) {
   call.in_place = c.in_place;
   const size_t elem = DataTypeSize(c.type);
   const size_t r = static_cast<size_t>(ctx.rank);
+  char* send = SendBase(ctx, c);
+  char* recv = RecvBase(ctx, c);
   if (c.in_place) {
-    char* base = ctx.recv_buffer.data();
-    call.send = base + c.layout.send_inplace_offset * r * elem;
-    call.recv = base + c.layout.recv_inplace_offset * r * elem;
+    call.send = recv + c.layout.send_inplace_offset * r * elem;
+    call.recv = recv + c.layout.recv_inplace_offset * r * elem;
   } else {
-    call.send = ctx.send_buffer.data();
-    call.recv = ctx.recv_buffer.data();
+    call.send = send;
+    call.recv = recv;
   }
   return call;
 }
@@ -82,7 +91,7 @@ CheckSpec MakeSpec(const BenchContext& ctx, const Case& c) {
 void PrepareData(BenchContext& ctx, const Case& c, const Call& call, const CheckSpec& spec) {
   const size_t elem = DataTypeSize(c.type);
   const size_t span = std::max(c.layout.send_count, c.layout.recv_count);
-  FillPoison(ctx.recv_buffer.data(), (c.in_place ? span : c.layout.recv_count) * elem);
+  FillPoison(RecvBase(ctx, c), (c.in_place ? span : c.layout.recv_count) * elem);
   FillInput(spec, const_cast<void*>(call.send), 0, c.layout.send_count);
 }
 

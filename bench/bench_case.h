@@ -114,6 +114,9 @@ struct BenchContext {
   std::vector<std::unique_ptr<Implementation>> implementations;
   std::vector<Case> cases;
   AlignedBuffer send_buffer, recv_buffer;
+  // The same sizes from Communicator::Allocate, for the rows on registered buffers (null without such rows).
+  char* registered_send = nullptr;
+  char* registered_recv = nullptr;
   std::optional<double> ideal_busbw_gbps;
   // --model: the machine's states: [0] the communicator's profile (the one auto starts with), then one per
   // --recalibrate; the state whose profile auto chooses with now; and the communicator that resolves `auto`.

@@ -182,7 +182,8 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   const std::vector<Algorithm> registered = AlgorithmsFor(collective);
   std::vector<Algorithm> wanted;
   if (sel.all) {
-    wanted = registered;
+    // `direct` needs registered buffers: with --registered only.
+    wanted = ctx.options.registered ? registered : TransferAlgorithmsFor(collective);
     if (wanted.empty()) wanted.push_back(Algorithm::kAuto);  // shows what the Communicator says about it
   }
   for (Algorithm a : sel.algorithms) {
@@ -198,7 +199,11 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     if (std::find(wanted.begin(), wanted.end(), a) == wanted.end()) wanted.push_back(a);
   }
   for (Algorithm a : wanted) {
-    add(MakeKcollImplementation(comm, a));
+    const bool direct = a == Algorithm::kDirect;
+    add(MakeKcollImplementation(comm, a, "", direct));
+    if (ctx.options.registered && a == Algorithm::kAuto) add(MakeKcollImplementation(comm, a, "", true));
+    // Registered buffers belong to the communicator that allocated them: the first one.
+    if (direct) continue;
     for (const ExtraCommunicator& extra : extras) add(MakeKcollImplementation(extra.comm.get(), a, extra.label));
   }
 }
@@ -403,6 +408,17 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   int alloc_failed = alloc.ok() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &alloc_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (alloc_failed) return Fail(rank, absl::StrCat("buffers: ", alloc.ToString()), 1);
+  const bool any_registered = std::any_of(ctx->implementations.begin(), ctx->implementations.end(),
+                                          [](const std::unique_ptr<Implementation>& i) { return i->registered(); });
+  if (any_registered) {
+    // Collective, and agreed: fails on every rank alike.
+    auto send = comm->Allocate(std::max<size_t>(send_bytes, 64));
+    if (!send.ok()) return Fail(rank, absl::StrCat("registered buffers: ", send.status().ToString()), 1);
+    auto recv = comm->Allocate(std::max<size_t>(recv_bytes, 64));
+    if (!recv.ok()) return Fail(rank, absl::StrCat("registered buffers: ", recv.status().ToString()), 1);
+    ctx->registered_send = static_cast<char*>(*send);
+    ctx->registered_recv = static_cast<char*>(*recv);
+  }
 
   // Reporting (rank 0).
   RunInfo info;

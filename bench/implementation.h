@@ -39,6 +39,8 @@ class Implementation {
   virtual absl::Status Run(const Call& call) = 0;
   // Where this implementation leaves the result of `call` (the recv pointer unless its in-place form differs).
   virtual const void* Result(const Call& call) const { return call.recv; }
+  // Whether it runs on registered buffers (Communicator::Allocate) instead of ordinary ones.
+  virtual bool registered() const { return false; }
 };
 
 }  // namespace bench

@@ -10,14 +10,17 @@ namespace {
 
 class KcollImplementation final : public Implementation {
  public:
-  KcollImplementation(Communicator* comm, Algorithm algorithm, std::string label)
-      : comm_(comm), algorithm_(algorithm), label_(std::move(label)) {}
+  KcollImplementation(Communicator* comm, Algorithm algorithm, std::string label, bool registered)
+      : comm_(comm), algorithm_(algorithm), label_(std::move(label)), registered_(registered) {}
 
   std::string name() const override {
-    return label_.empty() ? std::string(AlgorithmName(algorithm_))
-                          : absl::StrCat(AlgorithmName(algorithm_), " ", label_);
+    std::string name(AlgorithmName(algorithm_));
+    if (registered_ && algorithm_ != Algorithm::kDirect) absl::StrAppend(&name, " registered");
+    if (!label_.empty()) absl::StrAppend(&name, " ", label_);
+    return name;
   }
   std::string kind() const override { return "kcoll"; }
+  bool registered() const override { return registered_; }
 
   absl::Status Run(const Call& c) override {
     CallOptions options;
@@ -53,12 +56,14 @@ class KcollImplementation final : public Implementation {
   Communicator* comm_;
   Algorithm algorithm_;
   std::string label_;
+  bool registered_;
 };
 
 }  // namespace
 
-std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm, std::string label) {
-  return std::make_unique<KcollImplementation>(comm, algorithm, std::move(label));
+std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm, std::string label,
+                                                        bool registered) {
+  return std::make_unique<KcollImplementation>(comm, algorithm, std::move(label), registered);
 }
 
 }  // namespace bench

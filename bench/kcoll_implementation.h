@@ -11,9 +11,10 @@
 namespace kcoll {
 namespace bench {
 
-// `label`, if not empty, follows the algorithm in the row's name ("ring timeout=30s").
-std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm,
-                                                        std::string label = "");
+// `label`, if not empty, follows the algorithm in the row's name ("ring timeout=30s"). `registered`: the row runs on
+// registered buffers ("auto registered"; `direct` runs only on them).
+std::unique_ptr<Implementation> MakeKcollImplementation(Communicator* comm, Algorithm algorithm, std::string label = "",
+                                                        bool registered = false);
 
 }  // namespace bench
 }  // namespace kcoll

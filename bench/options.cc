@@ -73,6 +73,8 @@ constexpr Flag kFlags[] = {
     {0, "touch_input", "0|1",
      "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
      "just produced it; 0: the input stays as first written (nccl-tests)"},
+    {0, "registered", nullptr,
+     "add kcoll rows on registered buffers (Communicator::Allocate): `auto registered` and the zero-copy `direct`"},
     {0, "rounds", "N",
      "run the whole sweep N times (1 default, up to 100), the implementations of each size one after the other, "
      "each case pooling its iterations of every round: cases sample the same stretches of a drifting machine"},
@@ -302,6 +304,8 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
       o.profile_path = value;
     } else if (name == "model") {
       o.model = true;
+    } else if (name == "registered") {
+      o.registered = true;
     } else if (name == "calibrate") {
       if (value.empty()) return Bad(*flag, value, "empty file name");
       o.calibrate_path = value;

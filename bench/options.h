@@ -62,6 +62,9 @@ struct BenchOptions {
   // peer that reads it pulls lines this rank just modified, as it would in an application, instead of a copy it
   // kept in its own cache from the previous iteration.
   bool touch_input = true;
+  // --registered: kcoll rows on buffers from Communicator::Allocate (`auto registered`, and `direct`, the zero-copy
+  // algorithm, which runs only on them) beside the rows on ordinary buffers.
+  bool registered = false;
   // --rounds: the whole sweep runs this many times, size by size, and each case pools its iterations of every
   // round: on a machine whose speed drifts for seconds to minutes (a virtual machine), every case then samples the
   // same stretches of time, and cases compare with each other fairly.

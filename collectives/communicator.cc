@@ -176,6 +176,7 @@ absl::Status Communicator::Finalize() {
   // read or write the kernels' scratch (a stream-ordered transport's last group); then the scratch can go.
   transport_.reset();
   kernels_.reset();
+  registered_.reset();
   if (control_comm_ != MPI_COMM_NULL) {
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
     if (!mpi_finalized && broken_.ok()) MPI_Comm_free(&control_comm_);
@@ -352,9 +353,28 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   // Ticks, not steady_clock: two clock reads were a tenth of an 8-byte AllReduce. Transports read the real clock
   // only when they report a timeout.
   const uint64_t start = clock_.Now();
+  Resources resources{*transport_, *kernels_, topology_};
+  PeerMemory::Buffers peer_buffers;
+  if (MayRunDirect(args.collective, requested, memory)) {
+    // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
+    const size_t elem = DataTypeSize(args.type);
+    absl::StatusOr<bool> registered =
+        registered_->Exchange(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(requested),
+                                                  CallSignature(args, requested), &clock_, start},
+                              args.send, SendCount(args, rank(), size()) * elem, args.recv,
+                              RecvCount(args, rank(), size()) * elem, &peer_buffers);
+    if (registered.status().code() == absl::StatusCode::kDeadlineExceeded) return Break(registered.status());
+    KCOLL_RETURN_IF_ERROR(registered.status());
+    resources.peer_memory = registered_.get();
+    if (*registered) {
+      resources.peer_buffers = &peer_buffers;
+      algorithm = Algorithm::kDirect;
+      KCOLL_ASSIGN_OR_RETURN(fn, FindAlgorithm(args.collective, algorithm));
+    }
+  }
   transport_->BeginCall(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm),
                                             CallSignature(args, algorithm), &clock_, start});
-  absl::Status status = RunAlgorithm(fn, args);
+  absl::Status status = RunAlgorithm(fn, args, resources);
   const double seconds = clock_.Seconds(clock_.Now() - start);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
@@ -365,8 +385,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   return status;
 }
 
-absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args) {
-  Resources resources{*transport_, *kernels_, topology_};
+absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources) {
   KCOLL_RETURN_IF_ERROR(fn(args, resources));
   if (args.op == ReduceOp::kAvg) {
     const size_t result_count = RecvCount(args, rank(), size());

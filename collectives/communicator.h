@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@
 #include "collectives/observability/log.h"
 #include "collectives/observability/tick_clock.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/shm/registered_memory.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
@@ -135,6 +137,19 @@ class Communicator {
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
 
+  // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
+  // of this rank's node map too. A collective whose buffers every rank took from here runs zero-copy (the `direct`
+  // algorithm: ranks read each other's buffers in place; collectives/algorithms/direct.h), which `auto` then
+  // chooses for AllReduce, ReduceScatter, AllGather and Broadcast on a communicator of one node over shared memory.
+  // Any other buffer still works, through transfers; so do registered buffers elsewhere. Collective over the
+  // communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos View.
+  absl::StatusOr<void*> Allocate(size_t bytes);
+  // Collective: every rank frees its buffer of the same Allocate call. Finalize frees whatever is left (pointers
+  // into it are then dangling).
+  absl::Status Free(void* data);
+  // Whether [data, data + bytes) lies in a buffer from Allocate.
+  bool IsRegistered(const void* data, size_t bytes) const;
+
   // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
   // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
   // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
@@ -173,7 +188,10 @@ class Communicator {
  private:
   Communicator() = default;
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
-  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args);
+  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources);
+  // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank
+  // given the same arguments.
+  bool MayRunDirect(Collective collective, Algorithm requested, MemoryKind memory) const;
   // Records `error` as what broke the communicator, withdraws pending transfers, and with on_timeout = kAbort ends
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);
@@ -203,6 +221,10 @@ class Communicator {
   };
   mutable LastChoice last_choice_;  // ResolveAlgorithm's latest auto choice
   TickClock clock_;                 // times each call for the counters
+  // Memory from Allocate, created by the first call; its zero-copy path serves a communicator of one node over shm.
+  std::unique_ptr<RegisteredMemory> registered_;
+  uint64_t allocate_calls_ = 0;                       // successful Allocate calls
+  std::map<const void*, uint64_t> allocation_calls_;  // each live buffer: the Allocate call that made it
 };
 
 }  // namespace kcoll

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/half.h"
@@ -230,6 +231,24 @@ absl::Status SendRecv(Communicator& comm, const SendView& send, const RecvView& 
     return comm.RejectCall(Collective::kSendRecv, s);
   }
   return comm.SendRecv(send.data(), recv.data(), recv.size(), P::kType, options, MemoryKindOf<RecvView>());
+}
+
+// A registered buffer (Communicator::Allocate) of `count` elements as an unmanaged host View; collectives on such
+// views run zero-copy when every rank passes one. Collective, as Allocate; give it back with FreeView.
+template <class T>
+using RegisteredView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T>
+absl::StatusOr<RegisteredView<T>> AllocateView(Communicator& comm, size_t count) {
+  static_assert(std::is_trivially_copyable<T>::value, "registered views hold plain data");
+  absl::StatusOr<void*> data = comm.Allocate(count * sizeof(T));
+  if (!data.ok()) return data.status();
+  return RegisteredView<T>(static_cast<T*>(*data), count);
+}
+
+template <class T>
+absl::Status FreeView(Communicator& comm, const RegisteredView<T>& view) {
+  return comm.Free(view.data());
 }
 
 }  // namespace kcoll

@@ -56,7 +56,7 @@ TEST_F(CgTest, EveryAllReduceAlgorithmConvergesAlike) {
   auto mpi_sum = MakeMpiDotSum(MPI_COMM_WORLD);
   absl::StatusOr<CgResult> reference = SolvePoisson(MPI_COMM_WORLD, options, *mpi_sum);
   ASSERT_TRUE(reference.ok()) << reference.status();
-  for (Algorithm a : AlgorithmsFor(Collective::kAllReduce)) {
+  for (Algorithm a : TransferAlgorithmsFor(Collective::kAllReduce)) {
     auto pinned = MakeKcollDotSum(*comm_, a);
     absl::StatusOr<CgResult> result = SolvePoisson(MPI_COMM_WORLD, options, *pinned);
     ASSERT_TRUE(result.ok()) << AlgorithmName(a) << ": " << result.status();

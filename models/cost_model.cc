@@ -209,7 +209,8 @@ void CostModel::Build() {
       }
       break;
     case Algorithm::kAuto:
-      break;  // refused by Create
+    case Algorithm::kDirect:  // zero-copy on registered buffers: not priced, taken whenever they are registered
+      break;                  // refused by Create
   }
 }
 

@@ -31,6 +31,7 @@ const std::vector<Algorithm>& AllAlgorithms() {
       Algorithm::kChain,
       Algorithm::kPairwise,
       Algorithm::kLinear,
+      Algorithm::kDirect,
   };
   return *all;
 }
@@ -89,6 +90,8 @@ absl::string_view AlgorithmName(Algorithm a) {
       return "pairwise";
     case Algorithm::kLinear:
       return "linear";
+    case Algorithm::kDirect:
+      return "direct";
   }
   return "invalid";
 }

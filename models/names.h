@@ -39,6 +39,7 @@ enum class Algorithm {
   kChain,                 // pipelined chain (Broadcast, Reduce)
   kPairwise,              // pairwise exchange (AllToAll, SendRecv)
   kLinear,                // root talks to every rank in turn (Gather, Scatter, Barrier fallback)
+  kDirect,                // zero-copy on registered buffers: ranks of one node read each other's buffers in place
 };
 
 // Every collective / algorithm, in declaration order.

@@ -23,9 +23,13 @@ TEST(RegistryTest, EveryCollectiveHasAnAlgorithm) {
 }
 
 TEST(RegistryTest, AlgorithmsPerCollective) {
-  EXPECT_THAT(AlgorithmsFor(Collective::kReduceScatter), ElementsAre(Algorithm::kRing, Algorithm::kHalvingDoubling));
-  EXPECT_THAT(AlgorithmsFor(Collective::kAllGather), ElementsAre(Algorithm::kRing, Algorithm::kRecursiveDoubling));
+  EXPECT_THAT(AlgorithmsFor(Collective::kReduceScatter),
+              ElementsAre(Algorithm::kRing, Algorithm::kHalvingDoubling, Algorithm::kDirect));
+  EXPECT_THAT(AlgorithmsFor(Collective::kAllGather),
+              ElementsAre(Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kDirect));
   EXPECT_THAT(AlgorithmsFor(Collective::kBroadcast),
+              ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear, Algorithm::kDirect));
+  EXPECT_THAT(TransferAlgorithmsFor(Collective::kBroadcast),
               ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
   EXPECT_THAT(AlgorithmsFor(Collective::kReduce), ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
   EXPECT_THAT(AlgorithmsFor(Collective::kAllToAll), ElementsAre(Algorithm::kPairwise));

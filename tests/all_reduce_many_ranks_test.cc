@@ -51,7 +51,7 @@ TEST_P(ManyRanksTest, UnevenCountsAreBitExact) {
   ASSERT_TRUE(AllReduceMatches(*comm, call, DataType::kFloat16, ReduceOp::kMax, 5 * n + 3, true));
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, ManyRanksTest, ::testing::ValuesIn(AlgorithmsFor(Collective::kAllReduce)),
+INSTANTIATE_TEST_SUITE_P(Algorithms, ManyRanksTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
                          [](const ::testing::TestParamInfo<Algorithm>& info) {
                            return std::string(AlgorithmName(info.param));
                          });

@@ -88,7 +88,7 @@ TEST_P(SmallChunksTest, ManySlicesAreBitExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, SmallChunksTest, ::testing::ValuesIn(AlgorithmsFor(Collective::kAllReduce)),
+INSTANTIATE_TEST_SUITE_P(Algorithms, SmallChunksTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
                          [](const ::testing::TestParamInfo<Algorithm>& info) {
                            return std::string(AlgorithmName(info.param));
                          });

@@ -40,7 +40,7 @@ TEST_P(SweepTest, EveryCountTypeOpAndChunking) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, SweepTest, ::testing::ValuesIn(AlgorithmsFor(Collective::kAllReduce)),
+INSTANTIATE_TEST_SUITE_P(Algorithms, SweepTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
                          [](const ::testing::TestParamInfo<Algorithm>& info) {
                            return std::string(AlgorithmName(info.param));
                          });

@@ -63,7 +63,7 @@ TEST_P(AllReduceTest, LargeOddCount) {
 
 // Every algorithm on the serial backend, the default algorithm on every other host backend.
 std::vector<Param> Params() {
-  const std::vector<Algorithm> algorithms = AlgorithmsFor(Collective::kAllReduce);
+  const std::vector<Algorithm> algorithms = TransferAlgorithmsFor(Collective::kAllReduce);
   std::vector<Param> out;
   for (Algorithm a : algorithms) out.emplace_back(a, ExecBackend::kSerial);
   if (IsAvailable(ExecBackend::kOpenMP) && !algorithms.empty())

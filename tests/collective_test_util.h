@@ -93,8 +93,9 @@ inline std::string CaseName(DataType type, const ReduceOp* op, size_t count, boo
   return s;
 }
 
-// Parameter of the per-collective suites: one registered algorithm.
-inline std::vector<Algorithm> AlgorithmsUnderTest(Collective collective) { return AlgorithmsFor(collective); }
+// Parameter of the per-collective suites: one registered algorithm. `direct` runs only on registered buffers, which
+// these suites do not use: registered_buffers_test.cc runs the matrix on them.
+inline std::vector<Algorithm> AlgorithmsUnderTest(Collective collective) { return TransferAlgorithmsFor(collective); }
 
 inline std::string AlgorithmParamName(const ::testing::TestParamInfo<Algorithm>& info) {
   return std::string(AlgorithmName(info.param));

@@ -209,14 +209,14 @@ class StallTest : public ::testing::Test {
 };
 
 TEST_F(StallTest, EveryAllReduceAlgorithmTimesOut) {
-  for (Algorithm a : AlgorithmsFor(Collective::kAllReduce)) CheckStall(Collective::kAllReduce, a);
+  for (Algorithm a : TransferAlgorithmsFor(Collective::kAllReduce)) CheckStall(Collective::kAllReduce, a);
 }
 
 TEST_F(StallTest, EveryAlgorithmOfEveryOtherCollectiveTimesOut) {
   for (Collective c : {Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast, Collective::kReduce,
                        Collective::kAllToAll, Collective::kGather, Collective::kScatter, Collective::kSendRecv,
                        Collective::kBarrier}) {
-    for (Algorithm a : AlgorithmsFor(c)) CheckStall(c, a);
+    for (Algorithm a : TransferAlgorithmsFor(c)) CheckStall(c, a);
   }
 }
 

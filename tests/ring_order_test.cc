@@ -79,7 +79,7 @@ TEST_F(RingOrderTest, ReduceScatterAndAllGather) {
   std::vector<int32_t> send(c * n_);
   for (size_t i = 0; i < send.size(); ++i)
     send[i] = static_cast<int32_t>(ExactInput(DataType::kInt32, ReduceOp::kSum, rank_, i));
-  for (Algorithm a : AlgorithmsFor(Collective::kReduceScatter)) {
+  for (Algorithm a : TransferAlgorithmsFor(Collective::kReduceScatter)) {
     std::vector<int32_t> recv(c, -1);
     ASSERT_TRUE(Run(a, Args(Collective::kReduceScatter, send.data(), recv.data())));
     for (size_t i = 0; i < c; ++i) {
@@ -88,7 +88,7 @@ TEST_F(RingOrderTest, ReduceScatterAndAllGather) {
     }
   }
   const std::vector<int32_t> mine = Pattern(rank_, c);
-  for (Algorithm a : AlgorithmsFor(Collective::kAllGather)) {
+  for (Algorithm a : TransferAlgorithmsFor(Collective::kAllGather)) {
     std::vector<int32_t> recv(c * n_, -1);
     ASSERT_TRUE(Run(a, Args(Collective::kAllGather, mine.data(), recv.data())));
     for (int r = 0; r < n_; ++r) {
@@ -101,7 +101,7 @@ TEST_F(RingOrderTest, ReduceScatterAndAllGather) {
 TEST_F(RingOrderTest, BroadcastAndReduceFromEveryRoot) {
   for (int root = 0; root < n_; ++root) {
     const std::vector<int32_t> data = Pattern(root, count_);
-    for (Algorithm a : AlgorithmsFor(Collective::kBroadcast)) {
+    for (Algorithm a : TransferAlgorithmsFor(Collective::kBroadcast)) {
       std::vector<int32_t> recv(count_, -1);
       ASSERT_TRUE(Run(a, Args(Collective::kBroadcast, data.data(), recv.data(), root)));
       EXPECT_EQ(recv, data) << AlgorithmName(a) << " root " << root;
@@ -109,7 +109,7 @@ TEST_F(RingOrderTest, BroadcastAndReduceFromEveryRoot) {
     std::vector<int32_t> send(count_);
     for (size_t i = 0; i < count_; ++i)
       send[i] = static_cast<int32_t>(ExactInput(DataType::kInt32, ReduceOp::kSum, rank_, i));
-    for (Algorithm a : AlgorithmsFor(Collective::kReduce)) {
+    for (Algorithm a : TransferAlgorithmsFor(Collective::kReduce)) {
       std::vector<int32_t> recv(count_, -1);
       ASSERT_TRUE(Run(a, Args(Collective::kReduce, send.data(), recv.data(), root)));
       for (size_t i = 0; i < count_; ++i) {

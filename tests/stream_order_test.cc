@@ -32,7 +32,7 @@ std::vector<Param> AllButAllReduce() {
   for (Collective c : {Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast, Collective::kReduce,
                        Collective::kAllToAll, Collective::kGather, Collective::kScatter, Collective::kSendRecv,
                        Collective::kBarrier}) {
-    for (Algorithm a : AlgorithmsFor(c)) out.emplace_back(c, a);
+    for (Algorithm a : TransferAlgorithmsFor(c)) out.emplace_back(c, a);
   }
   return out;
 }

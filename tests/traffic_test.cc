@@ -47,7 +47,7 @@ std::vector<int> Layouts() {
 std::string LayoutName(int rpn) { return rpn == 0 ? std::string("MPI nodes") : absl::StrCat(rpn, " ranks per node"); }
 
 bool Registered(Algorithm a) {
-  const std::vector<Algorithm> all = AlgorithmsFor(Collective::kAllReduce);
+  const std::vector<Algorithm> all = TransferAlgorithmsFor(Collective::kAllReduce);
   return std::find(all.begin(), all.end(), a) != all.end();
 }
 
@@ -94,7 +94,7 @@ TEST(AllReduceTraffic, EveryAlgorithmConservesBytes) {
   for (int rpn : Layouts()) {
     auto comm = MakeComm(rpn);
     ASSERT_TRUE(AllRanks(comm != nullptr));
-    for (Algorithm algorithm : AlgorithmsFor(Collective::kAllReduce)) {
+    for (Algorithm algorithm : TransferAlgorithmsFor(Collective::kAllReduce)) {
       for (size_t count : Counts()) {
         const PrimitiveCounts p = Traffic(*comm, algorithm, DataType::kFloat32, count);
         const std::string what = absl::StrCat(AlgorithmName(algorithm), ", ", LayoutName(rpn), ", count ", count);

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
+#include "collectives/transport/peer_memory.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
 #include "models/names.h"
@@ -40,6 +41,10 @@ struct Resources {
   // Nodes, the channels' rings and the trees (binomial, double binary): read orders from here rather than
   // deriving them, so every algorithm and the logs agree (collectives/topology/graph.h explains them).
   const Topology& topology;
+  // The zero-copy path (direct.h): the node's registered memory when the communicator has one and its ranks share a
+  // node, and this call's buffers of every rank when all of them are registered; else null.
+  PeerMemory* peer_memory = nullptr;
+  const PeerMemory::Buffers* peer_buffers = nullptr;
 };
 
 using AlgorithmFn = absl::Status (*)(const CollectiveArgs& args, Resources& resources);

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/bidirectional_ring.h"
+#include "collectives/algorithms/direct.h"
 #include "collectives/algorithms/double_binary_tree.h"
 #include "collectives/algorithms/halving_doubling.h"
 #include "collectives/algorithms/hierarchical.h"
@@ -42,15 +43,19 @@ const std::vector<Entry>& Table() {
       {Collective::kAllReduce, Algorithm::kRecursiveDoubling, &RecursiveDoublingAllReduce},
       {Collective::kAllReduce, Algorithm::kHierarchical, &HierarchicalAllReduce},
       {Collective::kAllReduce, Algorithm::kHierarchicalRingTree, &HierarchicalRingTreeAllReduce},
+      {Collective::kAllReduce, Algorithm::kDirect, &DirectAllReduce},
 
       // Collectives other than AllReduce; within a collective, the first entry is its fallback default.
       {Collective::kReduceScatter, Algorithm::kRing, &RingReduceScatter},
       {Collective::kReduceScatter, Algorithm::kHalvingDoubling, &HalvingReduceScatter},
+      {Collective::kReduceScatter, Algorithm::kDirect, &DirectReduceScatter},
       {Collective::kAllGather, Algorithm::kRing, &RingAllGather},
       {Collective::kAllGather, Algorithm::kRecursiveDoubling, &RecursiveDoublingAllGather},
+      {Collective::kAllGather, Algorithm::kDirect, &DirectAllGather},
       {Collective::kBroadcast, Algorithm::kChain, &ChainBroadcast},
       {Collective::kBroadcast, Algorithm::kTree, &TreeBroadcast},
       {Collective::kBroadcast, Algorithm::kLinear, &LinearBroadcast},
+      {Collective::kBroadcast, Algorithm::kDirect, &DirectBroadcast},
       {Collective::kReduce, Algorithm::kChain, &ChainReduce},
       {Collective::kReduce, Algorithm::kTree, &TreeReduce},
       {Collective::kReduce, Algorithm::kLinear, &LinearReduce},
@@ -73,6 +78,14 @@ std::vector<Algorithm> AlgorithmsFor(Collective collective) {
   std::vector<Algorithm> out;
   for (const Entry& e : Table()) {
     if (e.collective == collective) out.push_back(e.algorithm);
+  }
+  return out;
+}
+
+std::vector<Algorithm> TransferAlgorithmsFor(Collective collective) {
+  std::vector<Algorithm> out;
+  for (Algorithm a : AlgorithmsFor(collective)) {
+    if (a != Algorithm::kDirect) out.push_back(a);
   }
   return out;
 }

@@ -15,6 +15,8 @@ absl::StatusOr<AlgorithmFn> FindAlgorithm(Collective collective, Algorithm algor
 
 // The algorithms implemented for `collective`, in table order (the first is the default).
 std::vector<Algorithm> AlgorithmsFor(Collective collective);
+// The same without `direct`, which runs only on registered buffers (direct.h): the algorithms any buffers can take.
+std::vector<Algorithm> TransferAlgorithmsFor(Collective collective);
 
 }  // namespace kcoll
 

@@ -16,17 +16,12 @@
 #include "collectives/byte_size.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
+#include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
 namespace {
 
 using shm::SlotHeader;
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 // Slot size for `n` ranks: as large as 64 KiB while the segment stays within the budget, never under 4 KiB.
 size_t ChooseSlotBytes(int n, int slots, size_t budget) {
@@ -72,20 +67,6 @@ bool ProbeSingleCopy(MPI_Comm comm, const std::vector<pid_t>& pids) {
   return ok == 1;
 }
 
-// The cores the ranks of `comm` may run on together: the union of their affinity masks (ranks bound to one core
-// each still have a core each).
-int CoresAvailable(MPI_Comm comm) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()) && c < CPU_SETSIZE; ++c) {
-      CPU_SET(c, &set);
-    }
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, comm);
-  return std::max(1, CPU_COUNT(&set));
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm, const ShmOptions& options) {
@@ -126,7 +107,7 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
         absl::StrCat("ShmOptions::rank_names: ", options.rank_names.size(), " names for ", size, " ranks"));
   }
   t->rank_names_ = options.rank_names;
-  t->spin_polls_ = options.spin_polls > 0 ? options.spin_polls : (size <= CoresAvailable(dup) ? 1 << 14 : 1);
+  t->spin_polls_ = shm::ChooseSpinPolls(dup, options.spin_polls);
   return t;
 }
 
@@ -415,7 +396,7 @@ absl::Status ShmTransport::WaitUntil(Done done) {
       continue;
     }
     if (++idle < spin_polls_) {
-      CpuRelax();
+      shm::CpuRelax();
       continue;
     }
     const auto now = std::chrono::steady_clock::now();

@@ -1,0 +1,93 @@
+// Communicator's registered buffers: Allocate, Free, and when a call begins with the exchange that lets it run
+// zero-copy.
+#include "absl/strings/str_cat.h"
+#include "collectives/algorithm_choice.h"
+#include "collectives/communicator.h"
+#include "collectives/status_macros.h"
+#include "collectives/transport/mpi/agreement.h"
+
+namespace kcoll {
+namespace {
+
+bool HasDirect(Collective collective) {
+  return collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
+         collective == Collective::kAllGather || collective == Collective::kBroadcast;
+}
+
+}  // namespace
+
+absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
+  KCOLL_RETURN_IF_ERROR(CheckUsable("Allocate"));
+  // Every step agrees across the whole communicator, so that Allocate succeeds or fails on every rank alike.
+  absl::Status local;
+  if (bytes == 0) local = absl::InvalidArgumentError("Allocate: bytes is 0 (ask for at least 1 byte)");
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, local, "Allocate"));
+  if (registered_ == nullptr) {
+    // The ranks of each node (emulated nodes included) share a segment: split by node, first use only.
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split(control_comm_, topology_.node_of[rank()], rank(), &node) != MPI_SUCCESS) {
+      return absl::InternalError("Allocate: MPI_Comm_split by node failed");
+    }
+    absl::StatusOr<std::unique_ptr<RegisteredMemory>> created =
+        RegisteredMemory::Create(node, topology_.RanksOnNode(topology_.node_of[rank()]));
+    MPI_Comm_free(&node);
+    KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, created.status(), "Allocate"));
+    registered_ = *std::move(created);
+    registered_->set_timeout(timeout_.timeout, timeout_.source);
+  }
+  absl::StatusOr<void*> data = registered_->Allocate(bytes);  // agreed within the node
+  absl::Status everywhere = AgreeAcrossRanks(control_comm_, data.status(), "Allocate");
+  if (!everywhere.ok()) {
+    if (data.ok()) registered_->Free(*data).IgnoreError();  // this node succeeded, another did not
+    return everywhere;
+  }
+  allocation_calls_[*data] = ++allocate_calls_;
+  return data;
+}
+
+absl::Status Communicator::Free(void* data) {
+  KCOLL_RETURN_IF_ERROR(CheckUsable("Free"));
+  // Which Allocate call of this communicator `data` came from (0: none), compared across every rank, so that Free
+  // succeeds or fails on every rank alike.
+  const auto found = allocation_calls_.find(data);
+  const uint64_t call = found == allocation_calls_.end() ? 0 : found->second;
+  std::vector<uint64_t> calls(static_cast<size_t>(size()));
+  MPI_Allgather(&call, 1, MPI_UINT64_T, calls.data(), 1, MPI_UINT64_T, control_comm_);
+  absl::Status local;
+  if (call == 0) {
+    local = absl::InvalidArgumentError(absl::StrCat("Free: data ", absl::Hex(reinterpret_cast<uintptr_t>(data)),
+                                                    " is not the start of memory this communicator allocated"));
+  }
+  for (int r = 0; r < size() && local.ok(); ++r) {
+    if (calls[r] != 0 && calls[r] != call) {
+      local = absl::InvalidArgumentError(absl::StrCat(
+          "Free: rank ", rank(), " frees the buffer of Allocate call ", call, " but rank ", r, " that of call ",
+          calls[r], " (Free is collective: every rank frees its buffer of the same Allocate call)"));
+    }
+  }
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, local, "Free"));
+  allocation_calls_.erase(found);
+  return registered_->Free(data);
+}
+
+bool Communicator::IsRegistered(const void* data, size_t bytes) const {
+  return registered_ != nullptr && registered_->Contains(data, bytes);
+}
+
+bool Communicator::MayRunDirect(Collective collective, Algorithm requested, MemoryKind memory) const {
+  // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
+  // where ranks can read each other's buffers.
+  if (registered_ == nullptr || topology_.nnodes != 1 || transport_kind_ != TransportKind::kShm) return false;
+  if (memory != MemoryKind::kHost || !HasDirect(collective)) return false;
+  if (requested == Algorithm::kDirect) return true;
+  if (requested != Algorithm::kAuto) return false;
+  if (algo_override_.has_value()) {
+    // $KCOLL_ALGO naming an algorithm for this collective decides instead.
+    absl::StatusOr<std::optional<Algorithm>> from_env = ParseAlgorithmOverride(*algo_override_, collective);
+    if (!from_env.ok()) return false;
+    if (from_env->has_value()) return **from_env == Algorithm::kDirect;
+  }
+  return true;
+}
+
+}  // namespace kcoll

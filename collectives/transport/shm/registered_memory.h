@@ -1,0 +1,114 @@
+// Registered buffers: memory that every rank of a node maps, so that a collective can read a peer's buffer in place
+// (collectives/algorithms/direct.h) instead of moving it through transfers.
+//
+// Allocate is collective over the node: the ranks agree on one segment holding every rank's buffer (each rank asks
+// for its own size), created and mapped by all of them (shm_segment.h), so each rank knows every peer's buffer of
+// that allocation at an address of its own. Free is collective too, so that the ranks' sets of allocations stay
+// alike and no rank unmaps memory a peer may still be told to read.
+//
+// A call that may run zero-copy starts with Exchange: each rank writes, in a cache line only it writes, which
+// allocation and offset its send and recv buffers are at (or that they are not registered), then raises its arrival
+// counter; once every peer's counter has caught up it reads their descriptors. Descriptors alternate between two
+// places from call to call: a rank starts writing call k + 2's only after every rank has arrived in call k + 1, by
+// which time nobody reads call k's. Barrier raises the counter and waits for the others' in the same way.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_REGISTERED_MEMORY_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_SHM_REGISTERED_MEMORY_H_
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "collectives/transport/peer_memory.h"
+#include "collectives/transport/shm/shm_layout.h"
+#include "collectives/transport/shm/shm_segment.h"
+
+namespace kcoll {
+
+class RegisteredMemory final : public PeerMemory {
+ public:
+  // Collective over `comm`, whose ranks must share a host. `rank_names` says how errors name each rank (its rank in
+  // the communicator); `spin_polls` as ShmOptions::spin_polls.
+  static absl::StatusOr<std::unique_ptr<RegisteredMemory>> Create(MPI_Comm comm, std::vector<int> rank_names,
+                                                                  int spin_polls = 0);
+  ~RegisteredMemory() override;
+
+  // Collective over the node: `bytes` (at least 1; may differ between ranks) of zero-filled memory, 64-byte aligned,
+  // that the other ranks of the node map as well. FailedPrecondition, with the reason, when /dev/shm cannot hold it.
+  absl::StatusOr<void*> Allocate(size_t bytes);
+  // Collective over the node: every rank frees the allocation it got from the same Allocate call. InvalidArgument
+  // (on every rank) naming the pointer when it is not the start of an allocation, or when the ranks free different
+  // allocations.
+  absl::Status Free(void* data);
+  // Whether [data, data + bytes) lies inside one of this rank's allocations.
+  bool Contains(const void* data, size_t bytes) const;
+  size_t allocations() const { return allocations_.size(); }
+
+  void set_timeout(absl::Duration timeout, std::string source);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  absl::StatusOr<bool> Exchange(const Transport::CallInfo& call, const void* send, size_t send_bytes, const void* recv,
+                                size_t recv_bytes, Buffers* peers) override;
+  absl::Status Barrier() override;
+
+ private:
+  // Where a buffer is: allocation id (0: not registered) and offset inside this rank's part of it.
+  struct Location {
+    uint32_t allocation = 0;
+    uint64_t offset = 0;
+  };
+  struct Descriptor {
+    uint32_t signature;
+    uint32_t send_allocation;
+    uint32_t recv_allocation;
+    uint32_t reserved;
+    uint64_t send_offset;
+    uint64_t recv_offset;
+  };
+  // Two cache lines per rank, written by that rank only.
+  struct alignas(shm::kCacheLine) RankLines {
+    std::atomic<uint64_t> arrived;  // barriers (and exchanges) this rank has reached
+    Descriptor calls[2];            // call k's descriptor is calls[k % 2]
+  };
+  static_assert(sizeof(RankLines) == 2 * shm::kCacheLine, "two cache lines per rank");
+  struct Allocation {
+    uint32_t id;
+    std::unique_ptr<shm::Segment> segment;
+    std::vector<size_t> offsets;  // [local rank]: where its part begins in the segment
+    std::vector<size_t> sizes;    // [local rank]: the bytes it asked for
+  };
+
+  RegisteredMemory(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  Location Find(const void* data, size_t bytes) const;
+  const Allocation* FindAllocation(uint32_t id) const;
+  // Raises this rank's arrival counter and waits until every rank's has reached it.
+  absl::Status Arrive();
+  RankLines& lines(int rank) const { return reinterpret_cast<RankLines*>(lines_->data())[rank]; }
+  int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
+
+  MPI_Comm comm_;
+  int rank_;
+  int size_;
+  std::vector<int> rank_names_;
+  int spin_polls_ = 1;
+  std::unique_ptr<shm::Segment> lines_;
+  std::vector<Allocation> allocations_;
+  uint32_t next_id_ = 1;
+  uint64_t arrived_ = 0;  // this rank's own count, mirrored in its line
+  uint64_t calls_ = 0;    // exchanges so far
+  absl::Duration timeout_ = absl::InfiniteDuration();
+  std::string timeout_source_;
+  Transport::CallInfo call_{"transfer", "no call", 0};
+  int step_ = 0;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_SHM_REGISTERED_MEMORY_H_

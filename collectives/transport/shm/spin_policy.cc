@@ -1,0 +1,37 @@
+#include "collectives/transport/shm/spin_policy.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace kcoll {
+namespace shm {
+namespace {
+
+// The cores the ranks of `comm` may run on together: the union of their affinity masks (ranks bound to one core
+// each still have a core each).
+int CoresAvailable(MPI_Comm comm) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()) && c < CPU_SETSIZE; ++c) {
+      CPU_SET(c, &set);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, comm);
+  return std::max(1, CPU_COUNT(&set));
+}
+
+}  // namespace
+
+int ChooseSpinPolls(MPI_Comm comm, int requested) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int cores = CoresAvailable(comm);  // collective: called on every rank whatever `requested` is
+  if (requested > 0) return requested;
+  return size <= cores ? 1 << 14 : 1;
+}
+
+}  // namespace shm
+}  // namespace kcoll
