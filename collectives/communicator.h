@@ -83,6 +83,12 @@ struct CallOptions {
 
 class Communicator {
  public:
+  // From this collective buffer size (the largest of send and recv), `auto` runs registered buffers zero-copy. Below
+  // it the pipelined schedules through the shared-memory slots measured faster than `direct` on 2 ranks here
+  // (docs/measured/registered_buffers_2ranks.txt: direct's time over the best of them at 4 MiB 1.12x out of place,
+  // 0.77x in place; at 16 MiB 0.73x and 0.76x); `direct` asked for by name runs at any size.
+  static constexpr size_t kAutoDirectMinBytes = size_t{8} << 20;
+
   // Collective over `comm`. Needs MPI and Kokkos initialised.
   static absl::StatusOr<std::unique_ptr<Communicator>> Create(MPI_Comm comm, const CommunicatorOptions& options = {});
   ~Communicator();
@@ -138,9 +144,10 @@ class Communicator {
   absl::Status Barrier(const CallOptions& options = {});
 
   // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
-  // of this rank's node map too. A collective whose buffers every rank took from here runs zero-copy (the `direct`
-  // algorithm: ranks read each other's buffers in place; collectives/algorithms/direct.h), which `auto` then
-  // chooses for AllReduce, ReduceScatter, AllGather and Broadcast on a communicator of one node over shared memory.
+  // of this rank's node map too. A collective whose buffers every rank took from here can run zero-copy (the
+  // `direct` algorithm: ranks read each other's buffers in place; collectives/algorithms/direct.h), which `auto`
+  // chooses for AllReduce, ReduceScatter, AllGather and Broadcast from kAutoDirectMinBytes on a communicator of one
+  // node over shared memory.
   // Any other buffer still works, through transfers; so do registered buffers elsewhere. Collective over the
   // communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos View.
   absl::StatusOr<void*> Allocate(size_t bytes);
@@ -191,7 +198,7 @@ class Communicator {
   absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank
   // given the same arguments.
-  bool MayRunDirect(Collective collective, Algorithm requested, MemoryKind memory) const;
+  bool MayRunDirect(const CollectiveArgs& args, Algorithm requested, MemoryKind memory) const;
   // Records `error` as what broke the communicator, withdraws pending transfers, and with on_timeout = kAbort ends
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);

@@ -1,10 +1,13 @@
 // Communicator's registered buffers: Allocate, Free, and when a call begins with the exchange that lets it run
 // zero-copy.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/communicator.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/validate.h"
 
 namespace kcoll {
 namespace {
@@ -74,13 +77,18 @@ bool Communicator::IsRegistered(const void* data, size_t bytes) const {
   return registered_ != nullptr && registered_->Contains(data, bytes);
 }
 
-bool Communicator::MayRunDirect(Collective collective, Algorithm requested, MemoryKind memory) const {
+bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested, MemoryKind memory) const {
+  const Collective collective = args.collective;
   // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
   // where ranks can read each other's buffers.
   if (registered_ == nullptr || topology_.nnodes != 1 || transport_kind_ != TransportKind::kShm) return false;
   if (memory != MemoryKind::kHost || !HasDirect(collective)) return false;
   if (requested == Algorithm::kDirect) return true;
   if (requested != Algorithm::kAuto) return false;
+  // `auto` goes zero-copy for collectives whose buffer is at least kAutoDirectMinBytes (the same on every rank).
+  const size_t elem = DataTypeSize(args.type);
+  const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
+  if (buffer < kAutoDirectMinBytes) return false;
   if (algo_override_.has_value()) {
     // $KCOLL_ALGO naming an algorithm for this collective decides instead.
     absl::StatusOr<std::optional<Algorithm>> from_env = ParseAlgorithmOverride(*algo_override_, collective);

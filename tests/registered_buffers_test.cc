@@ -118,7 +118,7 @@ struct MatrixCase {
 };
 
 // One case on registered buffers; collective over MPI_COMM_WORLD. Returns whether it passed on this rank.
-bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm) {
+bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_t chunk_bytes = 0) {
   const int rank = WorldRank(), n = WorldSize();
   const size_t elem = DataTypeSize(m.type);
   const std::string name = absl::StrCat(m.Name(), " (", AlgorithmName(algorithm), ")");
@@ -154,6 +154,7 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm) {
                        : recv.data();
   CallOptions options;
   options.algorithm = algorithm;
+  options.tuning.chunk_bytes = chunk_bytes;
   const uint64_t before = DirectCalls(comm, m.collective);
   const absl::Status status = Call(comm, m.collective, send_ptr, recv_ptr, m.count, m.type, m.op, m.root, options);
   const std::vector<char> mpi = MpiAnswer(m.collective, m.type, m.op, send, m.count, m.root);
@@ -178,7 +179,9 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm) {
     ok = false;
   }
   const uint64_t ran_direct = DirectCalls(comm, m.collective) - before;
-  if (ran_direct != (direct ? 1u : 0u)) {
+  const size_t buffer = std::max(recv_elems, send.size() / elem) * elem;
+  const bool expect_direct = direct && (algorithm == Algorithm::kDirect || buffer >= Communicator::kAutoDirectMinBytes);
+  if (ran_direct != (expect_direct ? 1u : 0u)) {
     ADD_FAILURE() << name << ": ran direct " << ran_direct << " time(s) where zero-copy is "
                   << (direct ? "available" : "unavailable");
     ok = false;
@@ -219,6 +222,11 @@ TEST_P(RegisteredMatrixTest, LargeOddCountIsBitExact) {
     RunCase(*comm, MatrixCase{c, DataType::kBfloat16, ReduceOp::kSum, kLargeCount, last, true}, GetParam());
     ASSERT_TRUE(AllRanks(!HasFailure())) << CollectiveName(c);
   }
+  // AllReduce's pipeline in many small chunks, so that ranks overtake each other between chunks.
+  for (bool in_place : {false, true}) {
+    RunCase(*comm, MatrixCase{Collective::kAllReduce, DataType::kFloat32, ReduceOp::kSum, kLargeCount, 0, in_place},
+            GetParam(), /*chunk_bytes=*/1000);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, RegisteredMatrixTest, ::testing::Values(Algorithm::kAuto, Algorithm::kDirect),
@@ -230,7 +238,8 @@ TEST(RegisteredFallbackTest, SomeRanksUnregistered) {
   auto comm = MakeComm();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
-  constexpr size_t kCount = 1000;
+  // Large enough for `auto` to go zero-copy if every rank's buffer were registered.
+  const size_t kCount = Communicator::kAutoDirectMinBytes / sizeof(int32_t);
   auto data = comm->Allocate(kCount * sizeof(int32_t));
   ASSERT_TRUE(AllRanks(data.ok()));
   std::vector<int32_t> plain(kCount);
@@ -323,12 +332,14 @@ TEST(RegisteredErrorsTest, DifferentArgumentsAreRefusedOnEveryRank) {
   float* x = static_cast<float*>(*data);
   for (int i = 0; i < 64; ++i) x[i] = 1.0f;
   const size_t count = rank == 1 ? 32 : 64;
-  absl::Status status = comm->AllReduce(x, x, count, DataType::kFloat32, ReduceOp::kSum);
+  CallOptions direct;
+  direct.algorithm = Algorithm::kDirect;
+  absl::Status status = comm->AllReduce(x, x, count, DataType::kFloat32, ReduceOp::kSum, direct);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("different arguments"));
   EXPECT_EQ(x[0], 1.0f);
   ASSERT_TRUE(AllRanks(comm->broken().ok()));
-  status = comm->AllReduce(x, x, 64, DataType::kFloat32, ReduceOp::kSum);
+  status = comm->AllReduce(x, x, 64, DataType::kFloat32, ReduceOp::kSum, direct);
   ASSERT_TRUE(AllRanks(status.ok())) << status;
   EXPECT_EQ(x[63], static_cast<float>(n));
   EXPECT_TRUE(comm->Free(x).ok());
@@ -344,10 +355,12 @@ TEST(RegisteredErrorsTest, StalledRankTimesOut) {
   auto data = comm->Allocate(1024 * sizeof(double));
   ASSERT_TRUE(AllRanks(data.ok()));
   double* x = static_cast<double*>(*data);
+  CallOptions direct;
+  direct.algorithm = Algorithm::kDirect;
   const int stalled = n - 1;
   if (rank != stalled) {
     const auto start = std::chrono::steady_clock::now();
-    const absl::Status status = comm->AllReduce(x, x, 1024, DataType::kFloat64, ReduceOp::kSum);
+    const absl::Status status = comm->AllReduce(x, x, 1024, DataType::kFloat64, ReduceOp::kSum, direct);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("ranks that did not arrive: ", stalled)));
@@ -358,11 +371,35 @@ TEST(RegisteredErrorsTest, StalledRankTimesOut) {
   // The stalled rank comes once the others have returned, and finds nobody.
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == stalled) {
-    const absl::Status status = comm->AllReduce(x, x, 1024, DataType::kFloat64, ReduceOp::kSum);
+    const absl::Status status = comm->AllReduce(x, x, 1024, DataType::kFloat64, ReduceOp::kSum, direct);
     EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_EQ(comm->AllReduce(x, x, 1, DataType::kFloat64, ReduceOp::kSum).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(comm->AllReduce(x, x, 1, DataType::kFloat64, ReduceOp::kSum, direct).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// `auto` runs registered buffers zero-copy from Communicator::kAutoDirectMinBytes, and through the slots below.
+TEST(RegisteredAutoTest, ZeroCopyFromTheThreshold) {
+  auto comm = MakeComm();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int rank = WorldRank(), n = WorldSize();
+  const size_t count = Communicator::kAutoDirectMinBytes / sizeof(int32_t);
+  auto data = comm->Allocate(count * sizeof(int32_t));
+  ASSERT_TRUE(AllRanks(data.ok())) << data.status();
+  int32_t* x = static_cast<int32_t*>(*data);
+  for (size_t elements : {count - 1, count}) {
+    for (size_t i = 0; i < elements; ++i) x[i] = rank + static_cast<int32_t>(i % 5);
+    const uint64_t before = DirectCalls(*comm, Collective::kAllReduce);
+    const absl::Status status = comm->AllReduce(x, x, elements, DataType::kInt32, ReduceOp::kSum);
+    ASSERT_TRUE(AllRanks(status.ok())) << status;
+    for (size_t i = 0; i < elements; ++i) {
+      ASSERT_EQ(x[i], n * (n - 1) / 2 + n * static_cast<int32_t>(i % 5)) << elements << " elements, element " << i;
+    }
+    const bool expected = DirectAvailable(*comm) && elements == count;
+    EXPECT_EQ(DirectCalls(*comm, Collective::kAllReduce) - before, expected ? 1u : 0u) << elements << " elements";
+  }
+  EXPECT_TRUE(comm->Free(x).ok());
 }
 
 // The View helper: an unmanaged host View over registered memory; collectives on it run zero-copy.
@@ -374,7 +411,9 @@ TEST(RegisteredViewTest, AllReduceOnRegisteredViews) {
   ASSERT_TRUE(AllRanks(view.ok())) << view.status();
   for (size_t i = 0; i < 333; ++i) (*view)(i) = rank * 1000 + static_cast<int64_t>(i);
   const uint64_t before = DirectCalls(*comm, Collective::kAllReduce);
-  const absl::Status status = AllReduce(*comm, *view, *view, ReduceOp::kSum);
+  CallOptions direct;
+  direct.algorithm = DirectAvailable(*comm) ? Algorithm::kDirect : Algorithm::kAuto;
+  const absl::Status status = AllReduce(*comm, *view, *view, ReduceOp::kSum, direct);
   ASSERT_TRUE(AllRanks(status.ok())) << status;
   for (size_t i = 0; i < 333; ++i) {
     ASSERT_EQ((*view)(i), 1000 * static_cast<int64_t>(n) * (n - 1) / 2 + n * static_cast<int64_t>(i));

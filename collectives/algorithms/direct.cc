@@ -1,11 +1,17 @@
 #include "collectives/algorithms/direct.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/partition.h"
 #include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {
+
+// AllReduce's pipeline step (CallOptions::tuning.chunk_bytes overrides it): a chunk reduced by one rank is copied by
+// the others while it is in that rank's cache.
+constexpr size_t kDirectChunkBytes = 128 << 10;
 
 // The peers' buffers of this call, or why the call cannot run zero-copy.
 absl::StatusOr<const PeerMemory::Buffers*> PeerBuffers(const CollectiveArgs& args, const Resources& resources) {
@@ -35,33 +41,45 @@ absl::Status Barrier(Resources& resources) {
 absl::Status DirectAllReduce(const CollectiveArgs& args, Resources& resources) {
   KCOLL_ASSIGN_OR_RETURN(const PeerMemory::Buffers* peers, PeerBuffers(args, resources));
   Kernels& kernels = resources.kernels;
-  const int n = resources.peer_memory->size(), me = resources.peer_memory->rank();
+  PeerMemory& memory = *resources.peer_memory;
+  const int n = memory.size(), me = memory.rank();
   const size_t elem = DataTypeSize(args.type);
-  const Block mine = BlockOf(args.count, n, me);
   unsigned char* recv = peers->recv[me];
   if (n == 1) {
     if (args.send != args.recv) KCOLL_RETURN_IF_ERROR(kernels.Copy(recv, peers->send[me], args.count * elem));
     return Barrier(resources);
   }
-  // This rank's block, reduced from every rank's send buffer (its own first: it is likely in cache).
-  if (mine.count > 0) {
-    const size_t at = mine.offset * elem;
-    const int first = (me + 1) % n;
-    KCOLL_RETURN_IF_ERROR(
-        kernels.Reduce(args.op, args.type, recv + at, peers->send[me] + at, peers->send[first] + at, mine.count));
-    for (int k = 2; k < n; ++k) {
-      const int p = (me + k) % n;
-      KCOLL_RETURN_IF_ERROR(kernels.Reduce(args.op, args.type, recv + at, recv + at, peers->send[p] + at, mine.count));
+  // Every block is cut into the same number of chunks (the first block is the largest), so that step c means the
+  // same chunk on every rank.
+  const size_t chunk_bytes = args.options.chunk_bytes > 0 ? args.options.chunk_bytes : kDirectChunkBytes;
+  const size_t chunk = std::max<size_t>(1, chunk_bytes / elem);
+  const size_t largest = BlockOf(args.count, n, 0).count;
+  const size_t chunks = (largest + chunk - 1) / chunk;
+  const Block mine = BlockOf(args.count, n, me);
+  for (size_t c = 0; c < chunks; ++c) {
+    // Chunk c of this rank's block, reduced from every rank's send buffer (its own first: likely in cache).
+    const size_t begin = std::min(mine.count, c * chunk), end = std::min(mine.count, begin + chunk);
+    if (end > begin) {
+      const size_t at = (mine.offset + begin) * elem;
+      KCOLL_RETURN_IF_ERROR(kernels.Reduce(args.op, args.type, recv + at, peers->send[me] + at,
+                                           peers->send[(me + 1) % n] + at, end - begin));
+      for (int k = 2; k < n; ++k) {
+        KCOLL_RETURN_IF_ERROR(
+            kernels.Reduce(args.op, args.type, recv + at, recv + at, peers->send[(me + k) % n] + at, end - begin));
+      }
     }
-  }
-  KCOLL_RETURN_IF_ERROR(Barrier(resources));
-  // Every other block, from the rank that reduced it, starting with the next rank's so that ranks spread their reads.
-  for (int k = 1; k < n; ++k) {
-    const int p = (me + k) % n;
-    const Block block = BlockOf(args.count, n, p);
-    if (block.count == 0) continue;
-    const size_t at = block.offset * elem;
-    KCOLL_RETURN_IF_ERROR(kernels.Copy(recv + at, peers->recv[p] + at, block.count * elem));
+    kernels.Fence();
+    memory.Publish(static_cast<uint32_t>(c + 1));
+    // Chunk c of every other block, from the rank that reduced it, while it is still in that rank's cache.
+    for (int k = 1; k < n; ++k) {
+      const int p = (me + k) % n;
+      const Block block = BlockOf(args.count, n, p);
+      const size_t from = std::min(block.count, c * chunk), to = std::min(block.count, from + chunk);
+      if (to == from) continue;
+      KCOLL_RETURN_IF_ERROR(memory.WaitFor(p, static_cast<uint32_t>(c + 1)));
+      const size_t at = (block.offset + from) * elem;
+      KCOLL_RETURN_IF_ERROR(kernels.Copy(recv + at, peers->recv[p] + at, (to - from) * elem));
+    }
   }
   return Barrier(resources);
 }

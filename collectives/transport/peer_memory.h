@@ -5,6 +5,7 @@
 #define KCOLL_COLLECTIVES_TRANSPORT_PEER_MEMORY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,6 +35,11 @@ class PeerMemory {
                                         const void* recv, size_t recv_bytes, Buffers* peers) = 0;
   // Returns once every rank of the node has reached the same barrier of the same call.
   virtual absl::Status Barrier() = 0;
+  // Point-to-point order within a call, for pipelined schedules: Publish says this rank has finished `step` of the
+  // call (and everything it wrote before); WaitFor returns once `peer` has published `step` (or a later step) of
+  // the same call. Steps start at 1 in every call.
+  virtual void Publish(uint32_t step) = 0;
+  virtual absl::Status WaitFor(int peer, uint32_t step) = 0;
 };
 
 }  // namespace kcoll

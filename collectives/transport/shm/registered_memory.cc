@@ -134,22 +134,18 @@ const RegisteredMemory::Allocation* RegisteredMemory::FindAllocation(uint32_t id
   return nullptr;
 }
 
-absl::Status RegisteredMemory::Arrive() {
-  ++step_;
-  lines(rank_).arrived.store(++arrived_, std::memory_order_release);
-  std::vector<int> waiting;
+template <class Behind>
+absl::Status RegisteredMemory::WaitUntilNoneBehind(Behind behind, absl::string_view waiting_for) {
   int idle = 0;
   bool timing = false;
   std::chrono::steady_clock::time_point last_progress{};
-  int behind = size_;
+  int was_behind = size_;
   while (true) {
     int count = 0;
-    for (int r = 0; r < size_; ++r) {
-      if (lines(r).arrived.load(std::memory_order_acquire) < arrived_) ++count;
-    }
+    for (int r = 0; r < size_; ++r) count += behind(r) ? 1 : 0;
     if (count == 0) return absl::OkStatus();
-    if (count < behind) {  // someone arrived: the timeout counts from here
-      behind = count;
+    if (count < was_behind) {  // someone caught up: the timeout counts from here
+      was_behind = count;
       idle = 0;
       timing = false;
     }
@@ -172,14 +168,34 @@ absl::Status RegisteredMemory::Arrive() {
   }
   std::vector<int> missing;
   for (int r = 0; r < size_; ++r) {
-    if (lines(r).arrived.load(std::memory_order_acquire) < arrived_) missing.push_back(Name(r));
+    if (behind(r)) missing.push_back(Name(r));
   }
   return absl::DeadlineExceededError(absl::StrCat(
       call_.collective, " (", call_.algorithm, ") on rank ", Name(rank_), ": no rank arrived for ",
       absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_,
-      " of the registered-buffer exchange, ", absl::StrFormat("%.3f", call_.SecondsSinceStart()),
-      " s after the call began; ranks that did not arrive: ", absl::StrJoin(missing, ", "),
-      " (a peer stopped, died, or called another collective)"));
+      " of the registered-buffer schedule, ", absl::StrFormat("%.3f", call_.SecondsSinceStart()),
+      " s after the call began; ranks that did not arrive: ", absl::StrJoin(missing, ", "), " (", waiting_for,
+      "; a peer stopped, died, or called another collective)"));
+}
+
+absl::Status RegisteredMemory::Arrive() {
+  ++step_;
+  lines(rank_).arrived.store(++arrived_, std::memory_order_release);
+  return WaitUntilNoneBehind([this](int r) { return lines(r).arrived.load(std::memory_order_acquire) < arrived_; },
+                             "waiting at a barrier");
+}
+
+void RegisteredMemory::Publish(uint32_t step) {
+  lines(rank_).progress.store(calls_ << 32 | step, std::memory_order_release);
+}
+
+absl::Status RegisteredMemory::WaitFor(int peer, uint32_t step) {
+  const uint64_t target = calls_ << 32 | step;
+  if (lines(peer).progress.load(std::memory_order_acquire) >= target) return absl::OkStatus();
+  ++step_;
+  return WaitUntilNoneBehind(
+      [this, peer, target](int r) { return r == peer && lines(r).progress.load(std::memory_order_acquire) < target; },
+      "waiting for a peer's part of the result");
 }
 
 absl::StatusOr<bool> RegisteredMemory::Exchange(const Transport::CallInfo& call, const void* send, size_t send_bytes,

@@ -57,6 +57,8 @@ class RegisteredMemory final : public PeerMemory {
   absl::StatusOr<bool> Exchange(const Transport::CallInfo& call, const void* send, size_t send_bytes, const void* recv,
                                 size_t recv_bytes, Buffers* peers) override;
   absl::Status Barrier() override;
+  void Publish(uint32_t step) override;
+  absl::Status WaitFor(int peer, uint32_t step) override;
 
  private:
   // Where a buffer is: allocation id (0: not registered) and offset inside this rank's part of it.
@@ -74,8 +76,9 @@ class RegisteredMemory final : public PeerMemory {
   };
   // Two cache lines per rank, written by that rank only.
   struct alignas(shm::kCacheLine) RankLines {
-    std::atomic<uint64_t> arrived;  // barriers (and exchanges) this rank has reached
-    Descriptor calls[2];            // call k's descriptor is calls[k % 2]
+    std::atomic<uint64_t> arrived;   // barriers (and exchanges) this rank has reached
+    Descriptor calls[2];             // call k's descriptor is calls[k % 2]
+    std::atomic<uint64_t> progress;  // Publish: the call's number << 32 | the step this rank has finished
   };
   static_assert(sizeof(RankLines) == 2 * shm::kCacheLine, "two cache lines per rank");
   struct Allocation {
@@ -90,6 +93,9 @@ class RegisteredMemory final : public PeerMemory {
   const Allocation* FindAllocation(uint32_t id) const;
   // Raises this rank's arrival counter and waits until every rank's has reached it.
   absl::Status Arrive();
+  // Polls until behind(rank) is false for every rank (spinning, then yielding, then sleeping), or the timeout.
+  template <class Behind>
+  absl::Status WaitUntilNoneBehind(Behind behind, absl::string_view waiting_for);
   RankLines& lines(int rank) const { return reinterpret_cast<RankLines*>(lines_->data())[rank]; }
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
 
