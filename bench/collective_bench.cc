@@ -200,6 +200,12 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   }
   for (Algorithm a : wanted) {
     const bool direct = a == Algorithm::kDirect;
+    if (direct && (comm->transport() != TransportKind::kShm || comm->topology().nnodes != 1)) {
+      notes->push_back(
+          absl::StrCat(CollectiveName(collective),
+                       ": direct skipped: it needs the first --transport to be shm (or auto) on one node"));
+      continue;
+    }
     add(MakeKcollImplementation(comm, a, "", direct));
     if (ctx.options.registered && a == Algorithm::kAuto) add(MakeKcollImplementation(comm, a, "", true));
     // Registered buffers belong to the communicator that allocated them: the first one.

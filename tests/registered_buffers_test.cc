@@ -103,6 +103,11 @@ std::vector<char> MpiAnswer(Collective c, DataType type, ReduceOp op, const std:
   }
 }
 
+// memcpy of a whole vector; an empty one has no data pointer to pass.
+void CopyBytes(void* dst, const std::vector<char>& src) {
+  if (!src.empty()) std::memcpy(dst, src.data(), src.size());
+}
+
 struct MatrixCase {
   Collective collective;
   DataType type;
@@ -130,22 +135,22 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_
   Registered separate(comm, send.size(), 128);
   if (recv.base == nullptr || separate.base == nullptr) return false;
   const std::vector<char> sentinel = SentinelBuffer(m.type, recv_elems);
-  std::memcpy(recv.data(), sentinel.data(), sentinel.size());
+  CopyBytes(recv.data(), sentinel);
   const void* send_ptr = separate.data();
-  std::memcpy(separate.data(), send.data(), send.size());
+  CopyBytes(separate.data(), send);
   if (m.in_place) {
     switch (m.collective) {
       case Collective::kAllGather:  // send is this rank's block of recv
         send_ptr = recv.data() + static_cast<size_t>(rank) * m.count * elem;
-        std::memcpy(recv.data() + static_cast<size_t>(rank) * m.count * elem, send.data(), send.size());
+        CopyBytes(recv.data() + static_cast<size_t>(rank) * m.count * elem, send);
         break;
       case Collective::kReduceScatter:  // recv is this rank's block of send
         send_ptr = recv.data();
-        std::memcpy(recv.data(), send.data(), send.size());
+        CopyBytes(recv.data(), send);
         break;
       default:  // the same buffer
         send_ptr = recv.data();
-        if (!send.empty()) std::memcpy(recv.data(), send.data(), send.size());
+        CopyBytes(recv.data(), send);
         break;
     }
   }
@@ -174,7 +179,8 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_
     ADD_FAILURE() << name << ": " << same.message();
     ok = false;
   }
-  if (ok && std::memcmp(mpi.data(), recv_ptr, std::min(mpi.size(), recv_elems * elem)) != 0) {
+  const size_t compared = std::min(mpi.size(), recv_elems * elem);
+  if (ok && compared > 0 && std::memcmp(mpi.data(), recv_ptr, compared) != 0) {
     ADD_FAILURE() << name << ": differs from the vendor MPI";
     ok = false;
   }
