@@ -112,7 +112,7 @@ struct CostOptions {
   // ring_pipelined: rings running at once. 0 means one per NIC of a node (Topology::nics_per_node).
   int channels = 0;
   // ring_pipelined, double_binary_tree, chain: the pipeline's chunk, in bytes.
-  double chunk_bytes = 256 * 1024;
+  double chunk_bytes = 512 * 1024;  // the library's kDefaultChunkBytes (collectives/algorithms/chunking.h)
 };
 
 // InvalidArgument naming the field: channels >= 0, chunk_bytes finite and >= 1.

@@ -41,7 +41,7 @@ ABSL_FLAG(std::optional<double>, min_bytes, std::nullopt, "Smallest size of the 
 ABSL_FLAG(std::optional<double>, max_bytes, std::nullopt, "Largest size of the sweep and of the crossover search.");
 ABSL_FLAG(double, step_factor, 2, "Ratio between consecutive sizes of the sweep.");
 ABSL_FLAG(int, channels, 0, "ring_pipelined: rings at once (0: one per NIC).");
-ABSL_FLAG(double, chunk_bytes, 256 * 1024, "Pipeline chunk of ring_pipelined, double_binary_tree and chain.");
+ABSL_FLAG(double, chunk_bytes, 512 * 1024, "Pipeline chunk of ring_pipelined, double_binary_tree and chain.");
 ABSL_FLAG(bool, json, false, "Print JSON instead of text.");
 
 namespace kcoll {

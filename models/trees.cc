@@ -1,5 +1,9 @@
 #include "models/trees.h"
 
+#include <cstddef>
+
+#include "collectives/topology/graph.h"
+
 namespace kcoll {
 namespace models {
 
@@ -15,37 +19,25 @@ int64_t FloorPowerOfTwo(int64_t n) {
   return p;
 }
 
-std::vector<int64_t> BinomialTreeParents(int64_t n) {
-  std::vector<int64_t> parents(n, -1);
-  for (int64_t r = 1; r < n; ++r) parents[r] = r & (r - 1);
-  return parents;
+namespace {
+
+std::vector<int> Identity(int64_t n) {
+  std::vector<int> order(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n; ++r) order[r] = static_cast<int>(r);
+  return order;
 }
 
-std::vector<int64_t> BinaryTreeParents(int64_t n) {
-  std::vector<int64_t> parents(n, -1);
-  for (int64_t r = 1; r < n; ++r) {
-    const int64_t bit = r & -r;
-    int64_t up = (r ^ bit) | (bit << 1);
-    if (up >= n) up = r ^ bit;
-    parents[r] = up;
-  }
-  return parents;
-}
+std::vector<int64_t> Parents(const Tree& tree) { return std::vector<int64_t>(tree.parent.begin(), tree.parent.end()); }
+
+}  // namespace
+
+std::vector<int64_t> BinomialTreeParents(int64_t n) { return Parents(kcoll::BinomialTree(Identity(n))); }
+
+std::vector<int64_t> BinaryTreeParents(int64_t n) { return Parents(kcoll::DoubleBinaryTree(Identity(n))[0]); }
 
 DoubleBinaryTree DoubleBinaryTreeParents(int64_t n) {
-  DoubleBinaryTree trees;
-  trees.first = BinaryTreeParents(n);
-  trees.second.assign(n, -1);
-  for (int64_t r = 0; r < n; ++r) {
-    if (n % 2 == 0) {
-      const int64_t up = trees.first[n - 1 - r];
-      trees.second[r] = up < 0 ? -1 : n - 1 - up;
-    } else {
-      const int64_t up = trees.first[(r - 1 + n) % n];
-      trees.second[r] = up < 0 ? -1 : (up + 1) % n;
-    }
-  }
-  return trees;
+  const std::array<Tree, 2> trees = kcoll::DoubleBinaryTree(Identity(n));
+  return models::DoubleBinaryTree{Parents(trees[0]), Parents(trees[1])};
 }
 
 }  // namespace models

@@ -8,19 +8,20 @@
 namespace kcoll {
 namespace models {
 
+// The trees are the ones the algorithms run on (collectives/topology/graph.h), over the identity ring order, so the
+// model prices exactly what the code constructs.
+
 // Binomial tree rooted at rank 0: the parent of r > 0 is r with its lowest set bit cleared. Reduce runs
 // ceil(log2 n) rounds, round i (i = 0, 1, ...) sending from r + 2^i to r for every r that is a multiple of 2^(i+1);
 // broadcast runs the same rounds in reverse order and direction.
 std::vector<int64_t> BinomialTreeParents(int64_t n);
 
-// Binary tree rooted at rank 0 in which leaves and inner ranks alternate (the odd ranks are leaves): let b be the
-// lowest set bit of r > 0; the parent is (r ^ b) | (b << 1), or r ^ b when that is >= n. Rank 0 has one child, every
-// other inner rank two. Its depth is ceil(log2 n) for n > 1.
+// The first tree of the double binary tree: an in-order binary tree over the first m = n (even n) or n - 1 (odd n)
+// ranks, rooted at rank 0 with one child, whose odd ranks are leaves; for odd n the last rank hangs under the root.
 std::vector<int64_t> BinaryTreeParents(int64_t n);
 
-// The two trees of the double binary tree. The first is BinaryTreeParents(n). The second is its mirror image
-// (rank r plays the role of n - 1 - r) when n is even and its shift by one (r plays r - 1 mod n) when n is odd, so
-// that the leaves of one tree are inner ranks of the other.
+// The two trees of the double binary tree: the first, and its mirror image over the first m ranks (rank r plays
+// m - 1 - r), so that the leaves of one are inner ranks of the other; for odd n the last rank is a leaf of both.
 struct DoubleBinaryTree {
   std::vector<int64_t> first;
   std::vector<int64_t> second;

@@ -1,5 +1,6 @@
 #include "models/trees.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -54,12 +55,15 @@ TEST(TreesTest, BinomialTreeHasLogDepth) {
 TEST(TreesTest, BinaryTreeShape) {
   // n = 8: 0 <- 4 <- {2, 6}; 2 <- {1, 3}; 6 <- {5, 7}.
   EXPECT_EQ(BinaryTreeParents(8), (std::vector<int64_t>{-1, 2, 4, 2, 0, 6, 4, 6}));
+  // n = 7: the tree of 6 ranks (0 <- 4 <- {2, 5}; 2 <- {1, 3}) and the last rank under the root.
+  EXPECT_EQ(BinaryTreeParents(7), (std::vector<int64_t>{-1, 2, 4, 2, 0, 4, 0}));
   for (int64_t n = 1; n <= 70; ++n) {
     const std::vector<int64_t> parents = BinaryTreeParents(n);
-    EXPECT_EQ(Depth(parents), CeilLog2(n)) << n;
+    const int64_t m = n % 2 == 0 ? n : n - 1;  // the in-order part; an odd n's last rank sits under the root
+    EXPECT_EQ(Depth(parents), n == 1 ? 0 : std::max(CeilLog2(m), 1)) << n;
     const std::vector<int> children = Children(parents);
     for (int64_t r = 0; r < n; ++r) {
-      EXPECT_LE(children[r], r == 0 ? 1 : 2) << n << " " << r;
+      EXPECT_LE(children[r], r == 0 ? (m < n && n > 1 ? 2 : 1) : 2) << n << " " << r;
       if (r % 2 == 1) {
         EXPECT_EQ(children[r], 0) << "odd ranks are leaves: " << n << " " << r;
       }
@@ -78,9 +82,8 @@ TEST(TreesTest, DoubleBinaryTreesAreComplementary) {
     for (int64_t r = 0; r < n; ++r) {
       if (a[r] > 0 && b[r] > 0) ++inner_in_both;
     }
-    // Every rank is a leaf in at least one tree, except with the shift (odd n) the rank 0, which is the first
-    // tree's root and an inner rank of the second.
-    EXPECT_LE(inner_in_both, n % 2 == 0 ? 0 : 1) << n;
+    // Every rank is a leaf in at least one tree (an odd n's last rank in both).
+    EXPECT_EQ(inner_in_both, 0) << n;
   }
 }
 
