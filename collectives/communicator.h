@@ -15,7 +15,6 @@
 
 #include <mpi.h>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -230,8 +229,7 @@ class Communicator {
   TickClock clock_;                 // times each call for the counters
   // Memory from Allocate, created by the first call; its zero-copy path serves a communicator of one node over shm.
   std::unique_ptr<RegisteredMemory> registered_;
-  uint64_t allocate_calls_ = 0;                       // successful Allocate calls
-  std::map<const void*, uint64_t> allocation_calls_;  // each live buffer: the Allocate call that made it
+  uint32_t allocate_calls_ = 0;  // successful Allocate calls; each allocation is named by its call's number
 };
 
 }  // namespace kcoll

@@ -4,21 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithm_choice.h"
+#include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
-namespace {
-
-bool HasDirect(Collective collective) {
-  return collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
-         collective == Collective::kAllGather || collective == Collective::kBroadcast;
-}
-
-}  // namespace
-
 absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("Allocate"));
   // Every step agrees across the whole communicator, so that Allocate succeeds or fails on every rank alike.
@@ -38,13 +30,15 @@ absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
     registered_ = *std::move(created);
     registered_->set_timeout(timeout_.timeout, timeout_.source);
   }
-  absl::StatusOr<void*> data = registered_->Allocate(bytes);  // agreed within the node
+  // Named by its call number, the same on every rank: every earlier call succeeded or failed everywhere.
+  const uint32_t id = allocate_calls_ + 1;
+  absl::StatusOr<void*> data = registered_->Allocate(id, bytes);  // agreed within the node
   absl::Status everywhere = AgreeAcrossRanks(control_comm_, data.status(), "Allocate");
   if (!everywhere.ok()) {
-    if (data.ok()) registered_->Free(*data).IgnoreError();  // this node succeeded, another did not
+    if (data.ok()) registered_->Release(id);  // this node succeeded, another did not
     return everywhere;
   }
-  allocation_calls_[*data] = ++allocate_calls_;
+  allocate_calls_ = id;
   return data;
 }
 
@@ -52,10 +46,9 @@ absl::Status Communicator::Free(void* data) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("Free"));
   // Which Allocate call of this communicator `data` came from (0: none), compared across every rank, so that Free
   // succeeds or fails on every rank alike.
-  const auto found = allocation_calls_.find(data);
-  const uint64_t call = found == allocation_calls_.end() ? 0 : found->second;
-  std::vector<uint64_t> calls(static_cast<size_t>(size()));
-  MPI_Allgather(&call, 1, MPI_UINT64_T, calls.data(), 1, MPI_UINT64_T, control_comm_);
+  const uint32_t call = registered_ == nullptr ? 0 : registered_->AllocationAt(data);
+  std::vector<uint32_t> calls(static_cast<size_t>(size()));
+  MPI_Allgather(&call, 1, MPI_UINT32_T, calls.data(), 1, MPI_UINT32_T, control_comm_);
   absl::Status local;
   if (call == 0) {
     local = absl::InvalidArgumentError(absl::StrCat("Free: data ", absl::Hex(reinterpret_cast<uintptr_t>(data)),
@@ -69,8 +62,8 @@ absl::Status Communicator::Free(void* data) {
     }
   }
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, local, "Free"));
-  allocation_calls_.erase(found);
-  return registered_->Free(data);
+  registered_->Release(call);
+  return absl::OkStatus();
 }
 
 bool Communicator::IsRegistered(const void* data, size_t bytes) const {
@@ -82,13 +75,14 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
   // where ranks can read each other's buffers.
   if (registered_ == nullptr || topology_.nnodes != 1 || transport_kind_ != TransportKind::kShm) return false;
-  if (memory != MemoryKind::kHost || !HasDirect(collective)) return false;
+  if (memory != MemoryKind::kHost) return false;
+  // Run has found `direct` registered for the collective when it was asked for by name.
   if (requested == Algorithm::kDirect) return true;
   if (requested != Algorithm::kAuto) return false;
   // `auto` goes zero-copy for collectives whose buffer is at least kAutoDirectMinBytes (the same on every rank).
   const size_t elem = DataTypeSize(args.type);
   const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
-  if (buffer < kAutoDirectMinBytes) return false;
+  if (buffer < kAutoDirectMinBytes || !FindAlgorithm(collective, Algorithm::kDirect).ok()) return false;
   if (algo_override_.has_value()) {
     // $KCOLL_ALGO naming an algorithm for this collective decides instead.
     absl::StatusOr<std::optional<Algorithm>> from_env = ParseAlgorithmOverride(*algo_override_, collective);

@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
@@ -54,17 +53,13 @@ void RegisteredMemory::set_timeout(absl::Duration timeout, std::string source) {
   timeout_source_ = std::move(source);
 }
 
-absl::StatusOr<void*> RegisteredMemory::Allocate(size_t bytes) {
-  absl::Status local;
-  if (bytes == 0) local = absl::InvalidArgumentError("Allocate: bytes is 0 (ask for at least 1 byte)");
-  // Every rank's size, so that each knows where every part begins; a rank that refused sends 0.
-  const uint64_t mine = local.ok() ? bytes : 0;
+absl::StatusOr<void*> RegisteredMemory::Allocate(uint32_t id, size_t bytes) {
+  // Every rank's size, so that each knows where every part begins.
+  const uint64_t mine = bytes;
   std::vector<uint64_t> sizes(size_);
   MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_);
-  absl::Status agreed = AgreeAcrossRanks(comm_, local, "Allocate");
-  if (!agreed.ok()) return agreed;
   Allocation a;
-  a.id = next_id_++;
+  a.id = id;
   size_t total = 0;
   for (int r = 0; r < size_; ++r) {
     a.offsets.push_back(total);
@@ -83,37 +78,17 @@ absl::StatusOr<void*> RegisteredMemory::Allocate(size_t bytes) {
   return data;
 }
 
-absl::Status RegisteredMemory::Free(void* data) {
-  uint32_t id = 0;
+uint32_t RegisteredMemory::AllocationAt(const void* data) const {
   for (const Allocation& a : allocations_) {
-    if (a.segment->data() + a.offsets[rank_] == data) id = a.id;
+    if (a.segment->data() + a.offsets[rank_] == data) return a.id;
   }
-  absl::Status local;
-  if (id == 0) {
-    local = absl::InvalidArgumentError(
-        absl::StrCat("Free: data ", absl::Hex(reinterpret_cast<uintptr_t>(data)),
-                     " is not the start of memory this communicator allocated (Communicator::Allocate)"));
-  }
-  std::vector<uint32_t> ids(size_);
-  MPI_Allgather(&id, 1, MPI_UINT32_T, ids.data(), 1, MPI_UINT32_T, comm_);
-  if (local.ok()) {
-    for (int r = 0; r < size_; ++r) {
-      if (ids[r] != 0 && ids[r] != id) {
-        local = absl::InvalidArgumentError(absl::StrCat("Free: rank ", Name(rank_),
-                                                        " frees the buffer of its Allocate call ", id, " but rank ",
-                                                        Name(r), " that of call ", ids[r],
-                                                        " (Free is collective: every rank frees its part of the "
-                                                        "same allocation)"));
-        break;
-      }
-    }
-  }
-  absl::Status agreed = AgreeAcrossRanks(comm_, local, "Free");
-  if (!agreed.ok()) return agreed;
+  return 0;
+}
+
+void RegisteredMemory::Release(uint32_t id) {
   allocations_.erase(
       std::remove_if(allocations_.begin(), allocations_.end(), [id](const Allocation& a) { return a.id == id; }),
       allocations_.end());
-  return absl::OkStatus();
 }
 
 RegisteredMemory::Location RegisteredMemory::Find(const void* data, size_t bytes) const {

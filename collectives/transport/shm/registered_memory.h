@@ -3,8 +3,9 @@
 //
 // Allocate is collective over the node: the ranks agree on one segment holding every rank's buffer (each rank asks
 // for its own size), created and mapped by all of them (shm_segment.h), so each rank knows every peer's buffer of
-// that allocation at an address of its own. Free is collective too, so that the ranks' sets of allocations stay
-// alike and no rank unmaps memory a peer may still be told to read.
+// that allocation at an address of its own. Allocations are named by the caller (Communicator's Allocate call
+// number), the same on every rank; the caller also makes every rank release the same one, so that the ranks' sets of
+// allocations stay alike and no rank unmaps memory a peer may still be told to read.
 //
 // A call that may run zero-copy starts with Exchange: each rank writes, in a cache line only it writes, which
 // allocation and offset its send and recv buffers are at (or that they are not registered), then raises its arrival
@@ -39,16 +40,16 @@ class RegisteredMemory final : public PeerMemory {
                                                                   int spin_polls = 0);
   ~RegisteredMemory() override;
 
-  // Collective over the node: `bytes` (at least 1; may differ between ranks) of zero-filled memory, 64-byte aligned,
-  // that the other ranks of the node map as well. FailedPrecondition, with the reason, when /dev/shm cannot hold it.
-  absl::StatusOr<void*> Allocate(size_t bytes);
-  // Collective over the node: every rank frees the allocation it got from the same Allocate call. InvalidArgument
-  // (on every rank) naming the pointer when it is not the start of an allocation, or when the ranks free different
-  // allocations.
-  absl::Status Free(void* data);
+  // Collective over the node: allocation `id` (at least 1, the same on every rank), `bytes` (at least 1; may differ
+  // between ranks) of zero-filled memory, 64-byte aligned, that the other ranks of the node map as well.
+  // FailedPrecondition, with the reason, on every rank of the node when /dev/shm cannot hold it.
+  absl::StatusOr<void*> Allocate(uint32_t id, size_t bytes);
+  // The allocation whose buffer on this rank starts at `data`, or 0.
+  uint32_t AllocationAt(const void* data) const;
+  // Unmaps allocation `id` on this rank (the memory goes when every rank of the node has released it).
+  void Release(uint32_t id);
   // Whether [data, data + bytes) lies inside one of this rank's allocations.
   bool Contains(const void* data, size_t bytes) const;
-  size_t allocations() const { return allocations_.size(); }
 
   void set_timeout(absl::Duration timeout, std::string source);
 
@@ -106,7 +107,6 @@ class RegisteredMemory final : public PeerMemory {
   int spin_polls_ = 1;
   std::unique_ptr<shm::Segment> lines_;
   std::vector<Allocation> allocations_;
-  uint32_t next_id_ = 1;
   uint64_t arrived_ = 0;  // this rank's own count, mirrored in its line
   uint64_t calls_ = 0;    // exchanges so far
   absl::Duration timeout_ = absl::InfiniteDuration();
