@@ -1,10 +1,6 @@
 #include "collectives/transport/shm/registered_memory.h"
 
-#include <sched.h>
-
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -111,9 +107,7 @@ const RegisteredMemory::Allocation* RegisteredMemory::FindAllocation(uint32_t id
 
 template <class Behind>
 absl::Status RegisteredMemory::WaitUntilNoneBehind(Behind behind, absl::string_view waiting_for) {
-  int idle = 0;
-  bool timing = false;
-  std::chrono::steady_clock::time_point last_progress{};
+  shm::IdlePacer pacer(spin_polls_, timeout_);
   int was_behind = size_;
   while (true) {
     int count = 0;
@@ -121,24 +115,9 @@ absl::Status RegisteredMemory::WaitUntilNoneBehind(Behind behind, absl::string_v
     if (count == 0) return absl::OkStatus();
     if (count < was_behind) {  // someone caught up: the timeout counts from here
       was_behind = count;
-      idle = 0;
-      timing = false;
-    }
-    if (++idle < spin_polls_) {
-      shm::CpuRelax();
-      continue;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (!timing) {
-      timing = true;
-      last_progress = now;
-    }
-    const auto still = now - last_progress;
-    if (timeout_ != absl::InfiniteDuration() && still > absl::ToChronoNanoseconds(timeout_)) break;
-    if (still < std::chrono::milliseconds(100)) {
-      sched_yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      pacer.Moved();
+    } else if (!pacer.Idle()) {
+      break;
     }
   }
   std::vector<int> missing;

@@ -1,14 +1,13 @@
 #include "collectives/transport/shm/shm_transport.h"
 
-#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <set>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -379,9 +378,7 @@ absl::StatusOr<bool> ShmTransport::Progress() {
 template <class Done>
 absl::Status ShmTransport::WaitUntil(Done done) {
   ++step_;
-  int idle = 0;
-  std::chrono::steady_clock::time_point last_progress{};
-  bool timing = false;
+  shm::IdlePacer pacer(spin_polls_, timeout_);
   while (!done()) {
     absl::StatusOr<bool> moved = Progress();
     if (!moved.ok()) return moved.status();
@@ -391,25 +388,9 @@ absl::Status ShmTransport::WaitUntil(Done done) {
       *moved = *moved || *other;
     }
     if (*moved) {
-      idle = 0;
-      timing = false;
-      continue;
-    }
-    if (++idle < spin_polls_) {
-      shm::CpuRelax();
-      continue;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (!timing) {
-      timing = true;
-      last_progress = now;
-    }
-    const auto still = now - last_progress;
-    if (timeout_ != absl::InfiniteDuration() && still > absl::ToChronoNanoseconds(timeout_)) return TimedOut();
-    if (still < std::chrono::milliseconds(100)) {
-      sched_yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      pacer.Moved();
+    } else if (!pacer.Idle()) {
+      return TimedOut();
     }
   }
   return absl::OkStatus();

@@ -5,6 +5,12 @@
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_SPIN_POLICY_H_
 
 #include <mpi.h>
+#include <sched.h>
+
+#include <chrono>
+#include <thread>
+
+#include "absl/time/time.h"
 
 namespace kcoll {
 namespace shm {
@@ -15,6 +21,44 @@ inline void CpuRelax() {
   __builtin_ia32_pause();
 #endif
 }
+
+// The pace of a wait that polls shared memory: Idle() after each poll that found nothing new spins `spin_polls`
+// times, then yields the core, then sleeps 50 us between polls once nothing has moved for 100 ms, and returns false
+// once nothing has moved for `timeout`; Moved() after a poll that found progress starts over.
+class IdlePacer {
+ public:
+  IdlePacer(int spin_polls, absl::Duration timeout) : spin_polls_(spin_polls), timeout_(timeout) {}
+  void Moved() {
+    idle_ = 0;
+    timing_ = false;
+  }
+  bool Idle() {
+    if (++idle_ < spin_polls_) {
+      CpuRelax();
+      return true;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!timing_) {
+      timing_ = true;
+      last_progress_ = now;
+    }
+    const auto still = now - last_progress_;
+    if (timeout_ != absl::InfiniteDuration() && still > absl::ToChronoNanoseconds(timeout_)) return false;
+    if (still < std::chrono::milliseconds(100)) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return true;
+  }
+
+ private:
+  int spin_polls_;
+  absl::Duration timeout_;
+  int idle_ = 0;
+  bool timing_ = false;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
 
 // Polls without progress before a waiting rank starts yielding: `requested` if positive, else many when the ranks of
 // `comm` have at least a core each (the union of their affinity masks), else one. Collective over `comm`.
