@@ -25,31 +25,8 @@ class KcollImplementation final : public Implementation {
   absl::Status Run(const Call& c) override {
     CallOptions options;
     options.algorithm = algorithm_;
-    const ReduceOp op = c.op.value_or(ReduceOp::kSum);
-    const size_t n = c.layout.count;
-    switch (c.collective) {
-      case Collective::kAllReduce:
-        return comm_->AllReduce(c.send, c.recv, n, c.type, op, options);
-      case Collective::kReduceScatter:
-        return comm_->ReduceScatter(c.send, c.recv, n, c.type, op, options);
-      case Collective::kAllGather:
-        return comm_->AllGather(c.send, c.recv, n, c.type, options);
-      case Collective::kBroadcast:
-        return comm_->Broadcast(c.send, c.recv, n, c.type, c.root, options);
-      case Collective::kReduce:
-        return comm_->Reduce(c.send, c.recv, n, c.type, op, c.root, options);
-      case Collective::kAllToAll:
-        return comm_->AllToAll(c.send, c.recv, n, c.type, options);
-      case Collective::kGather:
-        return comm_->Gather(c.send, c.recv, n, c.type, c.root, options);
-      case Collective::kScatter:
-        return comm_->Scatter(c.send, c.recv, n, c.type, c.root, options);
-      case Collective::kSendRecv:
-        return comm_->SendRecv(c.send, c.recv, n, c.type, options);
-      case Collective::kBarrier:
-        return comm_->Barrier(options);
-    }
-    return absl::InvalidArgumentError(absl::StrCat("collective ", static_cast<int>(c.collective), " invalid"));
+    return comm_->Call(c.collective, c.send, c.recv, c.layout.count, c.type, c.op.value_or(ReduceOp::kSum), c.root,
+                       options);
   }
 
  private:

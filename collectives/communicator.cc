@@ -318,6 +318,14 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
              options.algorithm, MemoryKind::kHost);
 }
 
+absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
+                                ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
+  if (collective == Collective::kBarrier) return Barrier(options);
+  return Run(MakeArgs(collective, send, recv, count, type, UsesOp(collective) ? op : ReduceOp::kSum,
+                      HasRoot(collective) ? root : 0, options),
+             options.algorithm, memory);
+}
+
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
   if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok() || !check_args_) return rejection;
   CollectiveArgs args;

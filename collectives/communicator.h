@@ -141,6 +141,11 @@ class Communicator {
                         MemoryKind memory = MemoryKind::kHost);
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
+  // Any of the above by name, for code that sweeps collectives (benchmarks, tests): the same call as the method of
+  // that name; `op` is read by the reductions only, `root` by the rooted collectives only, and Barrier reads neither
+  // buffers nor count.
+  absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                    int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
 
   // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
   // of this rank's node map too. A collective whose buffers every rank took from here can run zero-copy (the

@@ -70,31 +70,7 @@ absl::Status Call(Communicator& comm, Collective collective, Algorithm algorithm
                   DataType type = DataType::kFloat32, ReduceOp op = ReduceOp::kSum, int root = 0) {
   CallOptions options;
   options.algorithm = algorithm;
-  const void* send = b.send.data();
-  void* recv = b.recv.data();
-  switch (collective) {
-    case Collective::kAllReduce:
-      return comm.AllReduce(send, recv, count, type, op, options);
-    case Collective::kReduceScatter:
-      return comm.ReduceScatter(send, recv, count, type, op, options);
-    case Collective::kAllGather:
-      return comm.AllGather(send, recv, count, type, options);
-    case Collective::kBroadcast:
-      return comm.Broadcast(send, recv, count, type, root, options);
-    case Collective::kReduce:
-      return comm.Reduce(send, recv, count, type, op, root, options);
-    case Collective::kAllToAll:
-      return comm.AllToAll(send, recv, count, type, options);
-    case Collective::kGather:
-      return comm.Gather(send, recv, count, type, root, options);
-    case Collective::kScatter:
-      return comm.Scatter(send, recv, count, type, root, options);
-    case Collective::kSendRecv:
-      return comm.SendRecv(send, recv, count, type, options);
-    case Collective::kBarrier:
-      return comm.Barrier(options);
-  }
-  return absl::InvalidArgumentError("unknown collective");
+  return comm.Call(collective, b.send.data(), b.recv.data(), count, type, op, root, options);
 }
 
 struct StallCase {

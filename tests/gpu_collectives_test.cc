@@ -37,34 +37,6 @@ std::vector<GpuConfig> Configs() {
   return out;
 }
 
-absl::Status RunOn(Communicator& comm, Collective c, const void* send, void* recv, size_t count, DataType type,
-                   ReduceOp op, int root, const CallOptions& options) {
-  const MemoryKind device = MemoryKind::kDevice;
-  switch (c) {
-    case Collective::kAllReduce:
-      return comm.AllReduce(send, recv, count, type, op, options, device);
-    case Collective::kReduceScatter:
-      return comm.ReduceScatter(send, recv, count, type, op, options, device);
-    case Collective::kAllGather:
-      return comm.AllGather(send, recv, count, type, options, device);
-    case Collective::kBroadcast:
-      return comm.Broadcast(send, recv, count, type, root, options, device);
-    case Collective::kReduce:
-      return comm.Reduce(send, recv, count, type, op, root, options, device);
-    case Collective::kAllToAll:
-      return comm.AllToAll(send, recv, count, type, options, device);
-    case Collective::kGather:
-      return comm.Gather(send, recv, count, type, root, options, device);
-    case Collective::kScatter:
-      return comm.Scatter(send, recv, count, type, root, options, device);
-    case Collective::kSendRecv:
-      return comm.SendRecv(send, recv, count, type, options, device);
-    case Collective::kBarrier:
-      return comm.Barrier(options);
-  }
-  return absl::InvalidArgumentError("unknown collective");
-}
-
 class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
  protected:
   void SetUp() override {
@@ -101,7 +73,8 @@ TEST_P(GpuCollectivesTest, EveryAlgorithmMatchesTheReference) {
       CallOptions call;
       call.algorithm = algorithm;
       if (c == Collective::kBarrier) {
-        const absl::Status s = RunOn(*comm_, c, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, call);
+        const absl::Status s =
+            comm_->Call(c, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, call, MemoryKind::kDevice);
         ASSERT_TRUE(AllRanks(s.ok())) << AlgorithmName(algorithm) << " barrier: " << s;
         continue;
       }
@@ -115,7 +88,8 @@ TEST_P(GpuCollectivesTest, EveryAlgorithmMatchesTheReference) {
             ASSERT_TRUE(d_send.status().ok() && d_recv.status().ok()) << d_send.status() << d_recv.status();
             ASSERT_TRUE(d_send.Upload(send).ok());
             ASSERT_TRUE(d_recv.Fill(0x5a).ok());  // garbage the collective must overwrite
-            const absl::Status s = RunOn(*comm_, c, d_send.data(), d_recv.data(), count, type, op, root, call);
+            const absl::Status s =
+                comm_->Call(c, d_send.data(), d_recv.data(), count, type, op, root, call, MemoryKind::kDevice);
             const std::string what = absl::StrCat(CollectiveName(c), "/", AlgorithmName(algorithm), " ",
                                                   DataTypeName(type), " ", ReduceOpName(op), " count ", count);
             ASSERT_TRUE(AllRanks(s.ok())) << what << ": " << s;

@@ -60,29 +60,15 @@ struct Registered {
     base = allocated.ok() ? static_cast<char*>(*allocated) : nullptr;
   }
   ~Registered() {
-    if (base != nullptr) EXPECT_TRUE(comm.Free(base).ok());
+    if (base != nullptr) {
+      EXPECT_TRUE(comm.Free(base).ok());
+    }
   }
   char* data() const { return base + offset; }
   Communicator& comm;
   size_t offset;
   char* base = nullptr;
 };
-
-absl::Status Call(Communicator& comm, Collective c, const void* send, void* recv, size_t count, DataType type,
-                  ReduceOp op, int root, const CallOptions& options) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return comm.AllReduce(send, recv, count, type, op, options);
-    case Collective::kReduceScatter:
-      return comm.ReduceScatter(send, recv, count, type, op, options);
-    case Collective::kAllGather:
-      return comm.AllGather(send, recv, count, type, options);
-    case Collective::kBroadcast:
-      return comm.Broadcast(send, recv, count, type, root, options);
-    default:
-      return absl::InternalError("not a collective of this test");
-  }
-}
 
 // The vendor MPI's answer for the same inputs.
 std::vector<char> MpiAnswer(Collective c, DataType type, ReduceOp op, const std::vector<char>& send, size_t count,
@@ -161,7 +147,7 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_
   options.algorithm = algorithm;
   options.tuning.chunk_bytes = chunk_bytes;
   const uint64_t before = DirectCalls(comm, m.collective);
-  const absl::Status status = Call(comm, m.collective, send_ptr, recv_ptr, m.count, m.type, m.op, m.root, options);
+  const absl::Status status = comm.Call(m.collective, send_ptr, recv_ptr, m.count, m.type, m.op, m.root, options);
   const std::vector<char> mpi = MpiAnswer(m.collective, m.type, m.op, send, m.count, m.root);
   const bool direct = DirectAvailable(comm);
   if (algorithm == Algorithm::kDirect && !direct) {
