@@ -30,6 +30,20 @@ absl::StatusOr<const PeerMemory::Buffers*> PeerBuffers(const CollectiveArgs& arg
   return resources.peer_buffers;
 }
 
+// dst[0, count) = op over every rank p of send_p[at, at + count elements), this rank's own buffer first (likely in
+// cache); `at` in bytes. Needs at least two ranks.
+absl::Status ReduceFromEveryRank(const CollectiveArgs& args, Resources& resources, const PeerMemory::Buffers& peers,
+                                 unsigned char* dst, size_t at, size_t count) {
+  const int n = resources.peer_memory->size(), me = resources.peer_memory->rank();
+  Kernels& kernels = resources.kernels;
+  KCOLL_RETURN_IF_ERROR(
+      kernels.Reduce(args.op, args.type, dst, peers.send[me] + at, peers.send[(me + 1) % n] + at, count));
+  for (int k = 2; k < n; ++k) {
+    KCOLL_RETURN_IF_ERROR(kernels.Reduce(args.op, args.type, dst, dst, peers.send[(me + k) % n] + at, count));
+  }
+  return absl::OkStatus();
+}
+
 // Waits for the kernels of this rank, then for every rank of the node.
 absl::Status Barrier(Resources& resources) {
   resources.kernels.Fence();
@@ -57,16 +71,11 @@ absl::Status DirectAllReduce(const CollectiveArgs& args, Resources& resources) {
   const size_t chunks = (largest + chunk - 1) / chunk;
   const Block mine = BlockOf(args.count, n, me);
   for (size_t c = 0; c < chunks; ++c) {
-    // Chunk c of this rank's block, reduced from every rank's send buffer (its own first: likely in cache).
+    // Chunk c of this rank's block, reduced from every rank's send buffer.
     const size_t begin = std::min(mine.count, c * chunk), end = std::min(mine.count, begin + chunk);
     if (end > begin) {
       const size_t at = (mine.offset + begin) * elem;
-      KCOLL_RETURN_IF_ERROR(kernels.Reduce(args.op, args.type, recv + at, peers->send[me] + at,
-                                           peers->send[(me + 1) % n] + at, end - begin));
-      for (int k = 2; k < n; ++k) {
-        KCOLL_RETURN_IF_ERROR(
-            kernels.Reduce(args.op, args.type, recv + at, recv + at, peers->send[(me + k) % n] + at, end - begin));
-      }
+      KCOLL_RETURN_IF_ERROR(ReduceFromEveryRank(args, resources, *peers, recv + at, at, end - begin));
     }
     kernels.Fence();
     memory.Publish(static_cast<uint32_t>(c + 1));
@@ -95,12 +104,7 @@ absl::Status DirectReduceScatter(const CollectiveArgs& args, Resources& resource
     if (n == 1) {
       if (recv != peers->send[me]) KCOLL_RETURN_IF_ERROR(kernels.Copy(recv, peers->send[me], bytes));
     } else {
-      KCOLL_RETURN_IF_ERROR(
-          kernels.Reduce(args.op, args.type, recv, peers->send[me] + at, peers->send[(me + 1) % n] + at, args.count));
-      for (int k = 2; k < n; ++k) {
-        KCOLL_RETURN_IF_ERROR(
-            kernels.Reduce(args.op, args.type, recv, recv, peers->send[(me + k) % n] + at, args.count));
-      }
+      KCOLL_RETURN_IF_ERROR(ReduceFromEveryRank(args, resources, *peers, recv, at, args.count));
     }
   }
   return Barrier(resources);
