@@ -200,7 +200,7 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   }
   for (Algorithm a : wanted) {
     const bool direct = a == Algorithm::kDirect;
-    if (direct && (comm->transport() != TransportKind::kShm || comm->topology().nnodes != 1)) {
+    if (direct && !comm->CanRunZeroCopy()) {
       notes->push_back(
           absl::StrCat(CollectiveName(collective),
                        ": direct skipped: it needs the first --transport to be shm (or auto) on one node"));

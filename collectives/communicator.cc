@@ -363,7 +363,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   const uint64_t start = clock_.Now();
   Resources resources{*transport_, *kernels_, topology_};
   PeerMemory::Buffers peer_buffers;
-  if (MayRunDirect(args, requested, memory)) {
+  if (MayRunDirect(args, requested, algorithm, memory)) {
     // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
     const size_t elem = DataTypeSize(args.type);
     absl::StatusOr<bool> registered =

@@ -160,6 +160,8 @@ class Communicator {
   absl::Status Free(void* data);
   // Whether [data, data + bytes) lies in a buffer from Allocate.
   bool IsRegistered(const void* data, size_t bytes) const;
+  // Whether registered buffers can run zero-copy here: every rank on one node, over the shm transport.
+  bool CanRunZeroCopy() const { return topology_.nnodes == 1 && transport_kind_ == TransportKind::kShm; }
 
   // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
   // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
@@ -202,7 +204,8 @@ class Communicator {
   absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank
   // given the same arguments.
-  bool MayRunDirect(const CollectiveArgs& args, Algorithm requested, MemoryKind memory) const;
+  // `resolved` is what ResolveAlgorithm made of `requested`.
+  bool MayRunDirect(const CollectiveArgs& args, Algorithm requested, Algorithm resolved, MemoryKind memory) const;
   // Records `error` as what broke the communicator, withdraws pending transfers, and with on_timeout = kAbort ends
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);

@@ -70,24 +70,24 @@ bool Communicator::IsRegistered(const void* data, size_t bytes) const {
   return registered_ != nullptr && registered_->Contains(data, bytes);
 }
 
-bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested, MemoryKind memory) const {
+bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested, Algorithm resolved,
+                                MemoryKind memory) const {
   const Collective collective = args.collective;
   // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
   // where ranks can read each other's buffers.
-  if (registered_ == nullptr || topology_.nnodes != 1 || transport_kind_ != TransportKind::kShm) return false;
+  if (registered_ == nullptr || !CanRunZeroCopy()) return false;
   if (memory != MemoryKind::kHost) return false;
-  // Run has found `direct` registered for the collective when it was asked for by name.
-  if (requested == Algorithm::kDirect) return true;
+  // Asked for by name or by $KCOLL_ALGO (Run has found it registered for the collective).
+  if (resolved == Algorithm::kDirect) return true;
   if (requested != Algorithm::kAuto) return false;
   // `auto` goes zero-copy for collectives whose buffer is at least kAutoDirectMinBytes (the same on every rank).
   const size_t elem = DataTypeSize(args.type);
   const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
   if (buffer < kAutoDirectMinBytes || !FindAlgorithm(collective, Algorithm::kDirect).ok()) return false;
   if (algo_override_.has_value()) {
-    // $KCOLL_ALGO naming an algorithm for this collective decides instead.
+    // $KCOLL_ALGO naming another algorithm for this collective decides instead.
     absl::StatusOr<std::optional<Algorithm>> from_env = ParseAlgorithmOverride(*algo_override_, collective);
-    if (!from_env.ok()) return false;
-    if (from_env->has_value()) return **from_env == Algorithm::kDirect;
+    if (!from_env.ok() || from_env->has_value()) return false;
   }
   return true;
 }

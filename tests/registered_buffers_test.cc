@@ -26,6 +26,7 @@
 #include "tests/exact_values.h"
 #include "tests/mpi_reference.h"
 #include "tests/mpi_test_env.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace testing {
@@ -40,11 +41,6 @@ std::unique_ptr<Communicator> MakeComm(absl::Duration timeout = absl::InfiniteDu
   auto comm = Communicator::Create(MPI_COMM_WORLD, options);
   EXPECT_TRUE(comm.ok()) << comm.status();
   return comm.ok() ? std::move(comm).value() : nullptr;
-}
-
-// Whether this communicator can run zero-copy: one node, shared memory.
-bool DirectAvailable(const Communicator& comm) {
-  return comm.topology().nnodes == 1 && comm.transport() == TransportKind::kShm;
 }
 
 uint64_t DirectCalls(const Communicator& comm, Collective c) {
@@ -149,7 +145,7 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_
   const uint64_t before = DirectCalls(comm, m.collective);
   const absl::Status status = comm.Call(m.collective, send_ptr, recv_ptr, m.count, m.type, m.op, m.root, options);
   const std::vector<char> mpi = MpiAnswer(m.collective, m.type, m.op, send, m.count, m.root);
-  const bool direct = DirectAvailable(comm);
+  const bool direct = comm.CanRunZeroCopy();
   if (algorithm == Algorithm::kDirect && !direct) {
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << name << ": " << status;
     return status.code() == absl::StatusCode::kFailedPrecondition;
@@ -251,7 +247,7 @@ TEST(RegisteredFallbackTest, SomeRanksUnregistered) {
   CallOptions direct;
   direct.algorithm = Algorithm::kDirect;
   status = comm->AllReduce(buffer, buffer, kCount, DataType::kInt32, ReduceOp::kSum, direct);
-  if (n > 1 || !DirectAvailable(*comm)) {
+  if (n > 1 || !comm->CanRunZeroCopy()) {
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr("direct"));
     for (size_t i = 0; i < kCount; ++i) {
@@ -318,7 +314,7 @@ TEST(RegisteredErrorsTest, DifferentArgumentsAreRefusedOnEveryRank) {
   auto comm = MakeComm(absl::Seconds(30));
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
-  if (!DirectAvailable(*comm) || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
+  if (!comm->CanRunZeroCopy() || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
   auto data = comm->Allocate(64 * sizeof(float));
   ASSERT_TRUE(AllRanks(data.ok()));
   float* x = static_cast<float*>(*data);
@@ -343,7 +339,7 @@ TEST(RegisteredErrorsTest, StalledRankTimesOut) {
   auto comm = MakeComm(kTimeout);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
-  if (!DirectAvailable(*comm) || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
+  if (!comm->CanRunZeroCopy() || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
   auto data = comm->Allocate(1024 * sizeof(double));
   ASSERT_TRUE(AllRanks(data.ok()));
   double* x = static_cast<double*>(*data);
@@ -388,8 +384,32 @@ TEST(RegisteredAutoTest, ZeroCopyFromTheThreshold) {
     for (size_t i = 0; i < elements; ++i) {
       ASSERT_EQ(x[i], n * (n - 1) / 2 + n * static_cast<int32_t>(i % 5)) << elements << " elements, element " << i;
     }
-    const bool expected = DirectAvailable(*comm) && elements == count;
+    const bool expected = comm->CanRunZeroCopy() && elements == count;
     EXPECT_EQ(DirectCalls(*comm, Collective::kAllReduce) - before, expected ? 1u : 0u) << elements << " elements";
+  }
+  EXPECT_TRUE(comm->Free(x).ok());
+}
+
+// KCOLL_ALGO=direct asks for zero copy at every size, as CallOptions::algorithm does: registered buffers run it
+// where the communicator can, and elsewhere every rank gets FailedPrecondition saying why.
+TEST(RegisteredAutoTest, AlgoEnvironmentAsksForDirect) {
+  ScopedEnv algo("KCOLL_ALGO", "direct");
+  auto comm = MakeComm();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int rank = WorldRank(), n = WorldSize();
+  auto data = comm->Allocate(64 * sizeof(int32_t));
+  ASSERT_TRUE(AllRanks(data.ok())) << data.status();
+  int32_t* x = static_cast<int32_t*>(*data);
+  for (int i = 0; i < 64; ++i) x[i] = rank + i;
+  const uint64_t before = DirectCalls(*comm, Collective::kAllReduce);
+  const absl::Status status = comm->AllReduce(x, x, 64, DataType::kInt32, ReduceOp::kSum);
+  if (comm->CanRunZeroCopy()) {
+    ASSERT_TRUE(AllRanks(status.ok())) << status;
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(x[i], n * (n - 1) / 2 + n * i) << "element " << i;
+    EXPECT_EQ(DirectCalls(*comm, Collective::kAllReduce) - before, 1u);
+  } else {
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("needs a communicator whose ranks share one node"));
   }
   EXPECT_TRUE(comm->Free(x).ok());
 }
@@ -404,13 +424,13 @@ TEST(RegisteredViewTest, AllReduceOnRegisteredViews) {
   for (size_t i = 0; i < 333; ++i) (*view)(i) = rank * 1000 + static_cast<int64_t>(i);
   const uint64_t before = DirectCalls(*comm, Collective::kAllReduce);
   CallOptions direct;
-  direct.algorithm = DirectAvailable(*comm) ? Algorithm::kDirect : Algorithm::kAuto;
+  direct.algorithm = comm->CanRunZeroCopy() ? Algorithm::kDirect : Algorithm::kAuto;
   const absl::Status status = AllReduce(*comm, *view, *view, ReduceOp::kSum, direct);
   ASSERT_TRUE(AllRanks(status.ok())) << status;
   for (size_t i = 0; i < 333; ++i) {
     ASSERT_EQ((*view)(i), 1000 * static_cast<int64_t>(n) * (n - 1) / 2 + n * static_cast<int64_t>(i));
   }
-  EXPECT_EQ(DirectCalls(*comm, Collective::kAllReduce) - before, DirectAvailable(*comm) ? 1u : 0u);
+  EXPECT_EQ(DirectCalls(*comm, Collective::kAllReduce) - before, comm->CanRunZeroCopy() ? 1u : 0u);
   EXPECT_TRUE(FreeView(*comm, *view).ok());
 }
 
