@@ -69,7 +69,7 @@ TEST(AlgorithmChooserTest, CandidatesComeInSimplicityOrder) {
 }
 
 // Across nodes with one NIC, ring, bidirectional_ring and (one channel, one chunk per round) ring_pipelined all cost
-// the same for a large AllGather: the simplest, ring, wins the tie.
+// the same for a large AllReduce: the simplest, ring, wins the tie.
 TEST(AlgorithmChooserTest, TiesGoToTheSimplerAlgorithm) {
   const Topology t{4, 2, 1};
   const Profile p = TwoLevel(1e-6, 600e9, 5e-6, 10e9);
@@ -77,10 +77,16 @@ TEST(AlgorithmChooserTest, TiesGoToTheSimplerAlgorithm) {
   o.chunk_bytes = 1e15;
   const AlgorithmChooser chooser = Unwrap(AlgorithmChooser::Create(t, p, o));
   const double s = 1e9;
-  const double ring = chooser.Model(Collective::kAllGather, Algorithm::kRing)->Seconds(s);
-  EXPECT_DOUBLE_EQ(chooser.Model(Collective::kAllGather, Algorithm::kBidirectionalRing)->Seconds(s), ring);
-  EXPECT_DOUBLE_EQ(chooser.Model(Collective::kAllGather, Algorithm::kRingPipelined)->Seconds(s), ring);
-  EXPECT_EQ(Unwrap(chooser.Choose(Collective::kAllGather, s)), Algorithm::kRing);
+  const double ring = chooser.Model(Collective::kAllReduce, Algorithm::kRing)->Seconds(s);
+  const double bidirectional = chooser.Model(Collective::kAllReduce, Algorithm::kBidirectionalRing)->Seconds(s);
+  const double pipelined = chooser.Model(Collective::kAllReduce, Algorithm::kRingPipelined)->Seconds(s);
+  EXPECT_DOUBLE_EQ(bidirectional, ring);
+  EXPECT_DOUBLE_EQ(pipelined, ring);
+  EXPECT_EQ(BestCandidate({{Algorithm::kBidirectionalRing, bidirectional},
+                           {Algorithm::kRingPipelined, pipelined},
+                           {Algorithm::kRing, ring}})
+                .algorithm,
+            Algorithm::kRing);
   EXPECT_EQ(BestCandidate({{Algorithm::kHierarchical, 1.0}, {Algorithm::kTree, 1.0 + 1e-12}}).algorithm,
             Algorithm::kTree);
   EXPECT_EQ(BestCandidate({{Algorithm::kTree, 1.0}, {Algorithm::kHierarchical, 0.5}}).algorithm,

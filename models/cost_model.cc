@@ -50,14 +50,10 @@ bool Applies(Collective collective, Algorithm algorithm) {
         default:
           return false;
       }
-    // ring_pipelined and bidirectional_ring are priced here as the halves of their AllReduce; the library does not
-    // register them for these collectives yet (tests/model_parity_test.cc lists the difference).
     case Collective::kReduceScatter:
-      return algorithm == Algorithm::kRing || algorithm == Algorithm::kRingPipelined ||
-             algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kHalvingDoubling;
+      return algorithm == Algorithm::kRing || algorithm == Algorithm::kHalvingDoubling;
     case Collective::kAllGather:
-      return algorithm == Algorithm::kRing || algorithm == Algorithm::kRingPipelined ||
-             algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kRecursiveDoubling;
+      return algorithm == Algorithm::kRing || algorithm == Algorithm::kRecursiveDoubling;
     case Collective::kBroadcast:
     case Collective::kReduce:
       return algorithm == Algorithm::kTree || algorithm == Algorithm::kChain || algorithm == Algorithm::kLinear;
@@ -124,12 +120,10 @@ void CostModel::Build() {
       }
       AddRounds(reducing, transfers, true);
       AddRounds(copying, transfers, false);
-      if (collective_ == Collective::kAllReduce) {
-        // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
-        // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
-        slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
-        cold_rounds_ = 1;
-      }
+      // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
+      // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
+      slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
+      cold_rounds_ = 1;
       break;
     }
     case Algorithm::kTree:
@@ -580,8 +574,7 @@ double CostModel::PipelinedRingSeconds(double bytes) const {
   // The AllReduce runs the buffer in slices of n chunks per channel (ring_pipeline.cc). Its ReduceScatter rounds
   // read each slice from memory (the whole buffer is the working set); its AllGather rounds forward blocks reduced
   // moments before, still in cache (the slice is the working set), as in hierarchical's slices.
-  const bool sliced = reducing_rounds_ > 0 && copying_rounds_ > 0;
-  const double slice = sliced ? std::min(bytes, n * channels_ * options_.chunk_bytes) : bytes;
+  const double slice = std::min(bytes, n * channels_ * options_.chunk_bytes);
   auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, bytes); };
   auto reduce = [&](double chunk) { return profile_.ReduceSeconds(stage_load_.reduce * chunk, bytes); };
   auto forward = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, slice); };

@@ -27,15 +27,9 @@ std::vector<int> Identity(int n) {
 
 std::vector<int64_t> Parents(const Tree& tree) { return std::vector<int64_t>(tree.parent.begin(), tree.parent.end()); }
 
-// The one difference left: the model prices ring_pipelined and bidirectional_ring for ReduceScatter and AllGather
-// (as the halves of their AllReduce), which the library does not register for them. Any other difference fails.
 TEST(ModelParityTest, ModelPricesExactlyTheRegisteredAlgorithms) {
   for (Collective c : AllCollectives()) {
-    std::vector<Algorithm> registered = TransferAlgorithmsFor(c);
-    if (c == Collective::kReduceScatter || c == Collective::kAllGather) {
-      registered.push_back(Algorithm::kRingPipelined);
-      registered.push_back(Algorithm::kBidirectionalRing);
-    }
+    const std::vector<Algorithm> registered = TransferAlgorithmsFor(c);
     EXPECT_EQ(Sorted(models::ApplicableAlgorithms(c)), Sorted(registered)) << CollectiveName(c);
   }
 }
