@@ -2,8 +2,7 @@
 //
 // A model is only as current as its profile. Some machines change under a benchmark: on a virtual machine the host
 // may move the virtual cores so that handing modified cache lines from one to the other costs several times as long
-// for a while (a 256 KiB exchange between two ranks took 3-4x as long for minutes at a time on the 2-core machine
-// the checked-in profiles come from). With --model the benchmark probes the links around every case with the
+// for minutes at a time (models/README.md). With --model the benchmark probes the links around every case with the
 // calibration's own collective step (bench/calibrate.h: MeasureStep) at one size, and reports the ratio of its
 // exchange to the profile's curve: near 1, the
 // case ran on the machine the profile describes; far from it, the model's error measures the machine's change, not

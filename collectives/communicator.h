@@ -83,9 +83,9 @@ struct CallOptions {
 class Communicator {
  public:
   // From this collective buffer size (the largest of send and recv), `auto` runs registered buffers zero-copy. Below
-  // it the pipelined schedules through the shared-memory slots measured faster than `direct` out of place on 2 ranks
-  // here (docs/measured/registered_buffers_2ranks.txt, direct's time over the slots' best: 1 MiB 1.29x, 4 MiB 1.32x,
-  // 16 MiB 0.72x; in place 0.89x, 0.75x, 1.00x); `direct` asked for by name runs at any size.
+  // it the pipelined schedules through the shared-memory slots keep their chunks in cache and measured faster than
+  // `direct` out of place (docs/measured/registered_buffers_2ranks.txt, docs/shm.md); `direct` asked for by name
+  // runs at any size.
   static constexpr size_t kAutoDirectMinBytes = size_t{8} << 20;
 
   // Collective over `comm`. Needs MPI and Kokkos initialised.

@@ -2,8 +2,8 @@
 // cost and of the reduction rate gamma.
 //
 // Why: one (alpha, beta) pair cannot follow a real transport over six orders of magnitude. On shared memory Open
-// MPI switches from an eager copy to a single-copy rendezvous at a few KiB (the per-message cost jumps from 0.2 to
-// 2-3 us), and the bandwidth falls by 3x once the buffers leave the caches. Like the parameterised LogP model
+// MPI switches from an eager copy to a single-copy rendezvous at a few KiB (the per-message cost jumps by an order
+// of magnitude), and the bandwidth falls once the buffers leave the caches. Like the parameterised LogP model
 // (Kielmann et al., "Fast measurement of LogP parameters for message passing platforms", 2000), the profile then
 // keeps the measured time per size, and the model reads it back:
 //
@@ -18,7 +18,7 @@
 //  * Where the points were measured matters as much as their sizes: a message or a reduction inside a collective
 //    finds its lines in other caches than one repeated alone (the receive buffer was last read by the peer, the
 //    sent bytes were just written by the sender's core, the reduction writes lines the peer has just read), and on
-//    shared memory that costs 1.3-3x. The calibration therefore measures each size inside a collective step (a
+//    shared memory that can cost several times as much. The calibration therefore measures each size inside a collective step (a
 //    two-rank ring AllReduce on a buffer of twice the message, bench/calibrate.h), and the curve records that
 //    ratio of buffer to message (`buffer_per_message`): SecondsIn(m, w) reads w's per-byte cost at the size whose
 //    step had a buffer of w, w / buffer_per_message. A 2-rank ring AllReduce of S then costs exactly its measured

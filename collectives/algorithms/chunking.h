@@ -10,9 +10,9 @@
 namespace kcoll {
 
 // Bytes per pipeline stage when the call does not say. A stage's receive buffer and the block it is reduced into
-// must stay in the core's cache between the transfer and the reduction: 512 KiB is a quarter of a 2 MiB L2 and
-// small enough that a stage is received, reduced and forwarded while still cached, yet large enough that the
-// per-message cost of the transport (a few microseconds) stays below 5% of the transfer at shared-memory speeds.
+// must stay in the core's cache between the transfer and the reduction: 512 KiB is a quarter of a 2 MiB L2, small
+// enough that a stage is received, reduced and forwarded while still cached, and large enough that the transport's
+// per-message cost is a small fraction of the stage's transfer.
 inline constexpr size_t kDefaultChunkBytes = size_t{512} << 10;
 
 // Elements per pipeline stage: `chunk_bytes` (or `default_bytes` when 0) rounded down to whole elements, at least

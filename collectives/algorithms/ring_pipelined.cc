@@ -16,8 +16,8 @@
 // Defaults: chunk_bytes 512 KiB (chunking.h: a cache-sized stage, big enough to amortise per-message costs), and
 // the communicator's channels (1 on MPI, 2 on NCCL, unless CommunicatorOptions::nchannels or $KCOLL_NCHANNELS say
 // otherwise), as many as get a full slice of work each, at least one (DefaultRingChannels). On a host transport one
-// thread drives every channel, so channels buy nothing there (a second one measured 5-15% slower at 2-4 MiB on 2
-// ranks, within noise of one at 8-64 MiB); they exist for transports that progress channels independently. nchannels
+// thread drives every channel, so a second channel only interleaves its messages with the first's (see
+// kHostDefaultChannels); channels exist for transports that progress them independently. nchannels
 // is capped at Topology::kMaxChannels (32, NCCL's limit). Each rank sends 2(n-1)/n of the buffer, the ring optimum, in
 // 2(n-1) steps per slice.
 #include "collectives/algorithms/ring_pipelined.h"
