@@ -468,84 +468,95 @@ void BufferBytes(const BenchContext& ctx, size_t* send_bytes, size_t* recv_bytes
   }
 }
 
-void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
+namespace {
+
+// Arms the watchdog for one case and disarms it on every way out of it.
+class ArmedWatchdog {
+ public:
+  ArmedWatchdog(Watchdog* watchdog, const std::string& what) : watchdog_(watchdog) {
+    if (watchdog_ != nullptr) watchdog_->Arm(what);
+  }
+  ~ArmedWatchdog() {
+    if (watchdog_ != nullptr) watchdog_->Disarm();
+  }
+  ArmedWatchdog(const ArmedWatchdog&) = delete;
+  ArmedWatchdog& operator=(const ArmedWatchdog&) = delete;
+
+ private:
+  Watchdog* watchdog_;
+};
+
+using SkipKey = std::tuple<size_t, int, int>;
+
+SkipKey SkipKeyOf(const Case& c) {
+  return std::make_tuple(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
+}
+
+// The start of one round of nccl-tests' loop: fill the buffers, a first call (which synchronises the ranks and tells
+// whether the implementation runs this case at all), then the warm-up. Returns false when the case stopped here
+// (skipped or failed: `state` says why).
+bool StartRound(benchmark::State& state, BenchContext& ctx, int index, const Call& call, const CheckSpec& spec) {
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
-  PooledRounds& pool = ctx.pooled[index];
-  if (pool.failed) {
-    state.SkipWithError("failed in an earlier round");
-    return;
-  }
-  const auto skip_key =
-      std::make_tuple(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
-  if (auto it = ctx.unimplemented.find(skip_key); it != ctx.unimplemented.end()) {
-    state.SkipWithError(it->second.c_str());
-    return;
-  }
-  const double probe_before = ProbeBeforeRound(ctx, impl);
-  MaybeRecalibrate(ctx, c, impl, round, probe_before);
-  FollowState(ctx, impl, probe_before);
-  if (ctx.watchdog) ctx.watchdog->Arm(Describe(c, impl));
-
-  const Call call = MakeCall(ctx, c);
-  const CheckSpec spec = MakeSpec(ctx, c);
   PrepareData(ctx, c, call, spec);
-
-  // The first call synchronises the ranks and tells whether the implementation runs this case at all.
   MaybeHang(ctx);
-  absl::Status first = RunTimes(ctx, impl, call, 1);
+  const absl::Status first = RunTimes(ctx, impl, call, 1);
   const int code = AgreeStatus(first, ctx.comm);
   if (code == 1) {
     const std::string why =
         absl::StrCat("skipped (not implemented): ", first.ok() ? "on another rank" : std::string(first.message()));
-    ctx.unimplemented[skip_key] = why;
+    ctx.unimplemented[SkipKeyOf(c)] = why;
     const std::string name = impl.name(), kind = impl.kind();
     SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
     state.SkipWithError(why.c_str());
-    if (ctx.watchdog) ctx.watchdog->Disarm();
-    return;
+    return false;
   }
   if (code == 2) {
-    RecordFailure(state, ctx, pool, c, impl, first, "first call");
-    if (ctx.watchdog) ctx.watchdog->Disarm();
-    return;
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, first, "first call");
+    return false;
   }
-
   absl::Status warm;
   for (int i = 0; i < o.warmup_iters && warm.ok(); ++i) warm = RunTimes(ctx, impl, call, o.agg_iters);
   if (AgreeStatus(warm, ctx.comm) != 0) {
-    RecordFailure(state, ctx, pool, c, impl, warm, "warm-up");
-    if (ctx.watchdog) ctx.watchdog->Disarm();
-    return;
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, warm, "warm-up");
+    return false;
   }
-  const double link_before = ProbeLinks(ctx);
-  MPI_Barrier(ctx.comm);
+  return true;
+}
 
-  std::vector<double> mine, combined;
-  mine.reserve(o.iters);
-  combined.reserve(o.iters);
-  bool failed = false;
+// The timed iterations of one round, each timed as the ranks agree (--time_across); with --touch_input each first
+// rewrites the input. Returns false when an iteration failed (`state` says why).
+bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const Call& call,
+                    std::vector<double>* mine, std::vector<double>* combined) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  const BenchOptions& o = ctx.options;
+  MPI_Barrier(ctx.comm);
+  mine->reserve(o.iters);
+  combined->reserve(o.iters);
   for (auto _ : state) {
     if (o.touch_input) TouchInput(c, call);
     const auto t0 = Clock::now();
-    absl::Status s = RunTimes(ctx, impl, call, o.agg_iters);
+    const absl::Status s = RunTimes(ctx, impl, call, o.agg_iters);
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const AgreedIteration agreed = AgreeIteration(seconds, !s.ok(), o.time_across, ctx.comm);
     if (agreed.any_failed) {
-      RecordFailure(state, ctx, pool, c, impl, s, "timed iteration");
-      failed = true;
-      break;
+      RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "timed iteration");
+      return false;
     }
     state.SetIterationTime(agreed.seconds / o.agg_iters);
-    mine.push_back(seconds / o.agg_iters);
-    combined.push_back(agreed.seconds / o.agg_iters);
+    mine->push_back(seconds / o.agg_iters);
+    combined->push_back(agreed.seconds / o.agg_iters);
   }
-  if (failed) {
-    if (ctx.watchdog) ctx.watchdog->Disarm();
-    return;
-  }
+  return true;
+}
 
+// --model: the link probe after the round, against the state the probe before it found; kept per round.
+void RecordRoundState(BenchContext& ctx, int index, double link_before) {
+  const Case& c = ctx.cases[index];
+  const Implementation& impl = *ctx.implementations[c.implementation];
+  PooledRounds& pool = ctx.pooled[index];
   const double link_after = ProbeLinks(ctx);
   // The round's state is the one the probe found before it; the ratio to it farther from 1 of before and after.
   const int machine_state = NearestState(ctx, link_before);
@@ -561,19 +572,10 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     absl::StatusOr<Algorithm> ran = ctx.kcoll->ResolveAlgorithm(c.collective, CallBytes(c), Algorithm::kAuto);
     if (ran.ok()) pool.algorithms.push_back(*ran);
   }
-  pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
-  pool.round_ends.push_back(pool.combined_s.size());
-  pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());
-  if (round + 1 < o.rounds) {
-    if (ctx.watchdog) ctx.watchdog->Disarm();
-    if (ctx.progress) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
-      std::fprintf(stderr, "[bench round %d/%d, %d/%zu %.1fs] %s\n", round + 1, o.rounds, index + 1, ctx.cases.size(),
-                   elapsed, Describe(c, impl).c_str());
-    }
-    return;
-  }
-  // The last round: the row of every round's iterations.
+}
+
+// The row's timing over every round: mean time and bandwidths of the pooled iterations, and --model's round data.
+Measurement PooledMeasurement(const BenchContext& ctx, const Case& c, const PooledRounds& pool) {
   Measurement m;
   std::vector<double> ratios;
   for (double r : pool.link_ratios) {
@@ -583,59 +585,67 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
     std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
     m.link_ratio = ratios[ratios.size() / 2];
   }
-  if (o.rounds > 1 && !ratios.empty()) m.calibrated_rounds = CalibratedStateRounds(pool);
-  if (o.rounds > 1) m.round_p50_us = RoundMediansUs(pool);
-  combined = std::move(pool.combined_s);
-  mine = std::move(pool.mine_s);
-  m.iterations = static_cast<int>(combined.size());
+  const int rounds = ctx.options.rounds;
+  if (rounds > 1 && !ratios.empty()) m.calibrated_rounds = CalibratedStateRounds(pool);
+  if (rounds > 1) m.round_p50_us = RoundMediansUs(pool);
+  m.iterations = static_cast<int>(pool.combined_s.size());
   double sum = 0;
-  for (double t : combined) sum += t;
-  const double mean_s = combined.empty() ? 0 : sum / combined.size();
+  for (double t : pool.combined_s) sum += t;
+  const double mean_s = pool.combined_s.empty() ? 0 : sum / pool.combined_s.size();
   m.time_us = mean_s * 1e6;
   m.algbw_gbps = AlgBwGBps(static_cast<double>(c.layout.bytes), mean_s);
   m.busbw_gbps = BusBwGBps(c.collective, static_cast<double>(c.layout.bytes), mean_s, ctx.nranks);
-  std::optional<Algorithm> priced;
-  AddModel(ctx, c, impl, combined, pool, m, &priced);
+  return m;
+}
 
-  if (o.check > 0) {
-    int64_t wrong = 0;
-    for (int k = 0; k < o.check; ++k) {
-      PrepareData(ctx, c, call, spec);
-      absl::Status s = RunTimes(ctx, impl, call, 1);
-      if (AgreeStatus(s, ctx.comm) != 0) {
-        RecordFailure(state, ctx, pool, c, impl, s, "checked call");
-        if (ctx.watchdog) ctx.watchdog->Disarm();
-        return;
-      }
-      int64_t local = CountWrong(spec, impl.Result(call));
-      // Fault injection for the harness's own tests: pretend one element of rank 0's result is wrong.
-      if (ctx.rank == 0 && std::getenv("KCOLL_BENCH_INJECT_WRONG") != nullptr) ++local;
-      MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT64_T, MPI_SUM, ctx.comm);
-      wrong += local;
-      if (local != 0) break;
+// -c: `o.check` more calls on fresh data, each result compared element by element with its exact value. Returns
+// false when a call failed (`state` says why).
+bool CheckResults(benchmark::State& state, BenchContext& ctx, int index, const Call& call, const CheckSpec& spec,
+                  Measurement* m) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  int64_t wrong = 0;
+  for (int k = 0; k < ctx.options.check; ++k) {
+    PrepareData(ctx, c, call, spec);
+    const absl::Status s = RunTimes(ctx, impl, call, 1);
+    if (AgreeStatus(s, ctx.comm) != 0) {
+      RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "checked call");
+      return false;
     }
-    m.wrong = wrong;
-    ctx.wrong += wrong;
+    int64_t local = CountWrong(spec, impl.Result(call));
+    // Fault injection for the harness's own tests: pretend one element of rank 0's result is wrong.
+    if (ctx.rank == 0 && std::getenv("KCOLL_BENCH_INJECT_WRONG") != nullptr) ++local;
+    MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT64_T, MPI_SUM, ctx.comm);
+    wrong += local;
+    if (local != 0) break;
   }
+  m->wrong = wrong;
+  ctx.wrong += wrong;
+  return true;
+}
 
-  if (o.per_iter_timing && !combined.empty()) {
-    m.times_us = combined;
-    for (double& t : m.times_us) t *= 1e6;
-    m.stats = ComputeIterationStats(m.times_us);
-    std::vector<double> all(ctx.rank == 0 ? mine.size() * ctx.nranks : 0);
-    MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
-               MPI_DOUBLE, 0, ctx.comm);
-    if (ctx.rank == 0) {
-      m.per_rank_times_us.resize(ctx.nranks);
-      for (int r = 0; r < ctx.nranks; ++r) {
-        m.per_rank_times_us[r].assign(all.begin() + r * mine.size(), all.begin() + (r + 1) * mine.size());
-        for (double& t : m.per_rank_times_us[r]) t *= 1e6;
-      }
-    }
+// -I: every iteration's time, combined and per rank (gathered on rank 0).
+void AddIterationTimes(const BenchContext& ctx, const std::vector<double>& combined, const std::vector<double>& mine,
+                       Measurement* m) {
+  m->times_us = combined;
+  for (double& t : m->times_us) t *= 1e6;
+  m->stats = ComputeIterationStats(m->times_us);
+  std::vector<double> all(ctx.rank == 0 ? mine.size() * ctx.nranks : 0);
+  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+             MPI_DOUBLE, 0, ctx.comm);
+  if (ctx.rank != 0) return;
+  m->per_rank_times_us.resize(ctx.nranks);
+  for (int r = 0; r < ctx.nranks; ++r) {
+    m->per_rank_times_us[r].assign(all.begin() + r * mine.size(), all.begin() + (r + 1) * mine.size());
+    for (double& t : m->per_rank_times_us[r]) t *= 1e6;
   }
-  if (ctx.watchdog) ctx.watchdog->Disarm();
+}
 
-  // Counters (every rank computes the same values; only rank 0 reports them).
+// Google Benchmark's counters and the row for the table (every rank computes the same values; rank 0 reports).
+void ReportRow(benchmark::State& state, BenchContext& ctx, int index, const Measurement& m,
+               std::optional<Algorithm> priced) {
+  const Case& c = ctx.cases[index];
+  const Implementation& impl = *ctx.implementations[c.implementation];
   state.counters["bytes"] = static_cast<double>(c.layout.bytes);
   state.counters["time_us"] = m.time_us;
   state.counters["algbw_GBps"] = m.algbw_gbps;
@@ -652,17 +662,65 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   }
 
   ++ctx.cases_done;
-  if (ctx.sink != nullptr) {
-    Row identity = Identity(ctx, c, impl);
-    identity.model_algorithm = priced;
-    const bool in_place = c.in_place;
-    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Record(identity, in_place, m); });
-    if (!ctx.progress) return;
-    const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
-    std::fprintf(stderr, "[bench %d/%zu %.1fs] %s: %.2f us, busbw %.3f GB/s%s\n", index + 1, ctx.cases.size(), elapsed,
-                 Describe(c, impl).c_str(), m.time_us, m.busbw_gbps,
-                 m.wrong.has_value() && *m.wrong > 0 ? absl::StrCat(", ", *m.wrong, " WRONG").c_str() : "");
+  if (ctx.sink == nullptr) return;
+  Row identity = Identity(ctx, c, impl);
+  identity.model_algorithm = priced;
+  const bool in_place = c.in_place;
+  SendToSink(ctx, index, [=](ResultSink& sink) { sink.Record(identity, in_place, m); });
+  if (!ctx.progress) return;
+  const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
+  std::fprintf(stderr, "[bench %d/%zu %.1fs] %s: %.2f us, busbw %.3f GB/s%s\n", index + 1, ctx.cases.size(), elapsed,
+               Describe(c, impl).c_str(), m.time_us, m.busbw_gbps,
+               m.wrong.has_value() && *m.wrong > 0 ? absl::StrCat(", ", *m.wrong, " WRONG").c_str() : "");
+}
+
+}  // namespace
+
+// One round of one case; after its last round, the row of every round's iterations. Around the round, --model's
+// link probes and --recalibrate's state changes.
+void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  const BenchOptions& o = ctx.options;
+  PooledRounds& pool = ctx.pooled[index];
+  if (pool.failed) {
+    state.SkipWithError("failed in an earlier round");
+    return;
   }
+  if (auto it = ctx.unimplemented.find(SkipKeyOf(c)); it != ctx.unimplemented.end()) {
+    state.SkipWithError(it->second.c_str());
+    return;
+  }
+  const double probe_before = ProbeBeforeRound(ctx, impl);
+  MaybeRecalibrate(ctx, c, impl, round, probe_before);
+  FollowState(ctx, impl, probe_before);
+  const ArmedWatchdog armed(ctx.watchdog.get(), Describe(c, impl));
+
+  const Call call = MakeCall(ctx, c);
+  const CheckSpec spec = MakeSpec(ctx, c);
+  if (!StartRound(state, ctx, index, call, spec)) return;
+  const double link_before = ProbeLinks(ctx);
+  std::vector<double> mine, combined;
+  if (!TimeIterations(state, ctx, index, call, &mine, &combined)) return;
+  RecordRoundState(ctx, index, link_before);
+  pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
+  pool.round_ends.push_back(pool.combined_s.size());
+  pool.mine_s.insert(pool.mine_s.end(), mine.begin(), mine.end());
+  if (round + 1 < o.rounds) {
+    if (ctx.progress) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - ctx.start).count();
+      std::fprintf(stderr, "[bench round %d/%d, %d/%zu %.1fs] %s\n", round + 1, o.rounds, index + 1, ctx.cases.size(),
+                   elapsed, Describe(c, impl).c_str());
+    }
+    return;
+  }
+
+  Measurement m = PooledMeasurement(ctx, c, pool);
+  std::optional<Algorithm> priced;
+  AddModel(ctx, c, impl, pool.combined_s, pool, m, &priced);
+  if (o.check > 0 && !CheckResults(state, ctx, index, call, spec, &m)) return;
+  if (o.per_iter_timing && !pool.combined_s.empty()) AddIterationTimes(ctx, pool.combined_s, pool.mine_s, &m);
+  ReportRow(state, ctx, index, m, priced);
 }
 
 }  // namespace bench
