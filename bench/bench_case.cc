@@ -1,4 +1,5 @@
 #include "bench/bench_case.h"
+#include "bench/injected_faults.h"
 
 #include <unistd.h>
 
@@ -110,10 +111,7 @@ double ProbeLinks(BenchContext& ctx) {
   if (!ctx.probe.has_value()) return 0;
   absl::StatusOr<double> seconds = ctx.probe->Seconds();
   if (seconds.ok()) {
-    // Fault injection for the harness's own tests: every probe reads this many times slower, as on a machine that
-    // changed state after its calibration.
-    const char* env = std::getenv("KCOLL_BENCH_INJECT_PROBE_SCALE");
-    const double scale = env != nullptr ? std::atof(env) : 0;
+    const double scale = Faults().probe_scale;  // as on a machine that changed state after its calibration
     return scale > 0 ? *seconds * scale : *seconds;
   }
   std::fprintf(stderr, "[rank %d] link probe: %s\n", ctx.rank, std::string(seconds.status().message()).c_str());
@@ -176,10 +174,9 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
   MPI_Bcast(&go, 1, MPI_INT, 0, ctx.comm);
   if (go == 0) return;
   --ctx.recalibrations_left;
-  // Fault injection for the harness's own tests: the new state's profile is this file instead of a measured one.
-  const char* injected = std::getenv("KCOLL_BENCH_INJECT_CALIBRATION");
+  const bool injected = !Faults().calibration.empty();
   const std::string path =
-      injected != nullptr ? injected : StatePath(ctx.options.calibrate_path, ctx.states.size() + 1);
+      injected ? Faults().calibration : StatePath(ctx.options.calibrate_path, ctx.states.size() + 1);
   const std::string when = absl::StrCat("before ", Describe(c, impl), ctx.options.rounds > 1 ? " round " : "",
                                         ctx.options.rounds > 1 ? absl::StrCat(round + 1) : "");
   if (ctx.rank == 0) {
@@ -187,8 +184,7 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
                  ratio, when.c_str(), path.c_str());
   }
   std::string summary = absl::StrCat("injected profile ", path);
-  absl::Status measured = injected != nullptr
-                              ? absl::OkStatus()
+  absl::Status measured = injected ? absl::OkStatus()
                               : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
                                                   *ParseExecBackend(ctx.options.exec), &summary, kRecalibrationPasses);
   absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
@@ -247,9 +243,9 @@ absl::Status RunTimes(BenchContext& ctx, Implementation& impl, const Call& call,
   return first;
 }
 
-// Fault injection for the harness's own tests (-T): rank 1 stops making progress, as a hung collective would.
+// An injected hang (the harness's tests of -T): rank 1 stops making progress, as a hung collective would.
 void MaybeHang(const BenchContext& ctx) {
-  if (ctx.rank != 1 || std::getenv("KCOLL_BENCH_INJECT_HANG") == nullptr) return;
+  if (ctx.rank != 1 || !Faults().hang) return;
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
@@ -613,8 +609,7 @@ bool CheckResults(benchmark::State& state, BenchContext& ctx, int index, const C
       return false;
     }
     int64_t local = CountWrong(spec, impl.Result(call));
-    // Fault injection for the harness's own tests: pretend one element of rank 0's result is wrong.
-    if (ctx.rank == 0 && std::getenv("KCOLL_BENCH_INJECT_WRONG") != nullptr) ++local;
+    if (ctx.rank == 0 && Faults().wrong) ++local;  // an injected wrong element (the harness's tests of -c)
     MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT64_T, MPI_SUM, ctx.comm);
     wrong += local;
     if (local != 0) break;

@@ -113,7 +113,7 @@ python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["intra"
 # 2d. --recalibrate: a probe that reads 3x slower than the start's profile (injected) makes the run measure a second
 # profile before its first case; the footer and the JSON list both states, and every round says which priced it.
 rm -f "$TMPDIR/recal.state2.json"
-KCOLL_BENCH_INJECT_PROBE_SCALE=3 "$bin/all_reduce" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model \
+KCOLL_BENCH_INJECT_PROBE_SCALE=3 "$bin/all_reduce_with_faults" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model \
   --rounds 2 --calibrate "$TMPDIR/recal.json" --recalibrate 1 --json "$json" >"$out" 2>"$err" ||
   fail "--recalibrate exited $?"
 grep -q "^\[kcoll bench\] --recalibrate: link probe [0-9.]*x the nearest profile's before all_reduce ring" "$err" ||
@@ -139,7 +139,7 @@ python3 -c 'import json, sys
 link = {"alpha_s": 0.5, "beta_s_per_byte": 1e-15}
 json.dump({"schema_version": 1, "gamma_s_per_byte": 1e-15, "memcpy_bytes_per_s": 1e10, "intra": link,
            "inter": link}, open(sys.argv[1], "w"))' "$latency"
-KCOLL_BENCH_INJECT_PROBE_SCALE=1e5 KCOLL_BENCH_INJECT_CALIBRATION="$latency" "$bin/all_reduce" --ranks 2 -b 64K \
+KCOLL_BENCH_INJECT_PROBE_SCALE=1e5 KCOLL_BENCH_INJECT_CALIBRATION="$latency" "$bin/all_reduce_with_faults" --ranks 2 -b 64K \
   -e 64K -n 3 -w 1 -c 1 --algo all,auto --model --rounds 2 --calibrate "$TMPDIR/follow.json" --recalibrate 1 \
   --json "$json" >"$out" 2>"$err" || fail "--recalibrate (auto) exited $?"
 grep -q "^\[kcoll bench\] --recalibrate: auto now chooses with state 2's profile ($latency)" "$err" ||
@@ -165,14 +165,17 @@ grep -q "^# all_gather: MPI_Allgather (mpi peer)" "$out" || fail "no MPI_Allgath
 grep -q "^# Out of bounds values : 0 OK" "$out" || fail "all_gather footer"
 
 # 4. A wrong element makes the exit status non-zero and the footer FAILED.
-if KCOLL_BENCH_INJECT_WRONG=1 "$bin/all_reduce" --ranks 2 -b 64 -e 64 -n 2 -w 0 -c 1 --algo ring >"$out" 2>"$err"; then
+if KCOLL_BENCH_INJECT_WRONG=1 "$bin/all_reduce_with_faults" --ranks 2 -b 64 -e 64 -n 2 -w 0 -c 1 --algo ring >"$out" 2>"$err"; then
   fail "a wrong element did not fail the run"
 fi
 grep -q "FAILED" "$out" || fail "no FAILED footer"
+# The benchmark users run has no injected faults: the same environment changes nothing there.
+KCOLL_BENCH_INJECT_WRONG=1 "$bin/all_reduce" --ranks 2 -b 64 -e 64 -n 2 -w 0 -c 1 --algo ring >"$out" 2>"$err" ||
+  fail "//bench:all_reduce took an injected fault"
 
 # 5. -T: a rank that stops making progress ends the job with a message instead of hanging it.
 start=$SECONDS
-if KCOLL_BENCH_INJECT_HANG=1 timeout 60 "$bin/all_reduce" --ranks 2 -T 1 -b 8 -e 8 -n 1 -w 0 --algo ring \
+if KCOLL_BENCH_INJECT_HANG=1 timeout 60 "$bin/all_reduce_with_faults" --ranks 2 -T 1 -b 8 -e 8 -n 1 -w 0 --algo ring \
     >"$out" 2>"$err"; then
   fail "a hung rank did not fail the run"
 fi
