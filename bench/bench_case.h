@@ -142,6 +142,12 @@ struct BenchContext {
   int cases_done = 0;
 };
 
+// "all_reduce ring float sum 65536 B out-of-place": the case in words, for messages.
+std::string Describe(const Case& c, const Implementation& impl);
+
+// The call's count times its element size: the size auto chooses by.
+size_t CallBytes(const Case& c);
+
 // The benchmark body of `ctx.cases[index]` in round `round` (0-based, of --rounds): every round times the case and
 // pools its iterations; the last one also checks the results and records the row of the pooled iterations.
 void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round = 0);
