@@ -6,13 +6,14 @@ load("//tools:copts.bzl", "KCOLL_COPTS")
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]
 
 def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [],
-             transports = ["auto"], two_rank_nodes = [], **kwargs):
+             transports = ["auto"], two_rank_nodes = [], flaky = False, **kwargs):
     """Builds `name`_bin and adds tests `name`_np<N> for each N in `ranks`, plus a test_suite `name`.
 
     Each test runs tests/mpi_launch.sh N <binary>; a failure on any rank fails the test. `transports` other than
     "auto" (the default choice: shared memory on one node) add tests `name`_<transport>_np<N> that run with
     KCOLL_TRANSPORT=<transport>. `two_rank_nodes` rank counts add tests `name`_2pernode_np<N>, with nodes of two
-    ranks emulated (KCOLL_RANKS_PER_NODE=2): shared memory within each, MPI between them.
+    ranks emulated (KCOLL_RANKS_PER_NODE=2): shared memory within each, MPI between them. `flaky`: Bazel runs a
+    failed test up to three times (for tests that bound wall-clock times, which a loaded machine can stretch).
     """
     binary = name + "_bin"
     cc_binary(
@@ -43,6 +44,7 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
                 data = [":" + binary],
                 env = test_env,
                 size = size,
+                flaky = flaky,
                 tags = tags + ["mpi"],
             )
             tests.append(":" + test_name)
