@@ -269,10 +269,11 @@ class ArmedWatchdog {
   Watchdog* watchdog_;
 };
 
-using SkipKey = std::tuple<size_t, int, int>;
+// The key of BenchContext::unimplemented: (implementation, type, op).
+using SkipKey = decltype(BenchContext::unimplemented)::key_type;
 
 SkipKey SkipKeyOf(const Case& c) {
-  return std::make_tuple(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
+  return SkipKey(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
 }
 
 // The start of one round of nccl-tests' loop: fill the buffers, a first call (which synchronises the ranks and tells

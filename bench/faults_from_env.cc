@@ -4,22 +4,18 @@
 #include <cstdlib>
 
 #include "bench/injected_faults.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
 
-const char* Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : nullptr;
-}
-
 const bool kInstalled = [] {
   InjectedFaults faults;
-  if (const char* scale = Env("KCOLL_BENCH_INJECT_PROBE_SCALE")) faults.probe_scale = std::atof(scale);
-  if (const char* path = Env("KCOLL_BENCH_INJECT_CALIBRATION")) faults.calibration = path;
-  faults.hang = Env("KCOLL_BENCH_INJECT_HANG") != nullptr;
-  faults.wrong = Env("KCOLL_BENCH_INJECT_WRONG") != nullptr;
+  if (const char* scale = GetEnv("KCOLL_BENCH_INJECT_PROBE_SCALE")) faults.probe_scale = std::atof(scale);
+  if (const char* path = GetEnv("KCOLL_BENCH_INJECT_CALIBRATION")) faults.calibration = path;
+  faults.hang = GetEnv("KCOLL_BENCH_INJECT_HANG") != nullptr;
+  faults.wrong = GetEnv("KCOLL_BENCH_INJECT_WRONG") != nullptr;
   InstallFaults(faults);
   return true;
 }();

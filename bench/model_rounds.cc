@@ -171,16 +171,16 @@ Algorithm MostRounds(const std::vector<Algorithm>& algorithms) {
   return best;
 }
 
-// --model: the model's time for a kcoll case and its error against the median of the iterations' `seconds` (the
+// --model: the model's time for a kcoll case and its error against the median of the pooled iterations (the
 // model stands for a typical call, as the calibration's medians do; the mean also carries the iterations during
 // which the scheduler took a rank's core away); the algorithm it priced (for auto, what it ran: in most rounds, when
 // --recalibrate made it change between rounds). Each round is priced with the profile of the state its probe found
 // (one state unless --recalibrate measured more) and the algorithm it ran; the case's model time is the median over
 // its rounds. Nothing for peers, unmodeled algorithms or without --model.
-void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, const std::vector<double>& seconds,
-              const PooledRounds& pool, Measurement& m, std::optional<Algorithm>* priced) {
-  if (ctx.states.empty() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || seconds.empty()) return;
-  const double median = ComputeIterationStats(seconds).p50_us;  // the statistics are unit-free
+void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl, const PooledRounds& pool,
+              Measurement& m, std::optional<Algorithm>* priced) {
+  if (ctx.states.empty() || impl.kind() != "kcoll" || ctx.kcoll == nullptr || pool.combined_s.empty()) return;
+  const double median = ComputeIterationStats(pool.combined_s).p50_us;  // the statistics are unit-free
   if (!(median > 0)) return;
   absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(impl.name());
   if (!algorithm.ok()) return;
@@ -270,7 +270,7 @@ void AddRoundsAndModel(const BenchContext& ctx, int index, Measurement* m, std::
   }
   if (ctx.options.rounds > 1 && !ratios.empty()) m->calibrated_rounds = CalibratedStateRounds(pool);
   if (ctx.options.rounds > 1) m->round_p50_us = RoundMediansUs(pool);
-  AddModel(ctx, c, *ctx.implementations[c.implementation], pool.combined_s, pool, *m, priced);
+  AddModel(ctx, c, *ctx.implementations[c.implementation], pool, *m, priced);
 }
 
 }  // namespace bench
