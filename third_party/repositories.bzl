@@ -14,6 +14,65 @@ def _bool(value):
     return "True" if value else "False"
 
 # ---------------------------------------------------------------------------------------------------------------------
+# The CUDA toolkit (shared by the Kokkos and the CUDA/NCCL rules)
+
+def _cuda_root(rctx):
+    """CUDA_PATH, else CUDA_HOME, else the toolkit of the nvcc on PATH, else /usr/local/cuda (tools/cuda_toolkit.sh).
+
+    The toolkit of the nvcc on PATH is asked of nvcc itself (its TOP in a dry run): the nvcc on PATH may be a wrapper
+    script outside the toolkit, where the directory above it holds no CUDA libraries.
+    """
+    env = rctx.os.environ
+    root = env.get("CUDA_PATH", "") or env.get("CUDA_HOME", "")
+    if root:
+        return root
+    nvcc = rctx.which("nvcc")
+    if nvcc:
+        result = rctx.execute([nvcc, "-dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"])
+        for line in (result.stdout + "\n" + result.stderr).split("\n"):
+            if line.startswith("#$ TOP="):
+                top = line[len("#$ TOP="):].strip()  # ".../bin/.."
+                return str(rctx.path(top[:-3]).dirname) if top.endswith("/..") else top
+        return str(nvcc.dirname.dirname)
+    return "/usr/local/cuda"
+
+def _cuda_lib_dir(rctx, cuda):
+    return cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
+
+def _cuda_driver_linkopts(rctx, cudalib, archives):
+    """How the CUDA driver (libcuda, used by Kokkos' CUDA backend) is linked on this machine.
+
+    A GPU node has the driver's libcuda.so; a build machine has the toolkit's stub (lib64/stubs). With neither (a
+    toolkit installed without its stubs), a stub is made here: a shared library named like the driver (soname
+    libcuda.so.1, so the real driver is the one loaded at run time) defining the driver functions the Kokkos archives
+    call.
+    """
+    if rctx.path(cudalib + "/libcuda.so").exists:
+        return ["-lcuda"]
+    if rctx.path(cudalib + "/stubs/libcuda.so").exists:
+        return ["-L" + cudalib + "/stubs", "-lcuda"]
+    ldconfig = rctx.which("ldconfig") or ("/sbin/ldconfig" if rctx.path("/sbin/ldconfig").exists else None)
+    if ldconfig and "libcuda.so " in rctx.execute([ldconfig, "-p"]).stdout:
+        return ["-lcuda"]
+    symbols = []
+    for archive in archives:
+        dynamic = ["-D"] if archive.basename.endswith(".so") else []
+        for line in rctx.execute(["nm", "-u", "--format=posix"] + dynamic + [str(archive)]).stdout.split("\n"):
+            name = line.split(" ")[0]
+            if len(name) > 2 and name.startswith("cu") and name[2].isupper() and name not in symbols:
+                symbols.append(name)
+    rctx.file("driver_stub/libcuda_stub.c", "".join(["void %s(void) {}\n" % s for s in symbols]))
+    cc = rctx.which("cc") or rctx.which("gcc")
+    if not cc:
+        fail("kcoll: no CUDA driver library (libcuda.so) on this machine, and no C compiler (cc) to make a stub of it")
+    result = rctx.execute([cc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", "driver_stub/libcuda.so",
+                           "driver_stub/libcuda_stub.c"])
+    if result.return_code != 0:
+        fail("kcoll: no CUDA driver library (libcuda.so) on this machine and making a stub of it failed: " +
+             result.stderr)
+    return ["-L" + str(rctx.path("driver_stub")), "-lcuda"]
+
+# ---------------------------------------------------------------------------------------------------------------------
 # Kokkos
 
 _KOKKOS_BACKENDS = ["SERIAL", "OPENMP", "THREADS", "CUDA", "HIP", "SYCL", "HPX"]
@@ -72,12 +131,15 @@ def _kokkos_impl(rctx):
         # silenced.
         copts += ["-DKCOLL_KOKKOS_CUDA", "-Xcudafe", "--diag_suppress=2810"]
         copts += _kokkos_cuda_compile_options(rctx, root + "/" + libdir)
-        cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
-        cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
-        linkopts += ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart", "-lcuda"]
-        if not rctx.path(cudalib + "/libcuda.so").exists and rctx.path(cudalib + "/stubs/libcuda.so").exists:
-            # No driver installed (a build machine): link against the toolkit's stub; the GPU node has the real one.
-            linkopts.append("-L" + cudalib + "/stubs")
+        cuda = _cuda_root(rctx)
+        cudalib = _cuda_lib_dir(rctx, cuda)
+        if not rctx.path(cudalib + "/libcudart.so").exists:
+            fail("kcoll: the Kokkos at %s uses CUDA, but the CUDA toolkit at %s has no %s/libcudart.so: " % (root, cuda, cudalib) +
+                 "set CUDA_PATH to the toolkit Kokkos was built with.")
+        libraries = [f for f in rctx.path(root + "/" + libdir).readdir()
+                     if f.basename.startswith("libkokkos") and (f.basename.endswith(".a") or f.basename.endswith(".so"))]
+        linkopts += ["-L" + cudalib, "-Wl,-rpath," + cudalib, "-lcudart"]
+        linkopts += _cuda_driver_linkopts(rctx, cudalib, libraries)
 
     rctx.file("BUILD", """
 package(default_visibility = ["//visibility:public"])
@@ -120,7 +182,7 @@ KOKKOS_LINKOPTS = {linkopts}
 
 kokkos_configure = repository_rule(
     implementation = _kokkos_impl,
-    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME", "CUDA_PATH", "CUDA_HOME"],
+    environ = ["KOKKOS_ROOT", "KCOLL_CACHE", "HOME", "XDG_CACHE_HOME", "CUDA_PATH", "CUDA_HOME", "PATH"],
     local = True,
 )
 
@@ -192,7 +254,7 @@ def _first_existing(rctx, candidates):
     return None
 
 def _cuda_impl(rctx):
-    cuda = rctx.os.environ.get("CUDA_PATH", "") or rctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
+    cuda = _cuda_root(rctx)
     has_cuda = rctx.path(cuda + "/include/cuda_runtime.h").exists
     nccl_home = rctx.os.environ.get("NCCL_HOME", "")
     nccl_inc = _first_existing(rctx, [
@@ -213,7 +275,7 @@ def _cuda_impl(rctx):
     build = ['package(default_visibility = ["//visibility:public"])\n']
     if has_cuda:
         _symlink_dir(rctx, cuda + "/include", "cuda_include")
-        cudalib = cuda + "/lib64" if rctx.path(cuda + "/lib64").exists else cuda + "/lib"
+        cudalib = _cuda_lib_dir(rctx, cuda)
         build.append("""
 cc_library(
     name = "cuda_runtime",
@@ -256,7 +318,7 @@ HAS_NCCL = {has_nccl}
 
 cuda_configure = repository_rule(
     implementation = _cuda_impl,
-    environ = ["CUDA_PATH", "CUDA_HOME", "NCCL_HOME"],
+    environ = ["CUDA_PATH", "CUDA_HOME", "NCCL_HOME", "PATH"],
     local = True,
 )
 

@@ -9,9 +9,9 @@ cd "$root"
 log="$(mktemp)"
 trap 'rm -rf "$log"' EXIT
 
-nvcc="$(command -v nvcc || true)"
-[[ -n "$nvcc" || -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]] || {
-  echo "[check] skipped: the CUDA build (no nvcc on PATH or in CUDA_PATH)"
+source tools/cuda_toolkit.sh
+cuda_toolkit_root > /dev/null || {
+  echo "[check] skipped: the CUDA build (no CUDA toolkit: no nvcc on PATH, and none in CUDA_PATH, CUDA_HOME or /usr/local/cuda)"
   exit 0
 }
 source="${KOKKOS_SRC:-$(ls "$root"/../shared/third_party/kokkos-4*.tar.gz 2> /dev/null | sort | tail -n1)}"

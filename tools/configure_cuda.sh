@@ -4,7 +4,8 @@
 # toolkit and NCCL. Run once per machine, and again after moving an install.
 #
 #   tools/configure_cuda.sh [KOKKOS_ROOT]      (default: $KOKKOS_ROOT)
-#   environment: CUDA_PATH (default: the toolkit holding nvcc on PATH, else /usr/local/cuda), NCCL_HOME (optional)
+#   environment: CUDA_PATH (default: CUDA_HOME, else the toolkit of the nvcc on PATH, else /usr/local/cuda),
+#                NCCL_HOME (optional)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,11 +24,8 @@ grep -q '^#define KOKKOS_ENABLE_CUDA$\|^#define KOKKOS_ENABLE_CUDA ' "$config" |
 wrapper="$kokkos/bin/nvcc_wrapper"
 [[ -x "$wrapper" ]] || die "$wrapper is missing: --config=cuda compiles with the nvcc_wrapper of the Kokkos install"
 
-cuda="${CUDA_PATH:-}"
-if [[ -z "$cuda" ]]; then
-  if command -v nvcc > /dev/null; then cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"; else cuda=/usr/local/cuda; fi
-fi
-[[ -x "$cuda/bin/nvcc" ]] || die "no nvcc at $cuda/bin/nvcc: set CUDA_PATH to the CUDA toolkit"
+source tools/cuda_toolkit.sh
+cuda="$(cuda_toolkit_root)" || die "no CUDA toolkit (bin/nvcc and include/cuda_runtime.h) at '${CUDA_PATH:-${CUDA_HOME:-the nvcc on PATH, or /usr/local/cuda}}': set CUDA_PATH to the CUDA toolkit"
 
 # The GPU architecture Kokkos was configured for: passed to nvcc when the Kokkos flags do not name one, so that
 # nvcc_wrapper never falls back to its own default (sm_35 in Kokkos 3.x, which CUDA 12 and later reject).
@@ -48,7 +46,7 @@ done
 # Every name the toolkit is reached by: this one, its real path, and the toolkit of the nvcc on PATH (the one
 # nvcc_wrapper runs), which may be reached through another link.
 cuda_roots=""
-nvcc_root="$(command -v nvcc > /dev/null && cd "$(dirname "$(command -v nvcc)")/.." && pwd || true)"
+nvcc_root="$(unset CUDA_PATH CUDA_HOME; cuda_toolkit_root || true)"
 for d in "$cuda" "$(readlink -f "$cuda")" ${nvcc_root:+"$nvcc_root" "$(readlink -f "$nvcc_root")"}; do
   [[ -d "$d" && " $cuda_roots " != *" $(printf '%q' "$d") "* ]] && cuda_roots="$cuda_roots $(printf '%q' "$d")"
 done
@@ -150,6 +148,7 @@ chmod +x "$cc"
 cc="$(pwd)/$cc"
 
 out=.kcoll_cuda.bazelrc
+path="$cuda/bin:${PATH#"$cuda/bin:"}"  # the toolkit's nvcc first, once
 {
   echo "# Written by tools/configure_cuda.sh on $(date -u +%Y-%m-%d); machine-specific, not committed."
   echo "build:cuda --repo_env=KOKKOS_ROOT=$kokkos"
@@ -157,8 +156,8 @@ out=.kcoll_cuda.bazelrc
   # Bazel's generated toolchain adds -std=c++0x, which nvcc would take over kcoll's -std=c++17: replace it.
   echo "build:cuda --repo_env=BAZEL_CXXOPTS=-std=c++17"
   echo "build:cuda --repo_env=CUDA_PATH=$cuda"
-  echo "build:cuda --repo_env=PATH=$cuda/bin:$PATH"
-  echo "build:cuda --action_env=PATH=$cuda/bin:$PATH"
+  echo "build:cuda --repo_env=PATH=$path"
+  echo "build:cuda --action_env=PATH=$path"
   if [[ -n "${NCCL_HOME:-}" ]]; then echo "build:cuda --repo_env=NCCL_HOME=$NCCL_HOME"; fi
 } > "$out"
 echo "configure_cuda: wrote $out (Kokkos $kokkos, CUDA $cuda${arch:+, $arch}${NCCL_HOME:+, NCCL $NCCL_HOME})"

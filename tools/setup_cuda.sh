@@ -5,7 +5,7 @@
 #   tools/setup_cuda.sh [ARCH]          ARCH: the GPU architecture, sm_90 by default (H100); sm_80 A100, sm_89 L40S
 #   environment: KOKKOS_SRC  a Kokkos source: a checkout or a release tarball (default: the tarball in
 #                            ../shared/third_party/ when there is one)
-#                CUDA_PATH   the CUDA toolkit (default: the one holding nvcc on PATH)
+#                CUDA_PATH   the CUDA toolkit (default: CUDA_HOME, else the toolkit of the nvcc on PATH)
 #
 # Installs into ${KCOLL_CACHE:-~/.cache/kcoll}/kokkos-<version>-cuda-<arch>. With CUDA 13 (which dropped sm_70 and
 # changed two runtime calls), the source is adapted before building, as third_party/README.md says:
@@ -25,10 +25,9 @@ arch="${1:-sm_90}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${KCOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kcoll}"
 
-cuda="${CUDA_PATH:-}"
-if [[ -z "$cuda" ]] && command -v nvcc > /dev/null; then cuda="$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)"; fi
-cuda="${cuda:-/usr/local/cuda}"
-[[ -x "$cuda/bin/nvcc" ]] || die "no nvcc at $cuda/bin/nvcc: set CUDA_PATH to the CUDA toolkit"
+source "$root/tools/cuda_toolkit.sh"
+cuda="$(cuda_toolkit_root)" || die "no CUDA toolkit (bin/nvcc and include/cuda_runtime.h) at '${CUDA_PATH:-${CUDA_HOME:-the nvcc on PATH, or /usr/local/cuda}}': set CUDA_PATH to the CUDA toolkit"
+export PATH="$cuda/bin:$PATH"  # nvcc_wrapper runs the nvcc it finds on PATH
 cuda_major="$("$cuda/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
 
 src="${KOKKOS_SRC:-}"
