@@ -17,10 +17,14 @@
 #include "collectives/auto_choice.h"
 #include "collectives/status_macros.h"
 #include "models/predict_report.h"
+#include "models/statistics.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
+
+using models::Median;
+using models::Percentile;
 
 constexpr int kControlTag = 7301;
 constexpr int kWarmups = 3;  // untimed calls per size; the fastest sets the repetitions
@@ -35,25 +39,6 @@ double LoadAverage() {
     std::fclose(f);
   }
   return load;
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + mid));
-}
-
-// The nearest-rank `percentile` (0 < p <= 100) of `values`: the smallest value with at least p% of them at or below
-// it. 50 is the median (the lower middle for an even count).
-double Percentile(std::vector<double> values, double percentile) {
-  if (values.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(percentile / 100.0 * values.size()));
-  const size_t index = std::min(values.size() - 1, rank == 0 ? 0 : rank - 1);
-  std::nth_element(values.begin(), values.begin() + index, values.end());
-  return values[index];
 }
 
 // Completes `request` polling every 200 us in between: a rank that only waits leaves the cores to the ranks that
@@ -224,8 +209,8 @@ std::string SeriesTable(const Series& series, bool link) {
     const double error = s.seconds > 0 ? 100.0 * (fitted - s.seconds) / s.seconds : 0;
     absl::StrAppend(&out,
                     absl::StrFormat("  %12.0f %7d %12s %11.3f %12s %+7.1f%%\n", s.bytes, series.reps[i],
-                                    models::FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
-                                    models::FormatSeconds(fitted), error));
+                                    FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
+                                    FormatSeconds(fitted), error));
   }
   return out;
 }
@@ -244,7 +229,7 @@ std::string StepTable(const Series& step, const Series& alone, bool proportional
                         s.bytes <= reference.points.back().bytes && s.seconds > 0;
     absl::StrAppend(&out,
                     absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, step.reps[i],
-                                    models::FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
+                                    FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
                                     inside ? absl::StrFormat("%.2fx", s.seconds / reference.Seconds(s.bytes)) : "-"));
   }
   return out;
@@ -253,7 +238,7 @@ std::string StepTable(const Series& step, const Series& alone, bool proportional
 std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
                     absl::string_view beta_name) {
   return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
-                         models::FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
+                         FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
                          Gbps(fit.link.BytesPerSecond()), fit.r_squared,
                          fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
 }
@@ -798,9 +783,9 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                   SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
   absl::StrAppend(
       &out, "\nprofile:\n",
-      absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.intra.alpha_s),
+      absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.intra.alpha_s),
                       profile.intra.beta_s_per_byte, Gbps(profile.intra.BytesPerSecond())),
-      absl::StrFormat("  inter: alpha = %s, beta = %.4g s/B (%s)\n", models::FormatSeconds(profile.inter.alpha_s),
+      absl::StrFormat("  inter: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.inter.alpha_s),
                       profile.inter.beta_s_per_byte, Gbps(profile.inter.BytesPerSecond())),
       absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
                       Gbps(1.0 / profile.gamma_s_per_byte)),

@@ -12,6 +12,7 @@
 #include "bench/injected_faults.h"
 #include "bench/timing.h"
 #include "collectives/auto_choice.h"
+#include "models/statistics.h"
 
 namespace kcoll {
 namespace bench {
@@ -198,7 +199,7 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
     predicted.push_back(p->predicted_seconds);
   }
   if (predicted.empty()) return;
-  const double model_s = Median(predicted);
+  const double model_s = models::Median(predicted);
   m.model_us = model_s * 1e6;
   m.model_error_pct = 100 * (model_s - median) / median;
   m.round_states = pool.states;
@@ -209,7 +210,8 @@ void AddModel(const BenchContext& ctx, const Case& c, const Implementation& impl
       if (InCalibratedState(pool.link_ratios[r])) in_state.push_back(predicted[r]);
     }
     const double measured_s = m.calibrated_rounds->p50_us * 1e-6;
-    if (!in_state.empty()) m.calibrated_rounds->model_error_pct = 100 * (Median(in_state) - measured_s) / measured_s;
+    if (!in_state.empty())
+      m.calibrated_rounds->model_error_pct = 100 * (models::Median(in_state) - measured_s) / measured_s;
   }
   *priced = MostRounds(ran);
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "models/statistics.h"
 
 namespace kcoll {
 namespace bench {
@@ -36,25 +37,17 @@ SizeIdentity IdentityOf(const Row& r) {
 IterationStats ComputeIterationStats(const std::vector<double>& times_us) {
   IterationStats s;
   if (times_us.empty()) return s;
-  std::vector<double> sorted = times_us;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  auto percentile = [&](int p) {
-    // Nearest rank: ceil(p/100 * n), 1-based.
-    size_t rank = (n * static_cast<size_t>(p) + 99) / 100;
-    if (rank < 1) rank = 1;
-    return sorted[std::min(n, rank) - 1];
-  };
-  s.min_us = sorted.front();
-  s.max_us = sorted.back();
-  s.p50_us = percentile(50);
-  s.p95_us = percentile(95);
-  s.p99_us = percentile(99);
+  const size_t n = times_us.size();
+  s.min_us = *std::min_element(times_us.begin(), times_us.end());
+  s.max_us = *std::max_element(times_us.begin(), times_us.end());
+  s.p50_us = models::Percentile(times_us, 50);
+  s.p95_us = models::Percentile(times_us, 95);
+  s.p99_us = models::Percentile(times_us, 99);
   double sum = 0;
-  for (double t : sorted) sum += t;
+  for (double t : times_us) sum += t;
   s.avg_us = sum / n;
   double var = 0;
-  for (double t : sorted) var += (t - s.avg_us) * (t - s.avg_us);
+  for (double t : times_us) var += (t - s.avg_us) * (t - s.avg_us);
   s.stdev_us = std::sqrt(var / n);
   s.cv_pct = s.avg_us > 0 ? 100.0 * s.stdev_us / s.avg_us : 0;
   return s;
@@ -174,13 +167,6 @@ std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows) {
   return out;
 }
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) return std::nullopt;
   std::vector<double> ratios;
@@ -188,7 +174,7 @@ std::optional<double> PairedRatio(const std::vector<double>& a, const std::vecto
     if (!(a[i] > 0) || !(b[i] > 0)) return std::nullopt;
     ratios.push_back(a[i] / b[i]);
   }
-  return Median(std::move(ratios));
+  return models::Median(std::move(ratios));
 }
 
 bool InCalibratedState(double link_ratio) {

@@ -137,10 +137,8 @@ struct AutoVsFastest : SizeIdentity {
   int paired_rounds = 0;
 };
 
-// The median of `values`, the mean of the middle two for an even count; 0 when empty.
-double Median(std::vector<double> values);
-
-// The Median over i of a[i] / b[i]; empty unless both have the same number (at least 2) of positive values.
+// The median (models/statistics.h) over i of a[i] / b[i]; empty unless both have the same number (at least 2) of
+// positive values.
 std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b);
 std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows);
 

@@ -6,27 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "collectives/seconds_format.h"
+#include "models/statistics.h"
 
 namespace kcoll {
 namespace models {
-namespace {
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// Same units as predict_report's FormatSeconds, kept local so this library needs no JSON.
-std::string Seconds(double s) {
-  const double a = std::abs(s);
-  if (a >= 1) return absl::StrFormat("%.4g s", s);
-  if (a >= 1e-3) return absl::StrFormat("%.4g ms", s * 1e3);
-  if (a >= 1e-6) return absl::StrFormat("%.4g us", s * 1e6);
-  return absl::StrFormat("%.4g ns", s * 1e9);
-}
-
-}  // namespace
 
 absl::StatusOr<ModelCheck> ModelCheck::Create(const Topology& topology, const Profile& profile,
                                               const CostOptions& options) {
@@ -92,7 +76,7 @@ absl::StatusOr<ModelComparison> CompareWithModel(const std::vector<Measurement>&
 
 std::string FormatPrediction(const RowPrediction& row) {
   if (!row.modeled) return "no model";
-  return absl::StrFormat("%s (%+.1f%%)", Seconds(row.predicted_seconds), row.error_percent);
+  return absl::StrFormat("%s (%+.1f%%)", FormatSeconds(row.predicted_seconds), row.error_percent);
 }
 
 }  // namespace models

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "collectives/seconds_format.h"  // FormatSeconds, used by the reports
 #include "models/cost_model.h"
 #include "models/crossover.h"
 #include "models/machine.h"
@@ -35,8 +36,6 @@ absl::StatusOr<nlohmann::json> SweepReport(const PredictRequest& request, double
 std::string FormatSizeReport(const nlohmann::json& report);
 std::string FormatSweepReport(const nlohmann::json& report);
 
-// "20.32 ms", "1.5 us", ...
-std::string FormatSeconds(double seconds);
 // "1.14 MB", "512 B" (decimal units: 1 MB = 1e6 B).
 std::string FormatBytes(double bytes);
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "collectives/seconds_format.h"
 #include "collectives/topology/rank_info_json.h"
 
 namespace kcoll {
@@ -87,12 +88,6 @@ std::vector<InterfaceGroup> GroupInterfaces(const std::vector<NetworkInterface>&
   return groups;
 }
 
-std::string Seconds(double s) {
-  if (s < 1e-3) return absl::StrFormat("%.1f us", s * 1e6);
-  if (s < 1) return absl::StrFormat("%.3f ms", s * 1e3);
-  return absl::StrFormat("%.3f s", s);
-}
-
 }  // namespace
 
 std::string DescribeRank(const Topology& t, int rank) {
@@ -162,7 +157,7 @@ std::vector<std::string> DescribeCounters(const Topology& t, const Counters& cou
   std::vector<std::string> lines;
   for (const CollectiveCounts& c : counters.collectives) {
     lines.push_back(absl::StrCat(Head(t), "counters ", CollectiveName(c.collective), "/", AlgorithmName(c.algorithm),
-                                 " calls ", c.calls, " bytes ", c.bytes, " time ", Seconds(c.seconds), " | ",
+                                 " calls ", c.calls, " bytes ", c.bytes, " time ", FormatSeconds(c.seconds), " | ",
                                  DescribePrimitives(c.primitives)));
   }
   lines.push_back(absl::StrCat(Head(t), "counters total | ", DescribePrimitives(counters.total)));
@@ -172,7 +167,7 @@ std::vector<std::string> DescribeCounters(const Topology& t, const Counters& cou
 std::string DescribeCall(const Topology& t, const CallRecord& call, const absl::Status& status) {
   return absl::StrCat(Head(t), "call ", CollectiveName(call.collective), " algo ", AlgorithmName(call.algorithm),
                       " count ", call.count, " type ", DataTypeName(call.type), " op ", ReduceOpName(call.op), " root ",
-                      call.root, " bytes ", call.bytes, " time ", Seconds(call.seconds), " sent ",
+                      call.root, " bytes ", call.bytes, " time ", FormatSeconds(call.seconds), " sent ",
                       call.primitives.send.bytes, " inter ", call.primitives.send.inter_node_bytes, " received ",
                       call.primitives.recv.bytes, " status ", status.ok() ? "OK" : status.ToString());
 }
