@@ -2,56 +2,15 @@
 
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/transport/mpi/mpi_datatypes.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-bool IsHalf(DataType type) { return type == DataType::kFloat16 || type == DataType::kBfloat16; }
-
-MPI_Datatype MpiTypeOf(DataType type) {
-  switch (type) {
-    case DataType::kInt8:
-      return MPI_INT8_T;
-    case DataType::kUint8:
-      return MPI_UINT8_T;
-    case DataType::kInt32:
-      return MPI_INT32_T;
-    case DataType::kUint32:
-      return MPI_UINT32_T;
-    case DataType::kInt64:
-      return MPI_INT64_T;
-    case DataType::kUint64:
-      return MPI_UINT64_T;
-    case DataType::kFloat32:
-      return MPI_FLOAT;
-    case DataType::kFloat64:
-      return MPI_DOUBLE;
-    case DataType::kFloat16:
-    case DataType::kBfloat16:
-      return MPI_UINT16_T;  // moved as 16-bit words; MPI cannot reduce them
-  }
-  return MPI_DATATYPE_NULL;
-}
-
-absl::StatusOr<MPI_Op> MpiOpOf(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-      return MPI_SUM;
-    case ReduceOp::kProd:
-      return MPI_PROD;
-    case ReduceOp::kMin:
-      return MPI_MIN;
-    case ReduceOp::kMax:
-      return MPI_MAX;
-    case ReduceOp::kAvg:
-      return absl::UnimplementedError("MPI has no average reduction");
-  }
-  return absl::InvalidArgumentError("invalid reduce op");
-}
 
 absl::Status Check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return absl::OkStatus();
@@ -72,14 +31,16 @@ class MpiPeer final : public Implementation {
   std::string kind() const override { return "mpi"; }
 
   absl::Status Run(const Call& c) override {
-    const MPI_Datatype type = MpiTypeOf(c.type);
+    const MPI_Datatype type = MpiDatatypeOf(c.type);
     MPI_Op op = MPI_OP_NULL;
     if (c.op.has_value()) {
-      if (IsHalf(c.type)) {
+      if (IsHalfPrecision(c.type)) {
         return absl::UnimplementedError(absl::StrCat("MPI has no ", DataTypeName(c.type), " reduction"));
       }
-      auto mpi_op = MpiOpOf(*c.op);
-      if (!mpi_op.ok()) return mpi_op.status();
+      const std::optional<MPI_Op> mpi_op = MpiOpOf(*c.op);
+      if (!mpi_op.has_value()) {
+        return absl::UnimplementedError(absl::StrCat("MPI has no ", ReduceOpName(*c.op), " reduction"));
+      }
       op = *mpi_op;
     }
     if (c.layout.send_count > static_cast<size_t>(INT_MAX) || c.layout.recv_count > static_cast<size_t>(INT_MAX)) {

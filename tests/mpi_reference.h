@@ -8,54 +8,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "collectives/transport/mpi/mpi_datatypes.h"
 #include "collectives/types.h"
 #include "tests/exact_values.h"
 
 namespace kcoll {
 namespace testing {
 
-inline MPI_Datatype MpiTypeOf(DataType type) {
-  switch (type) {
-    case DataType::kInt8:
-      return MPI_INT8_T;
-    case DataType::kUint8:
-      return MPI_UINT8_T;
-    case DataType::kInt32:
-      return MPI_INT32_T;
-    case DataType::kUint32:
-      return MPI_UINT32_T;
-    case DataType::kInt64:
-      return MPI_INT64_T;
-    case DataType::kUint64:
-      return MPI_UINT64_T;
-    case DataType::kFloat32:
-      return MPI_FLOAT;
-    case DataType::kFloat64:
-      return MPI_DOUBLE;
-    case DataType::kFloat16:
-    case DataType::kBfloat16:
-      return MPI_FLOAT;  // computed on float copies
-  }
-  return MPI_DATATYPE_NULL;
-}
+// MPI's type for kcoll's `type` as these references pass it: 16-bit floats as float copies (MPI cannot reduce them).
+inline MPI_Datatype ReferenceTypeOf(DataType type) { return IsHalfPrecision(type) ? MPI_FLOAT : MpiDatatypeOf(type); }
 
 // MPI has no average: kAvg is MPI_SUM, divided afterwards.
-inline MPI_Op MpiOpOf(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kAvg:
-      return MPI_SUM;
-    case ReduceOp::kProd:
-      return MPI_PROD;
-    case ReduceOp::kMin:
-      return MPI_MIN;
-    case ReduceOp::kMax:
-      return MPI_MAX;
-  }
-  return MPI_OP_NULL;
-}
+inline MPI_Op ReferenceOpOf(ReduceOp op) { return op == ReduceOp::kAvg ? MPI_SUM : *MpiOpOf(op); }
 
-inline bool IsHalf(DataType type) { return type == DataType::kFloat16 || type == DataType::kBfloat16; }
+inline bool IsHalf(DataType type) { return IsHalfPrecision(type); }
 
 // MPI_Allreduce of this rank's exact inputs (ExactInput), returned encoded in `type`, so it can be compared byte
 // for byte with kcoll's result.
@@ -74,7 +40,7 @@ inline std::vector<char> MpiAllReduceOfExactInputs(DataType type, ReduceOp op, s
       EncodeAt(type, in.data(), i, v);
     }
   }
-  MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), MpiTypeOf(type), MpiOpOf(op), comm);
+  MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), ReferenceTypeOf(type), ReferenceOpOf(op), comm);
   std::vector<char> result(count * elem);
   for (size_t i = 0; i < count; ++i) {
     double v = IsHalf(type) ? reinterpret_cast<float*>(out.data())[i] : DecodeAt(type, out.data(), i);
@@ -131,7 +97,8 @@ inline std::vector<char> MpiReduceScatterBlock(DataType type, ReduceOp op, const
   const int n = CommSize(comm);
   const std::vector<char> in = ToMpiBuffer(type, send, recvcount * n);
   std::vector<char> out(recvcount * MpiElementSize(type));
-  MPI_Reduce_scatter_block(in.data(), out.data(), static_cast<int>(recvcount), MpiTypeOf(type), MpiOpOf(op), comm);
+  MPI_Reduce_scatter_block(in.data(), out.data(), static_cast<int>(recvcount), ReferenceTypeOf(type), ReferenceOpOf(op),
+                           comm);
   return FromMpiBuffer(type, out, recvcount, op, n);
 }
 
@@ -139,8 +106,8 @@ inline std::vector<char> MpiAllgather(DataType type, const void* send, size_t se
   const int n = CommSize(comm);
   const std::vector<char> in = ToMpiBuffer(type, send, sendcount);
   std::vector<char> out(sendcount * n * MpiElementSize(type));
-  MPI_Allgather(in.data(), static_cast<int>(sendcount), MpiTypeOf(type), out.data(), static_cast<int>(sendcount),
-                MpiTypeOf(type), comm);
+  MPI_Allgather(in.data(), static_cast<int>(sendcount), ReferenceTypeOf(type), out.data(), static_cast<int>(sendcount),
+                ReferenceTypeOf(type), comm);
   return FromMpiBuffer(type, out, sendcount * n);
 }
 
@@ -148,7 +115,7 @@ inline std::vector<char> MpiAllgather(DataType type, const void* send, size_t se
 inline std::vector<char> MpiBcast(DataType type, const void* data, size_t count, int root, MPI_Comm comm) {
   std::vector<char> buffer(count * MpiElementSize(type));
   if (CommRank(comm) == root) buffer = ToMpiBuffer(type, data, count);
-  MPI_Bcast(buffer.data(), static_cast<int>(count), MpiTypeOf(type), root, comm);
+  MPI_Bcast(buffer.data(), static_cast<int>(count), ReferenceTypeOf(type), root, comm);
   return FromMpiBuffer(type, buffer, count);
 }
 
@@ -157,7 +124,7 @@ inline std::vector<char> MpiReduce(DataType type, ReduceOp op, const void* send,
   const bool at_root = CommRank(comm) == root;
   const std::vector<char> in = ToMpiBuffer(type, send, count);
   std::vector<char> out(at_root ? count * MpiElementSize(type) : 0);
-  MPI_Reduce(in.data(), out.data(), static_cast<int>(count), MpiTypeOf(type), MpiOpOf(op), root, comm);
+  MPI_Reduce(in.data(), out.data(), static_cast<int>(count), ReferenceTypeOf(type), ReferenceOpOf(op), root, comm);
   return at_root ? FromMpiBuffer(type, out, count, op, CommSize(comm)) : std::vector<char>();
 }
 
@@ -166,8 +133,8 @@ inline std::vector<char> MpiAlltoall(DataType type, const void* send, size_t cou
   const int n = CommSize(comm);
   const std::vector<char> in = ToMpiBuffer(type, send, count * n);
   std::vector<char> out(count * n * MpiElementSize(type));
-  MPI_Alltoall(in.data(), static_cast<int>(count), MpiTypeOf(type), out.data(), static_cast<int>(count),
-               MpiTypeOf(type), comm);
+  MPI_Alltoall(in.data(), static_cast<int>(count), ReferenceTypeOf(type), out.data(), static_cast<int>(count),
+               ReferenceTypeOf(type), comm);
   return FromMpiBuffer(type, out, count * n);
 }
 
@@ -176,8 +143,8 @@ inline std::vector<char> MpiGather(DataType type, const void* send, size_t count
   const bool at_root = CommRank(comm) == root;
   const std::vector<char> in = ToMpiBuffer(type, send, count);
   std::vector<char> out(at_root ? count * n * MpiElementSize(type) : 0);
-  MPI_Gather(in.data(), static_cast<int>(count), MpiTypeOf(type), out.data(), static_cast<int>(count), MpiTypeOf(type),
-             root, comm);
+  MPI_Gather(in.data(), static_cast<int>(count), ReferenceTypeOf(type), out.data(), static_cast<int>(count),
+             ReferenceTypeOf(type), root, comm);
   return at_root ? FromMpiBuffer(type, out, count * n) : std::vector<char>();
 }
 
@@ -187,8 +154,8 @@ inline std::vector<char> MpiScatter(DataType type, const void* send, size_t coun
   std::vector<char> in;
   if (CommRank(comm) == root) in = ToMpiBuffer(type, send, count * n);
   std::vector<char> out(count * MpiElementSize(type));
-  MPI_Scatter(in.data(), static_cast<int>(count), MpiTypeOf(type), out.data(), static_cast<int>(count), MpiTypeOf(type),
-              root, comm);
+  MPI_Scatter(in.data(), static_cast<int>(count), ReferenceTypeOf(type), out.data(), static_cast<int>(count),
+              ReferenceTypeOf(type), root, comm);
   return FromMpiBuffer(type, out, count);
 }
 
@@ -197,8 +164,8 @@ inline std::vector<char> MpiSendrecvRing(DataType type, const void* send, size_t
   const int n = CommSize(comm), r = CommRank(comm);
   const std::vector<char> in = ToMpiBuffer(type, send, count);
   std::vector<char> out(count * MpiElementSize(type));
-  MPI_Sendrecv(in.data(), static_cast<int>(count), MpiTypeOf(type), (r + 1) % n, 0, out.data(), static_cast<int>(count),
-               MpiTypeOf(type), (r - 1 + n) % n, 0, comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(in.data(), static_cast<int>(count), ReferenceTypeOf(type), (r + 1) % n, 0, out.data(),
+               static_cast<int>(count), ReferenceTypeOf(type), (r - 1 + n) % n, 0, comm, MPI_STATUS_IGNORE);
   return FromMpiBuffer(type, out, count);
 }
 
