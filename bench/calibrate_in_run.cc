@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "bench/calibrate.h"
+#include "calibration/calibrate.h"
+#include "calibration/profile.h"
 #include "collectives/execution.h"
 #include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
@@ -17,6 +18,12 @@
 
 namespace kcoll {
 namespace bench {
+
+using calibration::Calibrate;
+using calibration::CalibrationOptions;
+using calibration::CalibrationResult;
+using calibration::FitAll;
+using calibration::MakeProfile;
 namespace {
 
 // Rank 0's part once the measurements are in: fit, build and save the profile.

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "bench/calibrate.h"
+#include "calibration/calibrate.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/topology.h"
 
@@ -22,15 +22,16 @@ namespace bench {
 // else KCOLL_TRANSPORT, else auto), built on `comm` by the same factories, `backend`'s kernels and a duplicate of
 // `comm` for the measurement's own messages: what //bench:calibrate and --calibrate both run. The result is complete
 // on rank 0.
-absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
-                                                  const CalibrationOptions& options);
+absl::StatusOr<calibration::CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology,
+                                                               ExecBackend backend,
+                                                               const calibration::CalibrationOptions& options);
 
 // Runs //bench:calibrate's sweep (default CalibrationOptions but `passes`, fits on relative errors) over `comm` with
 // emulated nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.
 // Collective over `comm`; every rank returns the same status (the message of the rank that failed). On success
 // rank 0's `summary` says what was measured and where it went.
 absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
-                               std::string* summary, int passes = CalibrationOptions().passes);
+                               std::string* summary, int passes = calibration::CalibrationOptions().passes);
 
 }  // namespace bench
 }  // namespace kcoll

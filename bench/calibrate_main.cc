@@ -5,7 +5,7 @@
 //   mpirun -np N bazel-bin/bench/calibrate [--ranks_per_node=R] [--out=...]     (already under mpirun)
 //   KCOLL_PROFILE=profile.json <your program>                                   (use it)
 //
-// See bench/calibrate.h for what is measured and how.
+// See calibration/calibrate.h for what is measured and how.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -22,9 +22,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "bench/calibrate.h"
 #include "bench/calibrate_in_run.h"
 #include "bench/calibrate_launch.h"
+#include "calibration/calibrate.h"
+#include "calibration/profile.h"
+#include "calibration/report.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/topology.h"
@@ -53,6 +55,12 @@ ABSL_FLAG(std::string, fit, "relative",
 
 namespace kcoll {
 namespace bench {
+
+using calibration::CalibrationOptions;
+using calibration::FitAll;
+using calibration::FormatAutoChoices;
+using calibration::FormatReport;
+using calibration::MakeProfile;
 namespace {
 
 CalibrationOptions OptionsFromFlags() {
@@ -232,7 +240,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate: --fit=%s: must be relative or seconds\n", fit.c_str());
     return 2;
   }
-  absl::Status valid = kcoll::bench::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());
+  absl::Status valid = kcoll::calibration::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());
   if (!valid.ok()) {
     std::fprintf(stderr, "calibrate: --%s\n", std::string(valid.message()).c_str());
     return 2;

@@ -1,6 +1,6 @@
 #include "bench/link_probe.h"
 
-#include "bench/calibrate.h"
+#include "calibration/calibrate.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/status_macros.h"
 #include "collectives/transport/mpi/mpi_transport.h"
@@ -11,6 +11,12 @@
 
 namespace kcoll {
 namespace bench {
+
+using calibration::CalibrationOptions;
+using calibration::ExchangePairs;
+using calibration::LinkClass;
+using calibration::MeasureStep;
+using calibration::StepSeries;
 
 absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topology) {
   LinkClass link_class = LinkClass::kIntra;

@@ -3,7 +3,7 @@
 // A model is only as current as its profile. Some machines change under a benchmark: on a virtual machine the host
 // may move the virtual cores so that handing modified cache lines from one to the other costs several times as long
 // for minutes at a time (models/README.md). With --model the benchmark probes the links around every case with the
-// calibration's own collective step (bench/calibrate.h: MeasureStep) at one size, and reports the ratio of its
+// calibration's own collective step (calibration/calibrate.h: MeasureStep) at one size, and reports the ratio of its
 // exchange to the profile's curve: near 1, the
 // case ran on the machine the profile describes; far from it, the model's error measures the machine's change, not
 // the model.
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/calibrate.h"
+#include "calibration/calibrate.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
@@ -43,7 +43,7 @@ class LinkProbe {
 
  private:
   LinkProbe(MPI_Comm comm, std::unique_ptr<Transport> transport, std::unique_ptr<Kernels> kernels,
-            std::vector<std::pair<int, int>> pairs, LinkClass link_class)
+            std::vector<std::pair<int, int>> pairs, calibration::LinkClass link_class)
       : comm_(comm),
         transport_(std::move(transport)),
         kernels_(std::move(kernels)),
@@ -54,7 +54,7 @@ class LinkProbe {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Kernels> kernels_;
   std::vector<std::pair<int, int>> pairs_;
-  LinkClass link_class_;
+  calibration::LinkClass link_class_;
 };
 
 }  // namespace bench

@@ -19,7 +19,7 @@
 //    finds its lines in other caches than one repeated alone (the receive buffer was last read by the peer, the
 //    sent bytes were just written by the sender's core, the reduction writes lines the peer has just read), and on
 //    shared memory that can cost several times as much. The calibration therefore measures each size inside a collective step (a
-//    two-rank ring AllReduce on a buffer of twice the message, bench/calibrate.h), and the curve records that
+//    two-rank ring AllReduce on a buffer of twice the message, calibration/calibrate.h), and the curve records that
 //    ratio of buffer to message (`buffer_per_message`): SecondsIn(m, w) reads w's per-byte cost at the size whose
 //    step had a buffer of w, w / buffer_per_message. A 2-rank ring AllReduce of S then costs exactly its measured
 //    steps (messages of S / 2 in a buffer of S).

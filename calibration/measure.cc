@@ -1,5 +1,3 @@
-#include "bench/calibrate.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,14 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "collectives/algorithms/registry.h"
-#include "collectives/auto_choice.h"
+#include "calibration/calibrate.h"
 #include "collectives/status_macros.h"
-#include "models/predict_report.h"
 #include "models/statistics.h"
 
 namespace kcoll {
-namespace bench {
+namespace calibration {
 namespace {
 
 using models::Median;
@@ -168,22 +164,6 @@ Series MedianOf(const std::vector<Series>& all) {
   return out;
 }
 
-absl::StatusOr<models::LinkFit> FitNamed(const Series& series, models::FitWeighting weighting, absl::string_view name) {
-  absl::StatusOr<models::LinkFit> fit = models::FitLink(series.samples, weighting);
-  if (!fit.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", fit.status().message()));
-  return fit;
-}
-
-std::string PairsText(const std::vector<std::pair<int, int>>& pairs) {
-  std::string out;
-  for (const auto& [a, b] : pairs) absl::StrAppend(&out, out.empty() ? "" : ", ", a, "-", b);
-  return out;
-}
-
-std::string StatName(double percentile) {
-  return percentile == 50 ? "median" : absl::StrFormat("%gth-percentile", percentile);
-}
-
 // Collective over `comm`: the largest number of its ranks that share one host's memory.
 int MostRanksOnAHost(MPI_Comm comm) {
   MPI_Comm host;
@@ -193,72 +173,6 @@ int MostRanksOnAHost(MPI_Comm comm) {
   MPI_Comm_free(&host);
   MPI_Allreduce(&here, &most, 1, MPI_INT, MPI_MAX, comm);
   return most;
-}
-
-bool Busy(const CalibrationResult& r) { return r.cores > 0 && std::max(r.load_before, r.load_after) > r.cores + 0.5; }
-
-std::string Gbps(double bytes_per_s) { return absl::StrFormat("%.3g GB/s", bytes_per_s / 1e9); }
-
-// A series as a table with the fit's prediction and error per size, then the fit.
-std::string SeriesTable(const Series& series, bool link) {
-  std::string out = absl::StrFormat("  %12s %7s %12s %11s %12s %8s\n", "bytes", "reps", link ? "one-way" : "time",
-                                    "GB/s", "fit", "error");
-  for (size_t i = 0; i < series.samples.size(); ++i) {
-    const models::Sample& s = series.samples[i];
-    const double fitted = series.fit.link.Seconds(s.bytes);
-    const double error = s.seconds > 0 ? 100.0 * (fitted - s.seconds) / s.seconds : 0;
-    absl::StrAppend(&out,
-                    absl::StrFormat("  %12.0f %7d %12s %11.3f %12s %+7.1f%%\n", s.bytes, series.reps[i],
-                                    FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
-                                    FormatSeconds(fitted), error));
-  }
-  return out;
-}
-
-// A series of the collective step beside the same sizes measured alone (ping-pong, or the reduction sweep, read
-// between its sizes as the model reads a curve); `-` outside the sizes measured alone.
-std::string StepTable(const Series& step, const Series& alone, bool proportional, absl::string_view what,
-                      absl::string_view rate, absl::string_view alone_name) {
-  models::MeasuredCurve reference;
-  reference.proportional = proportional;
-  for (const models::Sample& s : alone.samples) reference.points.push_back({s.bytes, s.seconds});
-  std::string out = absl::StrFormat("  %12s %7s %12s %13s %12s\n", "bytes", "reps", what, rate, alone_name);
-  for (size_t i = 0; i < step.samples.size(); ++i) {
-    const models::Sample& s = step.samples[i];
-    const bool inside = !reference.empty() && s.bytes >= reference.points.front().bytes &&
-                        s.bytes <= reference.points.back().bytes && s.seconds > 0;
-    absl::StrAppend(&out,
-                    absl::StrFormat("  %12.0f %7d %12s %13.3f %12s\n", s.bytes, step.reps[i],
-                                    FormatSeconds(s.seconds), s.seconds > 0 ? s.bytes / s.seconds / 1e9 : 0.0,
-                                    inside ? absl::StrFormat("%.2fx", s.seconds / reference.Seconds(s.bytes)) : "-"));
-  }
-  return out;
-}
-
-std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
-                    absl::string_view beta_name) {
-  return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
-                         FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
-                         Gbps(fit.link.BytesPerSecond()), fit.r_squared,
-                         fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
-}
-
-models::FitWeighting Other(models::FitWeighting w) {
-  return w == models::FitWeighting::kRelative ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
-}
-
-std::string WeightingText(models::FitWeighting w) {
-  return w == models::FitWeighting::kRelative ? "fit on relative errors" : "fit on seconds (large sizes dominate)";
-}
-
-// The table, the saved fit and the other one for reference.
-std::string SeriesReport(const Series& series, models::FitWeighting saved, bool link, absl::string_view alpha_name,
-                         absl::string_view beta_name) {
-  const std::string other = WeightingText(Other(saved));
-  return absl::StrCat(
-      SeriesTable(series, link), FitLine(series.fit, WeightingText(saved) + "; saved", alpha_name, beta_name),
-      series.other_fit.ok() ? FitLine(*series.other_fit, other, alpha_name, beta_name)
-                            : absl::StrCat("  ", other, ": none (", series.other_fit.status().message(), ")\n"));
 }
 
 }  // namespace
@@ -629,190 +543,5 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
   return result;
 }
 
-absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
-  result.weighting = weighting;
-  std::vector<std::pair<Series*, std::string>> series;
-  for (LinkMeasurement* link : {&result.intra, &result.inter}) {
-    if (link->pairs.empty()) continue;
-    series.emplace_back(&link->series, absl::StrCat(LinkClassName(link->link_class), " ping-pong"));
-  }
-  series.emplace_back(&result.reduce, "reduction");
-  series.emplace_back(&result.copy_kernel, "copy kernel");
-  series.emplace_back(&result.memcpy_series, "memcpy");
-  for (auto& [s, name] : series) {
-    KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, weighting, name));
-    s->other_fit = models::FitLink(s->samples, Other(weighting));
-  }
-  return absl::OkStatus();
-}
-
-namespace {
-
-// The class whose collective steps price intra-node messages, and whose step reduction is the gamma curve: the
-// intra-node class when it ran steps, else the inter-node one.
-const LinkMeasurement& IntraStepSource(const CalibrationResult& result) {
-  return !result.intra.exchange.samples.empty() ? result.intra : result.inter;
-}
-
-}  // namespace
-
-absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
-  const bool has_intra = !result.intra.pairs.empty(), has_inter = !result.inter.pairs.empty();
-  if (!has_intra && !has_inter) {
-    return absl::InvalidArgumentError("calibration result: neither intra-node nor inter-node pairs were measured");
-  }
-  models::Profile profile;
-  profile.intra = has_intra ? result.intra.series.fit.link : result.inter.series.fit.link;
-  profile.inter = has_inter ? result.inter.series.fit.link : result.intra.series.fit.link;
-  // The measured curves price the messages and reductions (models/measured_curve.h); the fits summarise them.
-  auto curve = [](const Series& series, bool proportional, double buffer_per_message) {
-    models::MeasuredCurve c;
-    c.proportional = proportional;
-    c.buffer_per_message = buffer_per_message;
-    for (const models::Sample& s : series.samples) {
-      if (s.seconds > 0 && s.bytes > 0) c.points.push_back({s.bytes, s.seconds});
-    }
-    if (c.points.size() < 2) c.points.clear();
-    return c;
-  };
-  const LinkMeasurement& intra_exchange = IntraStepSource(result);
-  const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
-  profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
-  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage);
-  profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
-  // The reduction inside the collective step when there is one (the intra-node class's first): it writes lines the
-  // peer has just read, which the isolated sweep's does not.
-  const Series& step_reduce = intra_exchange.step_reduce;
-  profile.gamma_curve =
-      step_reduce.samples.empty() ? curve(result.reduce, true, 1) : curve(step_reduce, true, kStepBufferPerMessage);
-  // Every transfer here is a shared-memory copy made by a rank's own core (one node, or nodes emulated on one host):
-  // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
-  profile.transfers_use_cores = result.nodes == 1 || result.emulated;
-  profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
-  // Every rank measures at once: with more ranks than cores on a host, each had that share of a core.
-  if (result.cores > 0 && result.host_ranks > result.cores) {
-    profile.rank_core_share = static_cast<double>(result.cores) / result.host_ranks;
-  }
-  std::string shape = result.ranks_per_node > 0
-                          ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")
-                          : absl::StrCat(result.nodes, " nodes of different sizes");
-  profile.description =
-      absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
-                   result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; ",
-                   StatName(result.percentile), " of the repetitions; least squares on ",
-                   result.weighting == models::FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
-  absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
-                                                  : "not measured (one rank per node): the inter-node fit");
-  absl::StrAppend(&profile.description, "; inter: ",
-                  has_inter ? absl::StrCat("ping-pong ", PairsText(result.inter.pairs),
-                                           result.emulated ? " (emulated nodes: shared memory, not a network)" : "")
-                            : "not measured (one node): the intra-node fit");
-  absl::StrAppend(&profile.description, absl::StrFormat(". Load average %.2f / %.2f (before / after) on %d cores.",
-                                                        result.load_before, result.load_after, result.cores));
-  KCOLL_RETURN_IF_ERROR(models::ValidateProfile(profile));
-  return profile;
-}
-
-std::string FormatReport(const CalibrationResult& result, const models::Profile& profile) {
-  std::string out =
-      absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, "\n", result.nranks, " ranks on ",
-                   result.nodes, result.emulated ? " emulated" : "", " node(s)",
-                   result.ranks_per_node > 0 ? absl::StrCat(" of ", result.ranks_per_node, " ranks") : "", "\n");
-  absl::StrAppend(&out, absl::StrFormat("load average (1 min) %.2f before, %.2f after, on %d cores\n",
-                                        result.load_before, result.load_after, result.cores));
-  if (profile.rank_core_share < 1) {
-    absl::StrAppend(&out, absl::StrFormat("%d ranks on a host of %d cores: each rank measured with %.2f of a core "
-                                          "(rank_core_share)\n",
-                                          result.host_ranks, result.cores, profile.rank_core_share));
-  }
-  if (Busy(result)) {
-    absl::StrAppend(&out,
-                    "WARNING: other work was running (load average above the core count); the timings include it. "
-                    "Calibrate on a quiet machine.\n");
-  }
-  if (result.emulated && !result.inter.pairs.empty()) {
-    absl::StrAppend(&out,
-                    result.transport.empty() || result.transport == "mpi"
-                        ? "Nodes are emulated (consecutive ranks grouped): inter-node pairs talk through MPI's shared "
-                          "memory, exactly like intra-node pairs, so the two classes differ only by noise.\n"
-                        : "Nodes are emulated (consecutive ranks grouped): intra-node pairs talk through kcoll's "
-                          "shared memory, inter-node pairs through MPI (on the same host).\n");
-  }
-  const LinkMeasurement* gamma_source = &IntraStepSource(result);  // MakeProfile's gamma curve
-  for (const LinkMeasurement* link : {&result.intra, &result.inter}) {
-    const char* name = LinkClassName(link->link_class);
-    if (link->pairs.empty()) {
-      absl::StrAppend(&out, "\n", name, " link: no such pair in this topology; the profile uses the other class\n");
-      continue;
-    }
-    absl::StrAppend(&out, "\n", name, " link: ping-pong through kcoll's ",
-                    result.transport.empty() ? "MPI" : result.transport, " transport, pair(s) ", PairsText(link->pairs),
-                    "; one-way = ", StatName(result.percentile), " round trip / 2",
-                    link->pairs.size() > 1 ? ", median over the pairs" : "", "\n");
-    absl::StrAppend(&out, SeriesReport(link->series, result.weighting, true, "alpha", "beta"));
-    if (link->step_spread.bytes > 0) {
-      const PassSpread& s = link->step_spread;
-      absl::StrAppend(
-          &out, absl::StrFormat("  the step's passes: slowest / fastest up to %.2fx (at %.0f B)%s\n", s.ratio, s.bytes,
-                                s.ratio > kPassSpreadWarning ? "" : "; each size keeps its fastest"));
-      if (s.ratio > kPassSpreadWarning) {
-        absl::StrAppend(
-            &out, absl::StrFormat("  WARNING: the machine changed speed while it was measured (%.1fx at %.0f B); the "
-                                  "profile keeps each size's fastest pass. Calibrate again, or read the benchmarks' "
-                                  "link probe (bench --model) before trusting the model.\n",
-                                  s.ratio, s.bytes));
-      }
-    }
-    if (!link->exchange.samples.empty()) {
-      absl::StrAppend(&out, "  collective step, pair(s) ", PairsText(link->exchange_pairs),
-                      " at once (a 2-rank ring AllReduce on twice the size): its exchange, both ways (the curve the "
-                      "profile prices messages with)\n",
-                      StepTable(link->exchange, link->series, false, "exchange", "GB/s each way", "/ ping-pong"));
-      absl::StrAppend(&out, "  and its reduction (bytes reduced, one input",
-                      link == gamma_source ? "; the profile's gamma curve" : "", ")\n",
-                      StepTable(link->step_reduce, result.reduce, true, "reduction", "GB/s", "/ alone"));
-    }
-  }
-  absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
-                  " ranks at once (", StatName(result.percentile),
-                  " per rank, median over ranks); bytes = bytes reduced (one input)\n",
-                  SeriesReport(result.reduce, result.weighting, false, "launch", "gamma"));
-  absl::StrAppend(&out, "\ncopy: Serial Copy kernel, all ranks at once\n",
-                  SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));
-  absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
-                  SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
-  absl::StrAppend(
-      &out, "\nprofile:\n",
-      absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.intra.alpha_s),
-                      profile.intra.beta_s_per_byte, Gbps(profile.intra.BytesPerSecond())),
-      absl::StrFormat("  inter: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.inter.alpha_s),
-                      profile.inter.beta_s_per_byte, Gbps(profile.inter.BytesPerSecond())),
-      absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
-                      Gbps(1.0 / profile.gamma_s_per_byte)),
-      absl::StrFormat("  memcpy = %s\n", Gbps(profile.memcpy_bytes_per_s)));
-  return out;
-}
-
-std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
-                              const std::vector<size_t>& sizes) {
-  absl::StatusOr<AutoChoice> choice = AutoChoice::Create(topology, ProfileChoice{profile, "measured"});
-  if (!choice.ok()) return absl::StrCat("auto: ", choice.status().message(), "\n");
-  std::string out = absl::StrCat("\nauto's choice with this profile on ", topology.nranks, " ranks (", topology.nnodes,
-                                 " node(s)), among the registered algorithms:\n");
-  absl::StrAppend(&out, absl::StrFormat("  %-16s", "collective"));
-  for (size_t bytes : sizes) absl::StrAppend(&out, absl::StrFormat(" %20s", absl::StrCat(bytes, " B")));
-  absl::StrAppend(&out, "\n");
-  for (Collective c : AllCollectives()) {
-    if (AlgorithmsFor(c).empty() || c == Collective::kBarrier) continue;
-    absl::StrAppend(&out, absl::StrFormat("  %-16s", CollectiveName(c)));
-    for (size_t bytes : sizes) {
-      absl::StatusOr<Algorithm> a = choice->Choose(c, bytes);
-      absl::StrAppend(&out, absl::StrFormat(" %20s", a.ok() ? std::string(AlgorithmName(*a)) : "error"));
-    }
-    absl::StrAppend(&out, "\n");
-  }
-  return out;
-}
-
-}  // namespace bench
+}  // namespace calibration
 }  // namespace kcoll

@@ -1,4 +1,6 @@
-// Measuring a Profile (models/machine.h) on the machine the ranks run on, for //bench:calibrate.
+// Measuring a Profile (models/machine.h) on the machine the ranks run on, for //bench:calibrate and the benchmarks'
+// in-run recalibration. Fitting the measurements and building the profile: calibration/profile.h; the report:
+// calibration/report.h.
 //
 // What is measured, and how:
 // - Links: ping-pong between two ranks through kcoll's MPI transport (the path every algorithm's messages take).
@@ -30,8 +32,8 @@
 // gamma is the reduction's beta (and the reduction series is the profile's gamma curve); the copy bandwidth is
 // 1 / the memcpy beta. The report shows the 1-minute load
 // average before and after, and warns when other work was running.
-#ifndef KCOLL_BENCH_CALIBRATE_H_
-#define KCOLL_BENCH_CALIBRATE_H_
+#ifndef KCOLL_CALIBRATION_CALIBRATE_H_
+#define KCOLL_CALIBRATION_CALIBRATE_H_
 
 #include <mpi.h>
 
@@ -51,7 +53,7 @@
 #include "models/machine.h"
 
 namespace kcoll {
-namespace bench {
+namespace calibration {
 
 struct CalibrationOptions {
   double min_bytes = 8;                 // ping-pong sweep
@@ -184,24 +186,7 @@ absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOpe
 absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kernels, MPI_Comm control,
                                             const Topology& topology, const CalibrationOptions& options);
 
-// Fits every measured series (in place) with `weighting` (the fits the profile takes) and with the other weighting
-// (for the report). InvalidArgument from FitLink names the series.
-absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting = models::FitWeighting::kRelative);
-
-// The profile of a fitted result. A link class the topology lacks takes the other class's parameters (one node:
-// inter = intra; one rank per node: intra = inter), and the description says so. gamma = the reduction's beta;
-// memcpy_bytes_per_s = 1 / the memcpy beta.
-absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result);
-
-// The readable report: each series with its fit, alpha / beta / R^2 per link class, gamma, copy bandwidth.
-std::string FormatReport(const CalibrationResult& result, const models::Profile& profile);
-
-// What `auto` (collectives/auto_choice.h) would run with this profile on the measured topology: for every
-// collective with registered algorithms, the choice at each of `sizes` (count * element size).
-std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
-                              const std::vector<size_t>& sizes);
-
-}  // namespace bench
+}  // namespace calibration
 }  // namespace kcoll
 
-#endif  // KCOLL_BENCH_CALIBRATE_H_
+#endif  // KCOLL_CALIBRATION_CALIBRATE_H_
