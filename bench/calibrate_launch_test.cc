@@ -12,9 +12,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::Pair;
 
 TEST(ResolveOutputPath, RelativePathsFollowWhereBazelRan) {
   EXPECT_EQ(ResolveOutputPath("p.json", "/home/me/src", "/runfiles"), "/home/me/src/p.json");

@@ -11,11 +11,7 @@ namespace kcoll {
 namespace calibration {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::Pair;
 
 TEST(MakeProfile, FitsBecomeTheProfile) {
   CalibrationResult r = MakeResult(4, 2);

@@ -12,11 +12,8 @@ namespace kcoll {
 namespace calibration {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using ::testing::Not;
-using ::testing::Pair;
 
 TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   CalibrationResult r = MakeResult(4, 2);
