@@ -176,7 +176,7 @@ TEST(DescribeCounters, PrintsEveryPrimitive) {
   const std::vector<std::string> lines = DescribeCounters(t, c);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
-            "comm 0x0000000000000abc counters all_reduce/ring calls 2 bytes 64 time 0.0 us | send calls 4 bytes 64 "
+            "comm 0x0000000000000abc counters all_reduce/ring calls 2 bytes 64 time 0 s | send calls 4 bytes 64 "
             "intra 0 inter 64 | recv calls 0 bytes 0 intra 0 inter 0 | reduce calls 0 bytes 0 | copy calls 0 bytes 0 "
             "| divide calls 0 bytes 0");
   EXPECT_THAT(lines[1], HasSubstr("counters total | send calls 4 bytes 64 intra 0 inter 64"));
