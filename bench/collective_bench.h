@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "bench/collective_bench.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 #ifndef KCOLL_BENCH_COLLECTIVE
 #error "KCOLL_BENCH_COLLECTIVE must name the collective (set by bench/BUILD)"

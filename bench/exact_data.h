@@ -21,7 +21,7 @@
 
 #include "bench/layout.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

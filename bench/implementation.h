@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "bench/layout.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -19,7 +19,7 @@
 
 #include <cstddef>
 
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -8,7 +8,7 @@
 
 #include "bench/bench_case.h"
 #include "bench/results.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

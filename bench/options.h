@@ -14,7 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -13,7 +13,7 @@
 
 #include "collectives/types.h"
 #include "models/model_check.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -18,7 +18,7 @@
 #include "bench/options.h"
 #include "bench/results.h"
 #include "collectives/communicator.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

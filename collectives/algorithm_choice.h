@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "collectives/topology/topology.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 

@@ -35,7 +35,7 @@
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 

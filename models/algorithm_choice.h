@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

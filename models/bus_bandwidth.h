@@ -30,7 +30,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

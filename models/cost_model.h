@@ -102,7 +102,7 @@
 #include "absl/status/statusor.h"
 #include "models/link_load.h"
 #include "models/machine.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

@@ -18,7 +18,7 @@
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

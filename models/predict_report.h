@@ -11,7 +11,7 @@
 #include "models/cost_model.h"
 #include "models/crossover.h"
 #include "models/machine.h"
-#include "models/names.h"
+#include "collectives/names.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 #include "tests/exact_values.h"
 
 namespace kcoll {

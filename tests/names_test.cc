@@ -1,5 +1,5 @@
 // Names and parsers of types, ops, collectives, algorithms and the KCOLL_ALGO override syntax.
-#include "models/names.h"
+#include "collectives/names.h"
 
 #include "collectives/algorithm_choice.h"
 #include "collectives/types.h"

@@ -12,7 +12,7 @@
 #include "collectives/transport/peer_memory.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 

@@ -17,7 +17,7 @@
 #include "collectives/kernels/kernels.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
-#include "models/names.h"
+#include "collectives/names.h"
 
 namespace kcoll {
 

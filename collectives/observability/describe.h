@@ -12,7 +12,7 @@
 #include "collectives/observability/counters.h"
 #include "collectives/topology/topology.h"
 #include "collectives/types.h"
-#include "models/names.h"
+#include "collectives/names.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {

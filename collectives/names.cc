@@ -1,4 +1,4 @@
-#include "models/names.h"
+#include "collectives/names.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"

@@ -1,4 +1,4 @@
-#include "models/names.h"
+#include "collectives/names.h"
 
 #include <set>
 #include <string>
