@@ -43,14 +43,5 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
   return l;
 }
 
-bool IsRooted(Collective c) {
-  return c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather ||
-         c == Collective::kScatter;
-}
-
-bool Reduces(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
-}
-
 }  // namespace bench
 }  // namespace kcoll

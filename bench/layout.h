@@ -37,11 +37,6 @@ struct Layout {
 
 Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_bytes, int nranks);
 
-// Collectives with a root (broadcast, reduce, gather, scatter) and those that reduce (all_reduce, reduce_scatter,
-// reduce).
-bool IsRooted(Collective collective);
-bool Reduces(Collective collective);
-
 }  // namespace bench
 }  // namespace kcoll
 

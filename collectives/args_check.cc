@@ -33,8 +33,8 @@ ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool 
     r.count = static_cast<int64_t>(args.count);
     r.type = static_cast<int64_t>(args.type);
   }
-  if (UsesOp(args.collective)) r.op = static_cast<int64_t>(args.op);
-  if (HasRoot(args.collective)) r.root = args.root;
+  if (Reduces(args.collective)) r.op = static_cast<int64_t>(args.op);
+  if (IsRooted(args.collective)) r.root = args.root;
   r.algorithm = static_cast<int64_t>(algorithm);
   return r;
 }

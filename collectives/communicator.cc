@@ -321,8 +321,8 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
-  return Run(MakeArgs(collective, send, recv, count, type, UsesOp(collective) ? op : ReduceOp::kSum,
-                      HasRoot(collective) ? root : 0, options),
+  return Run(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
+                      IsRooted(collective) ? root : 0, options),
              options.algorithm, memory);
 }
 
@@ -412,7 +412,7 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   call.type = args.type;
   call.op = args.op;
   call.root = args.root;
-  call.bytes = PayloadBytes(args.collective, args.count, DataTypeSize(args.type), size());
+  call.bytes = NcclTestsBytes(args.collective, args.count, DataTypeSize(args.type), size());
   call.seconds = seconds;
   call.primitives = counters_.total;
   call.primitives -= before;

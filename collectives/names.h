@@ -1,9 +1,11 @@
-// Names shared by every layer: the collectives kcoll implements and the algorithms that can run them.
-// Kept in models/ (which depends on nothing else in the repo) so that the cost model, the communicator and
-// the benchmarks all speak of the same enumerators and spell them the same way.
+// The vocabulary every layer speaks: the collectives kcoll implements, the algorithms that can run them, and what
+// each collective is (rooted, reducing, its size and bus-bandwidth factor as nccl-tests count them), in one table.
+// A leaf target, so that the communicator, the cost model and the benchmarks all read the same facts.
 #ifndef KCOLL_MODELS_NAMES_H_
 #define KCOLL_MODELS_NAMES_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,40 @@ const std::vector<Algorithm>& AllAlgorithms();
 // Lower-case snake_case names: "all_reduce", "reduce_scatter", ...; "ring", "ring_pipelined", "tree", ...
 absl::string_view CollectiveName(Collective c);
 absl::string_view AlgorithmName(Algorithm a);
+
+// nccl-tests' bus-bandwidth factor (busbw = algbw * factor on n ranks): the fraction of a call's size S that must
+// cross the busiest rank's link, so that busbw approaches the link's bandwidth whatever n is.
+enum class BusBwScaling {
+  kTwiceNMinusOneOverN,  // 2(n-1)/n: all_reduce
+  kNMinusOneOverN,       // (n-1)/n: reduce_scatter, all_gather, alltoall, gather, scatter
+  kOne,                  // broadcast, reduce, sendrecv
+  kZero,                 // barrier: no payload
+};
+
+// What a collective is. nccl-tests' size S of a call with `count` elements of `e` bytes on n ranks is count * e, times
+// n where `size_counts_every_rank` (the whole input of reduce_scatter, the whole output of all_gather, one rank's
+// buffer of alltoall, the root's buffer of gather and scatter; `count` is per rank there, per peer for alltoall).
+struct CollectiveFacts {
+  Collective collective;
+  absl::string_view name;
+  bool rooted;   // takes a root rank
+  bool reduces;  // takes a reduction op
+  bool size_counts_every_rank;
+  BusBwScaling busbw_scaling;
+};
+
+// The table's row of `c`; for a value outside the enumeration, a row named "invalid" with no size.
+const CollectiveFacts& FactsOf(Collective c);
+
+// FactsOf(c).rooted, FactsOf(c).reduces.
+bool IsRooted(Collective c);
+bool Reduces(Collective c);
+
+// nccl-tests' size S in bytes of a call (see CollectiveFacts); 0 for barrier.
+uint64_t NcclTestsBytes(Collective c, size_t count, size_t element_bytes, int nranks);
+
+// The busbw factor's value on `nranks` >= 1 ranks.
+double BusBwFactorValue(Collective c, int64_t nranks);
 
 // Parse a name (as printed above, case-insensitive). InvalidArgument names the text and lists the valid names.
 absl::StatusOr<Collective> ParseCollective(absl::string_view text);

@@ -60,5 +60,44 @@ TEST(NamesTest, EmptyTextIsRefused) {
   EXPECT_THAT(ParseAlgorithm(""), IsInvalidArgument("''"));
 }
 
+TEST(CollectiveFactsTest, EachRowIsItsCollectives) {
+  for (Collective c : AllCollectives()) {
+    EXPECT_EQ(FactsOf(c).collective, c);
+    EXPECT_EQ(FactsOf(c).name, CollectiveName(c));
+    EXPECT_EQ(IsRooted(c), FactsOf(c).rooted);
+    EXPECT_EQ(Reduces(c), FactsOf(c).reduces);
+  }
+}
+
+TEST(CollectiveFactsTest, RootsAndReductionsAsMpiDefinesThem) {
+  std::set<std::string> rooted, reducing;
+  for (Collective c : AllCollectives()) {
+    if (IsRooted(c)) rooted.emplace(CollectiveName(c));
+    if (Reduces(c)) reducing.emplace(CollectiveName(c));
+  }
+  EXPECT_EQ(rooted, (std::set<std::string>{"broadcast", "reduce", "gather", "scatter"}));
+  EXPECT_EQ(reducing, (std::set<std::string>{"all_reduce", "reduce_scatter", "reduce"}));
+}
+
+TEST(CollectiveFactsTest, NcclTestsSizesAndBusBwFactors) {
+  EXPECT_EQ(NcclTestsBytes(Collective::kAllReduce, 10, 4, 8), 40u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kReduceScatter, 10, 4, 8), 320u);  // the whole input
+  EXPECT_EQ(NcclTestsBytes(Collective::kAllToAll, 1, 8, 4), 32u);         // one rank's buffer
+  EXPECT_EQ(NcclTestsBytes(Collective::kBarrier, 7, 4, 4), 0u);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kAllReduce, 4), 1.5);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kBroadcast, 4), 1.0);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kBarrier, 4), 0.0);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kAllReduce, 1), 0.0);  // one rank moves nothing
+}
+
+TEST(CollectiveFactsTest, AValueOutsideTheEnumerationIsInvalidNotOutOfBounds) {
+  const auto bad = static_cast<Collective>(99);
+  EXPECT_EQ(CollectiveName(bad), "invalid");
+  EXPECT_FALSE(IsRooted(bad));
+  EXPECT_FALSE(Reduces(bad));
+  EXPECT_EQ(NcclTestsBytes(bad, 10, 4, 2), 0u);
+}
+
 }  // namespace
 }  // namespace kcoll

@@ -42,15 +42,6 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
   }
 }
 
-bool UsesOp(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
-}
-
-bool HasRoot(Collective c) {
-  return c == Collective::kBroadcast || c == Collective::kReduce || c == Collective::kGather ||
-         c == Collective::kScatter;
-}
-
 namespace {
 
 // Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions.
@@ -101,11 +92,11 @@ absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, Memo
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": type ", static_cast<int>(args.type), " is not a kcoll DataType"));
   }
-  if (UsesOp(args.collective) && !IsValid(args.op)) {
+  if (Reduces(args.collective) && !IsValid(args.op)) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": op ", static_cast<int>(args.op), " is not a kcoll ReduceOp"));
   }
-  if (HasRoot(args.collective) && (args.root < 0 || args.root >= nranks)) {
+  if (IsRooted(args.collective) && (args.root < 0 || args.root >= nranks)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": root ", args.root, " is not a rank in [0, ", nranks, ")"));
   }
   const size_t elem = DataTypeSize(args.type);

@@ -15,10 +15,6 @@ namespace kcoll {
 // recv == send + rank * count (ReduceScatter; Scatter on the root).
 absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable);
 
-// Whether `collective` reads a ReduceOp / a root.
-bool UsesOp(Collective collective);
-bool HasRoot(Collective collective);
-
 // Elements the send and recv buffers of `args` hold on `rank` (NCCL's conventions; see CollectiveArgs).
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks);
 size_t RecvCount(const CollectiveArgs& args, int rank, int nranks);

@@ -15,51 +15,28 @@ absl::Status CheckRanks(int64_t nranks) {
   return absl::OkStatus();
 }
 
+absl::Status InvalidCollective(Collective collective) {
+  return absl::InvalidArgumentError(absl::StrCat("collective=", static_cast<int>(collective), " is not valid"));
+}
+
 }  // namespace
 
 absl::StatusOr<double> BusBwFactor(Collective collective, int64_t nranks) {
   if (absl::Status s = CheckRanks(nranks); !s.ok()) return s;
-  const double n = static_cast<double>(nranks);
-  switch (collective) {
-    case Collective::kAllReduce:
-      return 2.0 * (n - 1) / n;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-    case Collective::kGather:
-    case Collective::kScatter:
-      return (n - 1) / n;
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
-      return 1.0;
-    case Collective::kBarrier:
-      return 0.0;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("collective=", static_cast<int>(collective), " is not valid"));
+  if (FactsOf(collective).name == "invalid") return InvalidCollective(collective);
+  return BusBwFactorValue(collective, nranks);
 }
 
 absl::StatusOr<double> CollectiveBytes(Collective collective, int64_t count, int64_t elem_bytes, int64_t nranks) {
   if (absl::Status s = CheckRanks(nranks); !s.ok()) return s;
   if (count < 0) return absl::InvalidArgumentError(absl::StrCat("count=", count, " must be >= 0"));
   if (elem_bytes < 1) return absl::InvalidArgumentError(absl::StrCat("elem_bytes=", elem_bytes, " must be >= 1"));
+  const CollectiveFacts& facts = FactsOf(collective);
+  if (facts.name == "invalid") return InvalidCollective(collective);
+  if (facts.busbw_scaling == BusBwScaling::kZero) return 0.0;
+  // In doubles: S of a large sweep may exceed what NcclTestsBytes' integers hold.
   const double per_call = static_cast<double>(count) * static_cast<double>(elem_bytes);
-  switch (collective) {
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
-      return per_call;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-    case Collective::kGather:
-    case Collective::kScatter:
-      return per_call * static_cast<double>(nranks);
-    case Collective::kBarrier:
-      return 0.0;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("collective=", static_cast<int>(collective), " is not valid"));
+  return facts.size_counts_every_rank ? per_call * static_cast<double>(nranks) : per_call;
 }
 
 absl::StatusOr<double> AlgBw(double bytes, double seconds) {

@@ -118,13 +118,13 @@ TEST(PrimitiveCounts, AddAndSubtract) {
   EXPECT_TRUE(sum == a);
 }
 
-TEST(PayloadBytes, FollowsNcclTestsSizes) {
-  EXPECT_EQ(PayloadBytes(Collective::kAllReduce, 10, 4, 8), 40u);
-  EXPECT_EQ(PayloadBytes(Collective::kBroadcast, 10, 4, 8), 40u);
-  EXPECT_EQ(PayloadBytes(Collective::kReduceScatter, 10, 4, 8), 320u);
-  EXPECT_EQ(PayloadBytes(Collective::kAllGather, 10, 2, 3), 60u);
-  EXPECT_EQ(PayloadBytes(Collective::kAllToAll, 1, 8, 4), 32u);
-  EXPECT_EQ(PayloadBytes(Collective::kBarrier, 0, 1, 4), 0u);
+TEST(NcclTestsBytes, FollowsNcclTestsSizes) {
+  EXPECT_EQ(NcclTestsBytes(Collective::kAllReduce, 10, 4, 8), 40u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kBroadcast, 10, 4, 8), 40u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kReduceScatter, 10, 4, 8), 320u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kAllGather, 10, 2, 3), 60u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kAllToAll, 1, 8, 4), 32u);
+  EXPECT_EQ(NcclTestsBytes(Collective::kBarrier, 0, 1, 4), 0u);
 }
 
 TEST(SummarizeTraffic, AveragesPerCallAndComputesTheInterNodeShare) {

@@ -74,26 +74,6 @@ const CollectiveCounts* Counters::Find(Collective collective, Algorithm algorith
   return nullptr;
 }
 
-uint64_t PayloadBytes(Collective collective, size_t count, size_t element_bytes, int nranks) {
-  const uint64_t one = static_cast<uint64_t>(count) * element_bytes;
-  switch (collective) {
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-    case Collective::kSendRecv:
-      return one;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-    case Collective::kGather:
-    case Collective::kScatter:
-      return one * static_cast<uint64_t>(nranks);
-    case Collective::kBarrier:
-      return 0;
-  }
-  return one;
-}
-
 TrafficPerCall SummarizeTraffic(const Counters& counters, Collective collective, std::optional<Algorithm> algorithm) {
   TrafficPerCall out;
   PrimitiveCounts sum;

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "collectives/kernels/kernels.h"
+#include "collectives/names.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 
@@ -60,7 +60,7 @@ struct CollectiveCounts {
   Collective collective = Collective::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
   uint64_t calls = 0;
-  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (see PayloadBytes)
+  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (NcclTestsBytes, collectives/names.h)
   double seconds = 0;  // wall time inside the communicator, summed over calls
   PrimitiveCounts primitives;
 };
@@ -74,10 +74,6 @@ struct Counters {
   // The entry, or nullptr.
   const CollectiveCounts* Find(Collective collective, Algorithm algorithm) const;
 };
-
-// nccl-tests' size of one call: the buffer each rank holds for the collective. AllReduce, Broadcast, Reduce,
-// SendRecv: count elements; ReduceScatter, AllGather, AllToAll, Gather, Scatter: count * nranks; Barrier: 0.
-uint64_t PayloadBytes(Collective collective, size_t count, size_t element_bytes, int nranks);
 
 // Per-call averages for the benchmark, over the calls of `collective` (with `algorithm`, or with any algorithm).
 // All zero when no call matched.

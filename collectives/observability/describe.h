@@ -43,7 +43,7 @@ struct CallRecord {
   DataType type = DataType::kFloat32;
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
-  uint64_t bytes = 0;  // payload (PayloadBytes)
+  uint64_t bytes = 0;  // payload (NcclTestsBytes)
   double seconds = 0;
   PrimitiveCounts primitives;  // issued by this call
 };
