@@ -105,7 +105,11 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
   c->check_args_ = check_args;
-  if (const char* algo = GetEnv("KCOLL_ALGO")) c->algo_override_ = std::string(algo);
+  if (const char* algo = GetEnv("KCOLL_ALGO")) {
+    for (Collective collective : AllCollectives()) {
+      c->algo_override_.push_back(ParseAlgorithmOverride(algo, collective));
+    }
+  }
   c->timeout_ = timeout;
   // The transport (MPI, shared memory, or NCCL bootstrapped over MPI) and the kernels that go with it.
   ExecutionRequest request;
@@ -230,8 +234,8 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
 absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, size_t bytes,
                                                          Algorithm requested) const {
   if (requested != Algorithm::kAuto) return requested;
-  if (algo_override_.has_value()) {
-    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, ParseAlgorithmOverride(*algo_override_, collective));
+  if (static_cast<size_t>(collective) < algo_override_.size()) {
+    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, algo_override_[static_cast<size_t>(collective)]);
     if (from_env.has_value()) return *from_env;
   }
   // Most programs repeat one call (a training step, a solver iteration): its choice is kept without a lookup.

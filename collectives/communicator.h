@@ -27,6 +27,7 @@
 #include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/names.h"
 #include "collectives/observability/counters.h"
 #include "collectives/observability/log.h"
 #include "collectives/observability/tick_clock.h"
@@ -35,7 +36,6 @@
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 #include "collectives/types.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 
@@ -226,7 +226,9 @@ class Communicator {
   absl::Status broken_;
   MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice_;
-  std::optional<std::string> algo_override_;  // $KCOLL_ALGO as it was at creation
+  // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names
+  // for that collective, none, or the error every call of that collective then returns. Empty without $KCOLL_ALGO.
+  std::vector<absl::StatusOr<std::optional<Algorithm>>> algo_override_;
   struct LastChoice {
     Collective collective;
     size_t bytes;

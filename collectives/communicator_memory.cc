@@ -84,9 +84,9 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   const size_t elem = DataTypeSize(args.type);
   const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
   if (buffer < kAutoDirectMinBytes || !FindAlgorithm(collective, Algorithm::kDirect).ok()) return false;
-  if (algo_override_.has_value()) {
+  if (static_cast<size_t>(collective) < algo_override_.size()) {
     // $KCOLL_ALGO naming another algorithm for this collective decides instead.
-    absl::StatusOr<std::optional<Algorithm>> from_env = ParseAlgorithmOverride(*algo_override_, collective);
+    const absl::StatusOr<std::optional<Algorithm>>& from_env = algo_override_[static_cast<size_t>(collective)];
     if (!from_env.ok() || from_env->has_value()) return false;
   }
   return true;
