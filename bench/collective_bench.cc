@@ -9,37 +9,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "bench/bandwidth.h"
 #include "bench/bench_case.h"
 #include "bench/calibrate_in_run.h"
-#include "bench/copy_probe.h"
 #include "bench/gloo_peer.h"
 #include "bench/json_report.h"
-#include "bench/kcoll_implementation.h"
 #include "bench/launcher.h"
-#include "bench/mpi_peer.h"
 #include "bench/options.h"
 #include "bench/results.h"
 #include "bench/run_setup.h"
 #include "bench/sizes.h"
 #include "bench/table_report.h"
-#include "collectives/algorithms/registry.h"
-#include "collectives/auto_choice.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
-#include "models/machine.h"
-#include "models/model_check.h"
-
-extern "C" char** environ;
 
 namespace kcoll {
 namespace bench {
@@ -159,7 +147,8 @@ struct Reporters {
   std::unique_ptr<JsonReport> json;
 };
 
-absl::Status OpenReporters(const BenchContext& ctx, RunInfo info, bool gb_format, Reporters& r) {
+// False on every rank when rank 0 could not open the JSON file (it has said why).
+bool OpenReporters(const BenchContext& ctx, RunInfo info, bool gb_format, Reporters& r) {
   int json_failed = 0;
   if (ctx.rank == 0) {
     r.sink = std::make_unique<ResultSink>(std::move(info));
@@ -175,7 +164,7 @@ absl::Status OpenReporters(const BenchContext& ctx, RunInfo info, bool gb_format
     InstallInterruptHandler(ctx.options.json_path);
   }
   MPI_Bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return json_failed ? absl::InvalidArgumentError("") : absl::OkStatus();
+  return json_failed == 0;
 }
 
 // Rank 0: the notes on what was skipped, under the collective each names ("all_reduce: ...").
@@ -259,7 +248,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
 
   Reporters reporters;
   const bool gb_format = HasArgPrefix(args, "--benchmark_format=");
-  if (!OpenReporters(*ctx, MakeRunInfo(*ctx, header), gb_format, reporters).ok()) return 2;
+  if (!OpenReporters(*ctx, MakeRunInfo(*ctx, header), gb_format, reporters)) return 2;
   ctx->sink = reporters.sink.get();
   // The table shows progress on a terminal; when stdout goes to a file or a pipe, stderr says how far the sweep is.
   // Under mpirun a rank's stdout is a pseudo-terminal whatever the user's is, so the launcher tells what it was.

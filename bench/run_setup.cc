@@ -20,7 +20,6 @@
 #include "bench/layout.h"
 #include "bench/link_probe.h"
 #include "bench/mpi_peer.h"
-#include "bench/timing.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/auto_choice.h"
 #include "collectives/kernels/backend.h"
@@ -136,6 +135,12 @@ std::string CaseName(const Case& c, const Implementation& impl) {
   return name;
 }
 
+// Ranks per node as the ideal busbw and the report's header count them: every rank when the nodes differ in size.
+int RanksPerNodeOrAll(const Topology& topology) {
+  const int uniform = topology.uniform_ranks_per_node();
+  return uniform > 0 ? uniform : topology.nranks;
+}
+
 std::optional<TransportKind> TransportOf(const std::string& name) {
   return name == "auto" ? std::optional<TransportKind>() : std::optional<TransportKind>(*ParseTransportKind(name));
 }
@@ -178,7 +183,7 @@ absl::StatusOr<Communicators> MakeCommunicators(const BenchOptions& o) {
 absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const BenchOptions& o, const Topology& topology,
                                                      const std::string& calibrate_summary) {
   const int nranks = topology.nranks;
-  const int rpn = topology.uniform_ranks_per_node() > 0 ? topology.uniform_ranks_per_node() : nranks;
+  const int rpn = RanksPerNodeOrAll(topology);
   IdealBandwidth ideal;
   ideal.intra_gbps = o.intra_bw_gbps;
   ideal.inter_gbps = o.inter_bw_gbps;
@@ -333,7 +338,7 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
   info.time_across = TimeAcrossRanksName(o.time_across);
   info.time_across_code = static_cast<int>(o.time_across);
   info.nranks = ctx.nranks;
-  info.ranks_per_node = topology.uniform_ranks_per_node() > 0 ? topology.uniform_ranks_per_node() : ctx.nranks;
+  info.ranks_per_node = RanksPerNodeOrAll(topology);
   info.nodes = topology.nnodes;
   info.emulated_nodes = topology.emulated;
   info.exec = o.exec;
