@@ -49,9 +49,10 @@ const std::vector<Collective>& AllCollectives() {
   return *all;
 }
 
+bool IsValid(Collective c) { return static_cast<size_t>(c) < kCollectiveCount; }
+
 const CollectiveFacts& FactsOf(Collective c) {
-  const auto i = static_cast<size_t>(c);
-  return i < kCollectiveCount ? kCollectives[i] : kInvalidCollective;
+  return IsValid(c) ? kCollectives[static_cast<size_t>(c)] : kInvalidCollective;
 }
 
 bool IsRooted(Collective c) { return FactsOf(c).rooted; }

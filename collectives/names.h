@@ -76,6 +76,9 @@ struct CollectiveFacts {
 // The table's row of `c`; for a value outside the enumeration, a row named "invalid" with no size.
 const CollectiveFacts& FactsOf(Collective c);
 
+// Whether `c` is one of the enumerators (a C caller can pass any integer).
+bool IsValid(Collective c);
+
 // FactsOf(c).rooted, FactsOf(c).reduces.
 bool IsRooted(Collective c);
 bool Reduces(Collective c);

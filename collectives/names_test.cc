@@ -93,6 +93,8 @@ TEST(CollectiveFactsTest, NcclTestsSizesAndBusBwFactors) {
 
 TEST(CollectiveFactsTest, AValueOutsideTheEnumerationIsInvalidNotOutOfBounds) {
   const auto bad = static_cast<Collective>(99);
+  EXPECT_FALSE(IsValid(bad));
+  for (Collective c : AllCollectives()) EXPECT_TRUE(IsValid(c)) << CollectiveName(c);
   EXPECT_EQ(CollectiveName(bad), "invalid");
   EXPECT_FALSE(IsRooted(bad));
   EXPECT_FALSE(Reduces(bad));

@@ -23,7 +23,7 @@ absl::Status InvalidCollective(Collective collective) {
 
 absl::StatusOr<double> BusBwFactor(Collective collective, int64_t nranks) {
   if (absl::Status s = CheckRanks(nranks); !s.ok()) return s;
-  if (FactsOf(collective).name == "invalid") return InvalidCollective(collective);
+  if (!IsValid(collective)) return InvalidCollective(collective);
   return BusBwFactorValue(collective, nranks);
 }
 
@@ -31,8 +31,8 @@ absl::StatusOr<double> CollectiveBytes(Collective collective, int64_t count, int
   if (absl::Status s = CheckRanks(nranks); !s.ok()) return s;
   if (count < 0) return absl::InvalidArgumentError(absl::StrCat("count=", count, " must be >= 0"));
   if (elem_bytes < 1) return absl::InvalidArgumentError(absl::StrCat("elem_bytes=", elem_bytes, " must be >= 1"));
+  if (!IsValid(collective)) return InvalidCollective(collective);
   const CollectiveFacts& facts = FactsOf(collective);
-  if (facts.name == "invalid") return InvalidCollective(collective);
   if (facts.busbw_scaling == BusBwScaling::kZero) return 0.0;
   // In doubles: S of a large sweep may exceed what NcclTestsBytes' integers hold.
   const double per_call = static_cast<double>(count) * static_cast<double>(elem_bytes);

@@ -70,6 +70,8 @@ TEST(BusBwTest, RefusesBadArguments) {
   EXPECT_THAT(BusBw(Collective::kAllReduce, 1, 1, 0), IsInvalidArgument("nranks=0"));
   EXPECT_THAT(BusBwFactor(Collective::kAllGather, -3), IsInvalidArgument("nranks=-3"));
   EXPECT_THAT(BusBw(Collective::kAllReduce, 1, 0, 4), IsInvalidArgument("seconds=0"));
+  EXPECT_THAT(BusBwFactor(static_cast<Collective>(99), 4), IsInvalidArgument("collective=99"));
+  EXPECT_THAT(CollectiveBytes(static_cast<Collective>(99), 1, 4, 4), IsInvalidArgument("collective=99"));
 }
 
 TEST(CollectiveBytesTest, FollowsNcclTestsSizeConvention) {
