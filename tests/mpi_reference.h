@@ -21,8 +21,6 @@ inline MPI_Datatype ReferenceTypeOf(DataType type) { return IsHalfPrecision(type
 // MPI has no average: kAvg is MPI_SUM, divided afterwards.
 inline MPI_Op ReferenceOpOf(ReduceOp op) { return op == ReduceOp::kAvg ? MPI_SUM : *MpiOpOf(op); }
 
-inline bool IsHalf(DataType type) { return IsHalfPrecision(type); }
-
 // MPI_Allreduce of this rank's exact inputs (ExactInput), returned encoded in `type`, so it can be compared byte
 // for byte with kcoll's result.
 inline std::vector<char> MpiAllReduceOfExactInputs(DataType type, ReduceOp op, size_t count, MPI_Comm comm) {
@@ -30,11 +28,11 @@ inline std::vector<char> MpiAllReduceOfExactInputs(DataType type, ReduceOp op, s
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   const size_t elem = DataTypeSize(type);
-  const size_t mpi_elem = IsHalf(type) ? sizeof(float) : elem;
+  const size_t mpi_elem = IsHalfPrecision(type) ? sizeof(float) : elem;
   std::vector<char> in(count * mpi_elem), out(count * mpi_elem);
   for (size_t i = 0; i < count; ++i) {
     const double v = ExactInput(type, op, rank, i);
-    if (IsHalf(type)) {
+    if (IsHalfPrecision(type)) {
       reinterpret_cast<float*>(in.data())[i] = static_cast<float>(v);
     } else {
       EncodeAt(type, in.data(), i, v);
@@ -43,7 +41,7 @@ inline std::vector<char> MpiAllReduceOfExactInputs(DataType type, ReduceOp op, s
   MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), ReferenceTypeOf(type), ReferenceOpOf(op), comm);
   std::vector<char> result(count * elem);
   for (size_t i = 0; i < count; ++i) {
-    double v = IsHalf(type) ? reinterpret_cast<float*>(out.data())[i] : DecodeAt(type, out.data(), i);
+    double v = IsHalfPrecision(type) ? reinterpret_cast<float*>(out.data())[i] : DecodeAt(type, out.data(), i);
     if (op == ReduceOp::kAvg) v = IsInteger(type) ? static_cast<double>(static_cast<int64_t>(v) / nranks) : v / nranks;
     EncodeAt(type, result.data(), i, v);
   }
@@ -52,7 +50,7 @@ inline std::vector<char> MpiAllReduceOfExactInputs(DataType type, ReduceOp op, s
 
 // A kcoll-encoded buffer of `count` elements as MPI sees it (16-bit floats widened to float), and back.
 inline std::vector<char> ToMpiBuffer(DataType type, const void* data, size_t count) {
-  if (!IsHalf(type)) {
+  if (!IsHalfPrecision(type)) {
     const char* bytes = static_cast<const char*>(data);
     return std::vector<char>(bytes, bytes + count * DataTypeSize(type));
   }
@@ -67,14 +65,14 @@ inline std::vector<char> FromMpiBuffer(DataType type, const std::vector<char>& m
                                        ReduceOp op = ReduceOp::kSum, int nranks = 1) {
   std::vector<char> out(count * DataTypeSize(type));
   for (size_t i = 0; i < count; ++i) {
-    double v = IsHalf(type) ? reinterpret_cast<const float*>(mpi.data())[i] : DecodeAt(type, mpi.data(), i);
+    double v = IsHalfPrecision(type) ? reinterpret_cast<const float*>(mpi.data())[i] : DecodeAt(type, mpi.data(), i);
     if (op == ReduceOp::kAvg) v = IsInteger(type) ? static_cast<double>(static_cast<int64_t>(v) / nranks) : v / nranks;
     EncodeAt(type, out.data(), i, v);
   }
   return out;
 }
 
-inline size_t MpiElementSize(DataType type) { return IsHalf(type) ? sizeof(float) : DataTypeSize(type); }
+inline size_t MpiElementSize(DataType type) { return IsHalfPrecision(type) ? sizeof(float) : DataTypeSize(type); }
 
 inline int CommRank(MPI_Comm comm) {
   int r = 0;
