@@ -1,8 +1,6 @@
 #include "collectives/bucket_fusion.h"
 
 #include <algorithm>
-#include <cstring>
-#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/status_macros.h"
@@ -17,8 +15,10 @@ struct Piece {
   size_t count;
 };
 
+const char* MemoryName(MemoryKind memory) { return memory == MemoryKind::kDevice ? "device" : "host"; }
+
 absl::Status CheckArguments(const std::vector<FusionTensor>& tensors, DataType type, ReduceOp op,
-                            const BucketOptions& options) {
+                            const BucketOptions& options, const Kernels& kernels) {
   if (!IsValid(type)) {
     return absl::InvalidArgumentError(
         absl::StrCat("bucketed all_reduce: type ", static_cast<int>(type), " is not a kcoll DataType"));
@@ -30,6 +30,11 @@ absl::Status CheckArguments(const std::vector<FusionTensor>& tensors, DataType t
   if (options.bucket_bytes < DataTypeSize(type)) {
     return absl::InvalidArgumentError(absl::StrCat("bucketed all_reduce: bucket_bytes ", options.bucket_bytes,
                                                    " is smaller than one ", DataTypeName(type), " element"));
+  }
+  if (options.memory != kernels.memory()) {
+    return absl::InvalidArgumentError(absl::StrCat("bucketed all_reduce: memory ", MemoryName(options.memory),
+                                                   ", but this communicator's kernels (", kernels.name(), ") work on ",
+                                                   MemoryName(kernels.memory()), " memory"));
   }
   for (size_t t = 0; t < tensors.size(); ++t) {
     if (tensors[t].count > 0 && (tensors[t].send == nullptr || tensors[t].recv == nullptr)) {
@@ -45,7 +50,11 @@ absl::Status CheckArguments(const std::vector<FusionTensor>& tensors, DataType t
 
 absl::StatusOr<BucketStats> BucketedAllReduce(Communicator& comm, const std::vector<FusionTensor>& tensors,
                                               DataType type, ReduceOp op, const BucketOptions& options) {
-  if (absl::Status s = CheckArguments(tensors, type, op, options); !s.ok()) {
+  Kernels* kernels = comm.kernels();
+  if (kernels == nullptr) {
+    return absl::FailedPreconditionError("bucketed all_reduce: the communicator is finalized");
+  }
+  if (absl::Status s = CheckArguments(tensors, type, op, options, *kernels); !s.ok()) {
     return comm.RejectCall(Collective::kAllReduce, s);
   }
   const size_t elem = DataTypeSize(type);
@@ -55,7 +64,7 @@ absl::StatusOr<BucketStats> BucketedAllReduce(Communicator& comm, const std::vec
 
   BucketStats stats;
   stats.elements = total;
-  std::unique_ptr<char[]> pack;  // allocated on the first bucket that needs packing
+  char* pack = nullptr;  // the kernels' scratch, taken on the first bucket that needs packing
   std::vector<Piece> bucket;
   size_t filled = 0;
 
@@ -66,20 +75,25 @@ absl::StatusOr<BucketStats> BucketedAllReduce(Communicator& comm, const std::vec
       const FusionTensor& t = tensors[bucket[0].tensor];
       const size_t at = bucket[0].first * elem;
       KCOLL_RETURN_IF_ERROR(comm.AllReduce(static_cast<const char*>(t.send) + at, static_cast<char*>(t.recv) + at,
-                                           bucket[0].count, type, op, options.call));
+                                           bucket[0].count, type, op, options.call, options.memory));
     } else {
       ++stats.packed;
-      if (pack == nullptr) pack.reset(new char[std::min(bucket_elements, total) * elem]);
+      if (pack == nullptr) {
+        KCOLL_ASSIGN_OR_RETURN(void* scratch, kernels->Scratch(Communicator::kWrapperScratchSlot,
+                                                               std::min(bucket_elements, total) * elem));
+        pack = static_cast<char*>(scratch);
+      }
       size_t offset = 0;
       for (const Piece& p : bucket) {
-        std::memcpy(pack.get() + offset, static_cast<const char*>(tensors[p.tensor].send) + p.first * elem,
-                    p.count * elem);
+        KCOLL_RETURN_IF_ERROR(kernels->Copy(
+            pack + offset, static_cast<const char*>(tensors[p.tensor].send) + p.first * elem, p.count * elem));
         offset += p.count * elem;
       }
-      KCOLL_RETURN_IF_ERROR(comm.AllReduce(pack.get(), pack.get(), filled, type, op, options.call));
+      KCOLL_RETURN_IF_ERROR(comm.AllReduce(pack, pack, filled, type, op, options.call, options.memory));
       offset = 0;
       for (const Piece& p : bucket) {
-        std::memcpy(static_cast<char*>(tensors[p.tensor].recv) + p.first * elem, pack.get() + offset, p.count * elem);
+        KCOLL_RETURN_IF_ERROR(
+            kernels->Copy(static_cast<char*>(tensors[p.tensor].recv) + p.first * elem, pack + offset, p.count * elem));
         offset += p.count * elem;
       }
     }

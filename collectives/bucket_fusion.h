@@ -10,7 +10,11 @@
 // the tail of one tensor and the heads of the next. Each bucket is packed into a host buffer, reduced in place with
 // one Communicator::AllReduce, and unpacked into the tensors' receive buffers; a bucket that is one contiguous piece
 // of one tensor is reduced straight from and into that tensor, without packing. Every rank must pass tensors of the
-// same counts in the same order. Host memory only.
+// same counts in the same order.
+//
+// Packing runs on the communicator's kernels, in the memory their execution space uses: host tensors with host
+// kernels, device tensors (BucketOptions::memory = kDevice) with CUDA kernels, whose copies are device-to-device
+// on the stream of the AllReduces, so a bucket of GPU gradients never crosses to the host to be packed.
 #ifndef KCOLL_COLLECTIVES_BUCKET_FUSION_H_
 #define KCOLL_COLLECTIVES_BUCKET_FUSION_H_
 
@@ -33,6 +37,7 @@ struct FusionTensor {
 struct BucketOptions {
   size_t bucket_bytes = size_t{25} << 20;  // PyTorch DDP's default bucket_cap_mb
   CallOptions call;                        // algorithm and tuning of each bucket's AllReduce
+  MemoryKind memory = MemoryKind::kHost;   // where every tensor lives: the communicator's kernels' memory
 };
 
 struct BucketStats {
@@ -42,7 +47,8 @@ struct BucketStats {
 };
 
 // AllReduce of every tensor (elementwise, over ranks), one AllReduce per bucket. Arguments are checked before any
-// traffic: InvalidArgument for a bucket smaller than one element, an invalid type or op, or a null buffer.
+// traffic: InvalidArgument for a bucket smaller than one element, an invalid type or op, a null buffer, or tensors in
+// memory the communicator's kernels do not work in.
 absl::StatusOr<BucketStats> BucketedAllReduce(Communicator& comm, const std::vector<FusionTensor>& tensors,
                                               DataType type, ReduceOp op, const BucketOptions& options = {});
 

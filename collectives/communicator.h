@@ -163,6 +163,12 @@ class Communicator {
   // Whether registered buffers can run zero-copy here: every rank on one node, over the shm transport.
   bool CanRunZeroCopy() const { return topology_.nnodes == 1 && transport_kind_ == TransportKind::kShm; }
 
+  // For wrappers that move data before and after a collective (bucket_fusion.h): the kernels this communicator
+  // runs, counted in counters(); their Copy and Scratch work in kernels().memory(), on the stream the collectives
+  // use. A wrapper takes scratch slots from kWrapperScratchSlot up, which no algorithm uses. Null once finalized.
+  static constexpr int kWrapperScratchSlot = 1 << 20;
+  Kernels* kernels() { return kernels_.get(); }
+
   // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
   // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
   // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.

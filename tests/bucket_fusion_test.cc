@@ -1,6 +1,7 @@
 // BucketedAllReduce: many tensors (zero-size ones, one larger than a bucket, some in place) packed into small
 // buckets, one AllReduce per bucket. Each tensor's result is compared bit for bit with the exact reduction and with
-// MPI_Allreduce of the same inputs; the number of buckets with ceil(total bytes / bucket bytes).
+// MPI_Allreduce of the same inputs; the number of buckets with ceil(total bytes / bucket bytes); the packing with the
+// communicator's kernels (device copies on a GPU communicator), seen in its counters.
 #include "collectives/bucket_fusion.h"
 
 #include <string>
@@ -48,9 +49,11 @@ class BucketFusionTest : public ::testing::Test {
     options.bucket_bytes = bucket_bytes;
     const std::string what = absl::StrCat(DataTypeName(type), " ", ReduceOpName(op), " bucket_bytes=", bucket_bytes);
 
+    comm_->ResetCounters();
     auto stats = BucketedAllReduce(*comm_, tensors, type, op, options);
     EXPECT_TRUE(AllRanks(stats.ok())) << what << ": " << stats.status();
     if (!stats.ok()) return {};
+    ExpectPackingThroughKernels(total * elem, *stats, what);
     const std::vector<char> mpi = MpiAllReduceOfExactInputs(type, op, total, MPI_COMM_WORLD);
     for (size_t t = 0; t < kCounts.size(); ++t) {
       const std::vector<char> exact =
@@ -63,6 +66,22 @@ class BucketFusionTest : public ::testing::Test {
     const size_t bucket_elements = bucket_bytes / elem;
     EXPECT_EQ(stats->buckets, static_cast<int>((total + bucket_elements - 1) / bucket_elements)) << what;
     return *stats;
+  }
+
+  // Every packed bucket is copied in and out by the communicator's kernels (so on a GPU communicator by device
+  // copies), outside any collective: the kernels' copies minus the collectives' own are twice the packed bytes.
+  void ExpectPackingThroughKernels(size_t total_bytes, const BucketStats& stats, const std::string& what) {
+    const Counters& counters = comm_->counters();
+    KernelCounts outside = counters.total.copy;
+    for (const CollectiveCounts& c : counters.collectives) outside -= c.primitives.copy;
+    if (stats.packed == 0) {
+      EXPECT_EQ(outside.bytes, 0u) << what;
+      return;
+    }
+    // Bytes that skipped the packing buffer are whole-bucket pieces of one tensor; the rest went through it.
+    EXPECT_GT(outside.bytes, 0u) << what;
+    EXPECT_EQ(outside.bytes % 2, 0u) << what;
+    EXPECT_LE(outside.bytes / 2, total_bytes) << what;
   }
 
   std::unique_ptr<Communicator> comm_;
@@ -114,6 +133,20 @@ TEST_F(BucketFusionTest, BadArgumentsAreRejectedBeforeAnyTraffic) {
   auto op = BucketedAllReduce(*comm_, {{a.data(), a.data(), 8}}, DataType::kFloat32, static_cast<ReduceOp>(42));
   EXPECT_TRUE(AllRanks(op.status().code() == absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(std::string(op.status().message()), HasSubstr("op 42 is not a kcoll ReduceOp"));
+  BucketOptions device;
+  device.memory = MemoryKind::kDevice;
+  auto memory = BucketedAllReduce(*comm_, {{a.data(), a.data(), 8}}, DataType::kFloat32, ReduceOp::kSum, device);
+  EXPECT_TRUE(AllRanks(memory.status().code() == absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(std::string(memory.status().message()),
+              HasSubstr("memory device, but this communicator's kernels (serial) work on host memory"));
+}
+
+TEST_F(BucketFusionTest, FinalizedCommunicatorIsRefused) {
+  std::vector<float> a(8);
+  ASSERT_TRUE(comm_->Finalize().ok());
+  auto s = BucketedAllReduce(*comm_, {{a.data(), a.data(), 8}}, DataType::kFloat32, ReduceOp::kSum);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr("the communicator is finalized"));
 }
 
 }  // namespace
