@@ -41,7 +41,7 @@ absl::Status AwaitNccl(ncclComm_t comm, absl::Duration timeout, absl::string_vie
 struct NcclCommOptions {
   int device = 0;                                // this rank's CUDA device (see ChooseCudaDevice)
   absl::Duration timeout = kDefaultNcclTimeout;  // for joining and for every later wait
-  bool nonblocking = true;                       // NCCL calls return at once and are polled with the timeout
+  bool nonblocking = false;                      // true: NCCL calls return at once and are polled with the timeout
 };
 
 // Collective over `comm`: sets the CUDA device, checks that no two ranks of a node share it, broadcasts rank 0's

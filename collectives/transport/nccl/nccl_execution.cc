@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/env.h"
 #include "collectives/status_macros.h"
+#include "collectives/transport/connect_peers.h"
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/mpi/agreement.h"
@@ -56,6 +57,9 @@ absl::StatusOr<Execution> MakeNcclExecution(ExecutionRequest request) {
   options.stream = static_cast<cudaStream_t>(placement.stream);
   options.timeout = request.timeout.timeout;
   KCOLL_ASSIGN_OR_RETURN(out.transport, NcclTransport::Create(mpi->comm(), options));
+  // Every pair connected now, the same way on both ends, rather than by each algorithm's first (possibly one-sided)
+  // group; agreed on, so that a rank that failed to connect fails every rank's creation.
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(mpi->comm(), ConnectEveryPeer(*out.transport), "connecting NCCL peers"));
   out.description = absl::StrCat("nccl, cuda kernels, device ", *device, " (local rank ", local_rank, " of ",
                                  local_size, "), timeout ", absl::FormatDuration(request.timeout.timeout));
   return out;

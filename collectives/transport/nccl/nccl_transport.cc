@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<NcclTransport>> NcclTransport::Create(MPI_Comm bo
   NcclCommOptions comm_options;
   comm_options.device = options.device;
   comm_options.timeout = options.timeout;
-  comm_options.nonblocking = true;
+  comm_options.nonblocking = options.nonblocking;
   absl::StatusOr<ncclComm_t> comm = CreateNcclComm(bootstrap, comm_options);
   if (!comm.ok()) return comm.status();
   return Adopt(*comm, options);

@@ -20,11 +20,13 @@
 // posts only after a wait that depends on this rank's later groups (symmetric, step-by-step schedules never do).
 // Transfers of zero bytes are real, synchronising messages (NCCL >= 2.12.10).
 //
-// Errors. Every NCCL and CUDA call is checked. The communicator is non-blocking: each call that returns
-// ncclInProgress is polled with ncclCommGetAsyncError, and Synchronize polls the asynchronous error state while it
-// waits. When no step completes for `timeout`, or NCCL reports an asynchronous error, the communicator is aborted
-// (ncclCommAbort), the error names the rank, the collective and the step that stalled, and every later call fails
-// with it.
+// Errors. Every NCCL and CUDA call is checked; a call of a non-blocking communicator that returns ncclInProgress is
+// polled with ncclCommGetAsyncError. Synchronize polls the asynchronous error state while it waits. When no step
+// completes for `timeout`, or NCCL reports an asynchronous error, the communicator is aborted (ncclCommAbort, which
+// works on a blocking communicator too as long as no NCCL call is blocked in it: kcoll waits on events, never in
+// NCCL), the error names the rank, the collective and the step that stalled, and every later call fails with it.
+// Creation of a blocking communicator (ncclCommInitRankConfig, and the first connections, which the communicator
+// makes at creation: connect_peers.h) waits without limit, as the MPI bootstrap before it does.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_TRANSPORT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_NCCL_NCCL_TRANSPORT_H_
 
@@ -48,6 +50,10 @@ struct NcclTransportOptions {
   int device = 0;                                // this rank's CUDA device
   cudaStream_t stream = nullptr;                 // the kernels' stream (nullptr: the legacy default stream)
   absl::Duration timeout = kDefaultNcclTimeout;  // longest time without progress before aborting
+  // A blocking NCCL communicator (the default, as nccl-tests and PyTorch create theirs): ncclGroupEnd enqueues and
+  // returns. A non-blocking one bounds creation by `timeout` too, but NCCL starts a thread for every ncclGroupEnd on
+  // it, and kcoll ends a group per step.
+  bool nonblocking = false;
 };
 
 class NcclTransport final : public Transport {
