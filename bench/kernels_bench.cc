@@ -1,12 +1,15 @@
 // //bench:kernels: the element-wise kernels kcoll's algorithms run between transfers (Kernels::Reduce and
 // Kernels::Copy, the Kokkos functors of collectives/kernels), per execution space, data type and reduce op, in GB/s,
-// beside a STREAM-style copy (c = a) and add (c = a + b) loop on float measured in the same run: the memory
-// bandwidth ceiling those kernels should approach on large arrays.
+// beside a baseline measured in the same run: the memory bandwidth ceiling those kernels should approach on large
+// arrays. On host spaces the baseline is a STREAM-style copy (c = a) and add (c = a + b) loop on float, timed with
+// the host clock; on cuda (a CUDA build, device buffers) it is a device-to-device cudaMemcpy, and every kernel is
+// timed with CUDA events on the kernels' stream.
 //
 // Bytes moved per element follow STREAM: a copy moves 2 arrays (read + write), a reduce/add 3 (two reads, one write).
 // Sizes are bytes per array. Options: -b/-e/-f sizes (default 1M to 64M by x8), -n timed iterations (default 10),
-// -w warm-up (default 2), -d types (default all), -o ops (default all), --exec serial|openmp|all (default all), plus
-// Google Benchmark's flags. Ends with the ratio of Kokkos sum on float32 to STREAM add per space and size.
+// -w warm-up (default 2), -d types (default all), -o ops (default all), --exec serial|openmp|cuda|all (default all:
+// every space of this build), plus Google Benchmark's flags. Ends with the ratio of Kokkos sum on float32 to STREAM
+// add per host space and size, and on cuda of Kokkos sum per type and Kokkos copy to cudaMemcpy.
 #include <benchmark/benchmark.h>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,7 +29,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/device_memory.h"
 #include "bench/sizes.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/types.h"
@@ -50,6 +56,62 @@ struct Arrays {
   char* c = nullptr;
 };
 
+// How a space's kernels are timed: the host clock, or CUDA events on `stream`.
+struct Clocking {
+  bool device = false;
+  void* stream = nullptr;
+};
+
+// One execution space under test: its kernels and arrays; on cuda the arrays are device memory and `stream` is the
+// kernels' stream, on which every kernel and the cudaMemcpy baseline are timed.
+struct Space {
+  ExecBackend backend = ExecBackend::kSerial;
+  std::unique_ptr<Kernels> kernels;
+  Arrays arrays;
+  bool device = false;
+  void* stream = nullptr;
+
+  Clocking clocking() const { return Clocking{device, stream}; }
+};
+
+// 0x3f bytes are normal, finite numbers in every float type (no denormal slow paths) and plain integers.
+constexpr int kFillByte = 0x3f;
+
+absl::Status AllocateArrays(Space& space, size_t bytes) {
+  for (char** p : {&space.arrays.a, &space.arrays.b, &space.arrays.c}) {
+    if (space.device) {
+      absl::StatusOr<void*> d = DeviceAlloc(bytes);
+      if (!d.ok()) return d.status();
+      *p = static_cast<char*>(*d);
+      if (absl::Status s = DeviceFill(*p, kFillByte, bytes); !s.ok()) return s;
+    } else {
+      *p = static_cast<char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+      if (*p == nullptr) return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", bytes, " bytes"));
+      std::memset(*p, kFillByte, bytes);
+    }
+  }
+  return absl::OkStatus();
+}
+
+void FreeArrays(Space& space) {
+  for (char* p : {space.arrays.a, space.arrays.b, space.arrays.c}) {
+    if (space.device) {
+      DeviceFree(p);
+    } else {
+      std::free(p);
+    }
+  }
+  space.arrays = Arrays();
+}
+
+// Seconds one run of `body` takes: the host clock around it on host spaces, CUDA events on the stream on cuda.
+absl::StatusOr<double> TimeOnce(const Clocking& clocking, const std::function<absl::Status()>& body) {
+  if (clocking.device) return TimeOnStream(clocking.stream, body);
+  const auto t0 = Clock::now();
+  if (absl::Status s = body(); !s.ok()) return s;
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
 // Bandwidths of every benchmark that ran, by name, for the summary: the mean over the timed iterations and, as
 // STREAM reports it, the best (shortest) iteration, which is the least disturbed by other work on the machine.
 struct Rates {
@@ -62,14 +124,22 @@ std::map<std::string, Rates>& Results() {
   return *results;
 }
 
-template <class Body>
-void Measure(benchmark::State& state, const KernelOptions& o, const std::string& key, double bytes_moved, Body body) {
-  for (int i = 0; i < o.warmup; ++i) body();
+void Measure(benchmark::State& state, const KernelOptions& o, const std::string& key, double bytes_moved,
+             const Clocking& clocking, const std::function<absl::Status()>& body) {
+  for (int i = 0; i < o.warmup; ++i) {
+    if (absl::StatusOr<double> t = TimeOnce(clocking, body); !t.ok()) {
+      state.SkipWithError(t.status().ToString().c_str());
+      return;
+    }
+  }
   double total = 0, best = 0;
   for (auto _ : state) {
-    const auto t0 = Clock::now();
-    body();
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const absl::StatusOr<double> t = TimeOnce(clocking, body);
+    if (!t.ok()) {
+      state.SkipWithError(t.status().ToString().c_str());
+      return;
+    }
+    const double s = *t;
     state.SetIterationTime(s);
     total += s;
     if (best == 0 || s < best) best = s;
@@ -85,7 +155,9 @@ void Measure(benchmark::State& state, const KernelOptions& o, const std::string&
 
 void StreamCopy(const float* a, float* c, size_t n, bool parallel) {
   if (parallel) {
+#if defined(_OPENMP)
 #pragma omp parallel for schedule(static)
+#endif
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) c[i] = a[i];
   } else {
     for (size_t i = 0; i < n; ++i) c[i] = a[i];
@@ -94,7 +166,9 @@ void StreamCopy(const float* a, float* c, size_t n, bool parallel) {
 
 void StreamAdd(const float* a, const float* b, float* c, size_t n, bool parallel) {
   if (parallel) {
+#if defined(_OPENMP)
 #pragma omp parallel for schedule(static)
+#endif
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) c[i] = a[i] + b[i];
   } else {
     for (size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
@@ -103,10 +177,7 @@ void StreamAdd(const float* a, const float* b, float* c, size_t n, bool parallel
 
 absl::StatusOr<KernelOptions> Parse(int argc, char** argv) {
   KernelOptions o;
-  o.backends = {};
-  for (ExecBackend b : AvailableBackends()) {
-    if (b != ExecBackend::kCuda) o.backends.push_back(b);
-  }
+  o.backends = AvailableBackends();
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (absl::StartsWith(arg, "--benchmark_") || absl::StartsWith(arg, "--kokkos-")) continue;
@@ -156,7 +227,11 @@ absl::StatusOr<KernelOptions> Parse(int argc, char** argv) {
     } else if (flag == "--exec") {
       if (value == "all") continue;
       auto b = ParseExecBackend(value);
-      if (!b.ok() || !IsAvailable(*b) || *b == ExecBackend::kCuda) return bad("not serial, openmp or all");
+      if (!b.ok() || !IsAvailable(*b)) {
+        std::vector<std::string> names;
+        for (ExecBackend a : AvailableBackends()) names.emplace_back(ExecBackendName(a));
+        return bad(absl::StrCat("not an execution space of this build (", absl::StrJoin(names, ", "), ") or all"));
+      }
       o.backends = {*b};
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
@@ -168,12 +243,111 @@ absl::StatusOr<KernelOptions> Parse(int argc, char** argv) {
   return o;
 }
 
+void Register(const KernelOptions& o, const std::string& name, double bytes_moved, const Clocking& clocking,
+              std::function<absl::Status()> body) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [=](benchmark::State& st) { Measure(st, o, name, bytes_moved, clocking, body); })
+      ->UseManualTime()
+      ->Iterations(o.iters)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+// Every benchmark of one space: its baseline (STREAM copy and add on host, cudaMemcpy device-to-device on cuda),
+// Kokkos copy, and Kokkos reduce per type and op.
+void RegisterSpace(const KernelOptions& o, const std::vector<size_t>& sizes, const Space& space) {
+  const bool parallel = space.backend == ExecBackend::kOpenMP;
+  const std::string name(ExecBackendName(space.backend));
+  const Arrays arrays = space.arrays;
+  const Clocking clocking = space.clocking();
+  void* stream = space.stream;
+  Kernels* k = space.kernels.get();
+  for (size_t bytes : sizes) {
+    const size_t nf = bytes / sizeof(float);
+    auto* a = reinterpret_cast<float*>(arrays.a);
+    auto* b = reinterpret_cast<float*>(arrays.b);
+    auto* c = reinterpret_cast<float*>(arrays.c);
+    if (space.device) {
+      Register(o, absl::StrCat("cudamemcpy/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
+               [=] { return DeviceCopyAsync(arrays.c, arrays.a, bytes, stream); });
+    } else {
+      Register(o, absl::StrCat("stream/copy/", name, "/float32/", bytes), 2.0 * nf * sizeof(float), clocking, [=] {
+        StreamCopy(a, c, nf, parallel);
+        return absl::OkStatus();
+      });
+      Register(o, absl::StrCat("stream/add/", name, "/float32/", bytes), 3.0 * nf * sizeof(float), clocking, [=] {
+        StreamAdd(a, b, c, nf, parallel);
+        return absl::OkStatus();
+      });
+    }
+    Register(o, absl::StrCat("kokkos/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
+             [=] { return k->Copy(arrays.c, arrays.a, bytes); });
+    for (DataType type : o.types) {
+      const size_t n = bytes / DataTypeSize(type);
+      for (ReduceOp op : o.ops) {
+        Register(o, absl::StrCat("kokkos/reduce/", name, "/", DataTypeName(type), "/", ReduceOpName(op), "/", bytes),
+                 3.0 * n * DataTypeSize(type), clocking,
+                 [=] { return k->Reduce(op, type, arrays.c, arrays.a, arrays.b, n); });
+      }
+    }
+  }
+}
+
+// Host spaces: Kokkos sum on float32 against STREAM add, same space and size (best iterations, as STREAM).
+void PrintHostSummary(ExecBackend backend, const std::vector<size_t>& sizes) {
+  const std::string space(ExecBackendName(backend));
+  std::printf(
+      "\n# %s: Kokkos reduce (sum, float32) vs STREAM add (c = a + b), same size;\n"
+      "# best iteration (STREAM's convention) and mean over the iterations\n",
+      space.c_str());
+  std::printf("# %8s  %12s  %12s  %12s  %7s  %12s  %12s  %7s\n", "space", "bytes/array", "kokkos best", "stream best",
+              "ratio", "kokkos mean", "stream mean", "ratio");
+  for (size_t bytes : sizes) {
+    auto kk = Results().find(absl::StrCat("kokkos/reduce/", space, "/float32/sum/", bytes));
+    auto st = Results().find(absl::StrCat("stream/add/", space, "/float32/", bytes));
+    if (kk == Results().end() || st == Results().end()) continue;
+    const Rates& k = kk->second;
+    const Rates& s = st->second;
+    std::printf("  %8s  %12zu  %12.2f  %12.2f  %7.3f  %12.2f  %12.2f  %7.3f\n", space.c_str(), bytes, k.best_gbps,
+                s.best_gbps, s.best_gbps > 0 ? k.best_gbps / s.best_gbps : 0.0, k.mean_gbps, s.mean_gbps,
+                s.mean_gbps > 0 ? k.mean_gbps / s.mean_gbps : 0.0);
+  }
+}
+
+// cuda: Kokkos copy and Kokkos sum per type against a device-to-device cudaMemcpy of the same size, with the goal
+// each should reach (float32 and wider 0.85x, 16-bit and narrower 0.7x).
+void PrintDeviceSummary(const KernelOptions& o, const std::vector<size_t>& sizes) {
+  std::printf(
+      "\n# cuda: Kokkos kernels vs cudaMemcpy device-to-device, same size, GB/s counted as STREAM (copy 2 arrays,\n"
+      "# reduce 3); best iteration and mean over the iterations; goal: the ratio each kernel should reach\n");
+  std::printf("# %-18s  %12s  %12s  %12s  %7s  %12s  %12s  %7s  %5s\n", "kernel", "bytes/array", "kokkos best",
+              "memcpy best", "ratio", "kokkos mean", "memcpy mean", "ratio", "goal");
+  std::vector<std::pair<std::string, std::string>> kernels = {{"copy", "kokkos/copy/cuda/bytes/"}};
+  for (DataType type : o.types) {
+    kernels.emplace_back(absl::StrCat("sum ", DataTypeName(type)),
+                         absl::StrCat("kokkos/reduce/cuda/", DataTypeName(type), "/sum/"));
+  }
+  for (size_t bytes : sizes) {
+    auto mc = Results().find(absl::StrCat("cudamemcpy/copy/cuda/bytes/", bytes));
+    if (mc == Results().end()) continue;
+    const Rates& m = mc->second;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      auto kk = Results().find(absl::StrCat(kernels[i].second, bytes));
+      if (kk == Results().end()) continue;
+      const Rates& k = kk->second;
+      const double goal = i > 0 && DataTypeSize(o.types[i - 1]) <= 2 ? 0.7 : 0.85;
+      std::printf("  %-18s  %12zu  %12.2f  %12.2f  %7.3f  %12.2f  %12.2f  %7.3f  %5.2f\n", kernels[i].first.c_str(),
+                  bytes, k.best_gbps, m.best_gbps, m.best_gbps > 0 ? k.best_gbps / m.best_gbps : 0.0, k.mean_gbps,
+                  m.mean_gbps, m.mean_gbps > 0 ? k.mean_gbps / m.mean_gbps : 0.0, goal);
+    }
+  }
+}
+
 int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
       std::printf(
           "Usage: %s [-b SIZE] [-e SIZE] [-f N] [-n N] [-w N] [-d TYPES|all] [-o OPS|all] "
-          "[--exec serial|openmp|all] [--benchmark_filter=...]\n",
+          "[--exec serial|openmp|cuda|all] [--benchmark_filter=...]\n",
           argv[0]);
       return 0;
     }
@@ -192,85 +366,36 @@ int Main(int argc, char** argv) {
   Kokkos::initialize(argc, argv);
   int code = 0;
   {
-    Arrays arrays;
-    const size_t max_bytes = sizes->back();
-    for (char** p : {&arrays.a, &arrays.b, &arrays.c}) {
-      *p = static_cast<char*>(std::aligned_alloc(64, (max_bytes + 63) / 64 * 64));
-      // 0x3f bytes are normal, finite numbers in every float type (no denormal slow paths) and plain integers.
-      std::memset(*p, 0x3f, max_bytes);
-    }
-    std::map<ExecBackend, std::unique_ptr<Kernels>> kernels;
+    std::vector<Space> spaces;
     for (ExecBackend b : o.backends) {
-      auto k = MakeKernels(b, /*synchronous=*/true);
-      if (!k.ok()) {
-        std::fprintf(stderr, "kernels: %s\n", k.status().ToString().c_str());
+      Space space;
+      space.backend = b;
+      space.device = b == ExecBackend::kCuda;
+      // On cuda the kernels stay asynchronous: the events around them on the stream time them.
+      auto k = MakeKernels(b, /*synchronous=*/!space.device);
+      absl::Status s = k.status();
+      if (s.ok() && space.device) {
+        absl::StatusOr<CudaPlacement> placement = CudaKernelsPlacement();
+        s = placement.status();
+        if (s.ok()) space.stream = placement->stream;
+      }
+      if (s.ok()) s = AllocateArrays(space, sizes->back());
+      if (!s.ok()) {
+        std::fprintf(stderr, "kernels: %s: %s\n", std::string(ExecBackendName(b)).c_str(), s.ToString().c_str());
+        FreeArrays(space);
+        for (Space& done : spaces) FreeArrays(done);
+        Kokkos::finalize();
         return 1;
       }
-      kernels[b] = std::move(*k);
+      space.kernels = std::move(*k);
+      spaces.push_back(std::move(space));
     }
 #if defined(_OPENMP)
     const int omp_threads = omp_get_max_threads();
 #else
     const int omp_threads = 1;  // a Kokkos without OpenMP (Serial + CUDA): kcoll compiles without -fopenmp
 #endif
-    for (ExecBackend b : o.backends) {
-      const bool parallel = b == ExecBackend::kOpenMP;
-      const std::string space(ExecBackendName(b));
-      Kernels* k = kernels[b].get();
-      for (size_t bytes : *sizes) {
-        const size_t nf = bytes / sizeof(float);
-        const std::string copy_name = absl::StrCat("stream/copy/", space, "/float32/", bytes);
-        benchmark::RegisterBenchmark(copy_name.c_str(),
-                                     [=, &arrays](benchmark::State& st) {
-                                       Measure(st, o, copy_name, 2.0 * nf * sizeof(float), [&] {
-                                         StreamCopy(reinterpret_cast<float*>(arrays.a),
-                                                    reinterpret_cast<float*>(arrays.c), nf, parallel);
-                                       });
-                                     })
-            ->UseManualTime()
-            ->Iterations(o.iters)
-            ->Unit(benchmark::kMicrosecond);
-        const std::string add_name = absl::StrCat("stream/add/", space, "/float32/", bytes);
-        benchmark::RegisterBenchmark(add_name.c_str(),
-                                     [=, &arrays](benchmark::State& st) {
-                                       Measure(st, o, add_name, 3.0 * nf * sizeof(float), [&] {
-                                         StreamAdd(reinterpret_cast<float*>(arrays.a),
-                                                   reinterpret_cast<float*>(arrays.b),
-                                                   reinterpret_cast<float*>(arrays.c), nf, parallel);
-                                       });
-                                     })
-            ->UseManualTime()
-            ->Iterations(o.iters)
-            ->Unit(benchmark::kMicrosecond);
-        const std::string kcopy_name = absl::StrCat("kokkos/copy/", space, "/bytes/", bytes);
-        benchmark::RegisterBenchmark(kcopy_name.c_str(),
-                                     [=, &arrays](benchmark::State& st) {
-                                       Measure(st, o, kcopy_name, 2.0 * bytes, [&] {
-                                         if (!k->Copy(arrays.c, arrays.a, bytes).ok()) st.SkipWithError("Copy failed");
-                                       });
-                                     })
-            ->UseManualTime()
-            ->Iterations(o.iters)
-            ->Unit(benchmark::kMicrosecond);
-        for (DataType type : o.types) {
-          const size_t n = bytes / DataTypeSize(type);
-          for (ReduceOp op : o.ops) {
-            const std::string name =
-                absl::StrCat("kokkos/reduce/", space, "/", DataTypeName(type), "/", ReduceOpName(op), "/", bytes);
-            benchmark::RegisterBenchmark(name.c_str(),
-                                         [=, &arrays](benchmark::State& st) {
-                                           Measure(st, o, name, 3.0 * n * DataTypeSize(type), [&] {
-                                             if (!k->Reduce(op, type, arrays.c, arrays.a, arrays.b, n).ok())
-                                               st.SkipWithError("Reduce failed");
-                                           });
-                                         })
-                ->UseManualTime()
-                ->Iterations(o.iters)
-                ->Unit(benchmark::kMicrosecond);
-          }
-        }
-      }
-    }
+    for (const Space& space : spaces) RegisterSpace(o, *sizes, space);
     benchmark::Initialize(&argc, argv);
     std::printf(
         "# kcoll kernels: bytes per array %zu..%zu; STREAM counting (copy 2, reduce/add 3 arrays); "
@@ -278,27 +403,15 @@ int Main(int argc, char** argv) {
         o.min_bytes, o.max_bytes, omp_threads);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-
-    // The target: Kokkos sum on float32 against STREAM add, same space, same size (best iterations, as STREAM).
-    std::printf(
-        "\n# Kokkos reduce (sum, float32) vs STREAM add (c = a + b), same execution space and size;\n"
-        "# best iteration (STREAM's convention) and mean over the iterations\n");
-    std::printf("# %8s  %12s  %12s  %12s  %7s  %12s  %12s  %7s\n", "space", "bytes/array", "kokkos best", "stream best",
-                "ratio", "kokkos mean", "stream mean", "ratio");
-    for (ExecBackend b : o.backends) {
-      const std::string space(ExecBackendName(b));
-      for (size_t bytes : *sizes) {
-        auto kk = Results().find(absl::StrCat("kokkos/reduce/", space, "/float32/sum/", bytes));
-        auto st = Results().find(absl::StrCat("stream/add/", space, "/float32/", bytes));
-        if (kk == Results().end() || st == Results().end()) continue;
-        const Rates& k = kk->second;
-        const Rates& s = st->second;
-        std::printf("  %8s  %12zu  %12.2f  %12.2f  %7.3f  %12.2f  %12.2f  %7.3f\n", space.c_str(), bytes, k.best_gbps,
-                    s.best_gbps, s.best_gbps > 0 ? k.best_gbps / s.best_gbps : 0.0, k.mean_gbps, s.mean_gbps,
-                    s.mean_gbps > 0 ? k.mean_gbps / s.mean_gbps : 0.0);
+    for (const Space& space : spaces) {
+      if (space.device) {
+        PrintDeviceSummary(o, *sizes);
+      } else {
+        PrintHostSummary(space.backend, *sizes);
       }
     }
-    for (char* p : {arrays.a, arrays.b, arrays.c}) std::free(p);
+    for (Space& space : spaces) FreeArrays(space);
+    spaces.clear();  // the kernels go before Kokkos does
   }
   Kokkos::finalize();
   return code;

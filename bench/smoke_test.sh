@@ -189,6 +189,14 @@ grep -q "stream/add/serial/float32/65536" "$out" || fail "no STREAM row"
 grep -Eq "^ +serial +65536 " "$out" || fail "no Kokkos vs STREAM summary"
 if "$bin/kernels" -d nosuch >"$out" 2>"$err"; then fail "kernels accepted -d nosuch"; fi
 grep -q -- "-d 'nosuch'" "$err" || fail "kernels: message does not name -d"
+if ! "$bin/kernels" --exec cuda -b 64K -e 64K -n 1 -w 0 -d float32 -o sum >"$out" 2>"$err"; then
+  # A build without CUDA Kokkos names the spaces it has; with one (and no GPU), Kokkos or CUDA says why.
+  grep -q -- "--exec 'cuda': not an execution space of this build (serial" "$err" || grep -qi "cuda" "$err" ||
+    fail "kernels --exec cuda failed without saying why: $(cat "$err")"
+else
+  grep -q "cudamemcpy/copy/cuda/bytes/65536" "$out" || fail "kernels --exec cuda: no cudaMemcpy baseline row"
+  grep -Eq "^ +sum float32 +65536 " "$out" || fail "kernels --exec cuda: no summary against cudaMemcpy"
+fi
 
 # 7. Bad options: a message naming the flag and value, exit 2, no rank started.
 for args in "-b 12Q" "-r 5" "--algo nosuch" "--benchmark_format=xml" "--benchmark_nonsense=1"; do
