@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bandwidth.h"
+#include "bench/device_memory.h"
 #include "bench/exact_data.h"
 #include "bench/injected_faults.h"
 #include "bench/model_rounds.h"
@@ -32,12 +33,30 @@ int AgreeStatus(const absl::Status& s, MPI_Comm comm) {
 }
 
 // Pointers of the call, placed as nccl-tests places them (layout.h).
-// The buffers a case runs on: registered ones for the rows that ask for them.
+// The buffers a case runs on: registered ones for the rows that ask for them, device ones with --exec cuda.
 char* SendBase(BenchContext& ctx, const Case& c) {
+  if (ctx.device) return ctx.device_send;
   return ctx.implementations[c.implementation]->registered() ? ctx.registered_send : ctx.send_buffer.data();
 }
 char* RecvBase(BenchContext& ctx, const Case& c) {
+  if (ctx.device) return ctx.device_recv;
   return ctx.implementations[c.implementation]->registered() ? ctx.registered_recv : ctx.recv_buffer.data();
+}
+
+// The host buffer that mirrors device pointer `p` (--exec cuda), at the same offset; `p` itself on host runs.
+const char* HostMirror(BenchContext& ctx, const void* p) {
+  const char* at = static_cast<const char*>(p);
+  if (!ctx.device) return at;
+  if (at >= ctx.device_recv && at < ctx.device_recv + ctx.device_bytes_recv) {
+    return ctx.recv_buffer.data() + (at - ctx.device_recv);
+  }
+  return ctx.send_buffer.data() + (at - ctx.device_send);
+}
+
+// Bytes of the send and receive buffers a case uses (in place: the receive buffer holds both).
+size_t SendSpan(const Case& c) { return c.in_place ? 0 : c.layout.send_count * DataTypeSize(c.type); }
+size_t RecvSpan(const Case& c) {
+  return (c.in_place ? std::max(c.layout.send_count, c.layout.recv_count) : c.layout.recv_count) * DataTypeSize(c.type);
 }
 
 Call MakeCall(BenchContext& ctx, const Case& c) {
@@ -74,18 +93,30 @@ CheckSpec MakeSpec(const BenchContext& ctx, const Case& c) {
   return spec;
 }
 
-// Poisons the result memory and writes this rank's inputs where the call reads them.
-void PrepareData(BenchContext& ctx, const Case& c, const Call& call, const CheckSpec& spec) {
-  const size_t elem = DataTypeSize(c.type);
-  const size_t span = std::max(c.layout.send_count, c.layout.recv_count);
-  FillPoison(RecvBase(ctx, c), (c.in_place ? span : c.layout.recv_count) * elem);
-  FillInput(spec, const_cast<void*>(call.send), 0, c.layout.send_count);
+// Poisons the result memory and writes this rank's inputs where the call reads them (with --exec cuda: into the host
+// mirrors, then copied to the device buffers).
+absl::Status PrepareData(BenchContext& ctx, const Case& c, const Call& call, const CheckSpec& spec) {
+  FillPoison(const_cast<char*>(HostMirror(ctx, RecvBase(ctx, c))), RecvSpan(c));
+  FillInput(spec, const_cast<char*>(HostMirror(ctx, call.send)), 0, c.layout.send_count);
+  if (!ctx.device) return absl::OkStatus();
+  absl::Status s = CopyToDevice(ctx.device_recv, ctx.recv_buffer.data(), RecvSpan(c));
+  if (s.ok() && SendSpan(c) > 0) s = CopyToDevice(ctx.device_send, ctx.send_buffer.data(), SendSpan(c));
+  return s;
+}
+
+// --exec cuda: the call's buffers copied back into their host mirrors, to be checked there.
+absl::Status FetchResults(BenchContext& ctx, const Case& c) {
+  if (!ctx.device) return absl::OkStatus();
+  absl::Status s = CopyToHost(ctx.recv_buffer.data(), ctx.device_recv, RecvSpan(c));
+  if (s.ok() && SendSpan(c) > 0) s = CopyToHost(ctx.send_buffer.data(), ctx.device_send, SendSpan(c));
+  return s;
 }
 
 // --touch_input: rewrites every cache line of the call's input with its own bytes, so what the peers read next are
 // lines this rank has just modified, as when an application has just computed them. Without it, a peer that reads
 // the input directly (shared memory) finds an unchanged copy in its own cache from the previous iteration.
-void TouchInput(const Case& c, const Call& call) {
+void TouchInput(const BenchContext& ctx, const Case& c, const Call& call) {
+  if (ctx.device) return;  // device memory: no host cache to refresh
   volatile char* p = static_cast<volatile char*>(const_cast<void*>(call.send));
   const size_t bytes = c.layout.send_count * DataTypeSize(c.type);
   for (size_t i = 0; i < bytes; i += 64) p[i] = p[i];
@@ -161,6 +192,11 @@ std::string Describe(const Case& c, const Implementation& impl) {
 size_t CallBytes(const Case& c) { return c.layout.count * DataTypeSize(c.type); }
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+BenchContext::~BenchContext() {
+  DeviceFree(device_send);
+  DeviceFree(device_recv);
+}
 
 absl::Status AlignedBuffer::Reserve(size_t bytes) {
   bytes = std::max<size_t>(bytes, 64);
@@ -283,9 +319,9 @@ bool StartRound(benchmark::State& state, BenchContext& ctx, int index, const Cal
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
-  PrepareData(ctx, c, call, spec);
+  const absl::Status prepared = PrepareData(ctx, c, call, spec);
   MaybeHang(ctx);
-  const absl::Status first = RunTimes(ctx, impl, call, 1);
+  const absl::Status first = prepared.ok() ? RunTimes(ctx, impl, call, 1) : prepared;
   const int code = AgreeStatus(first, ctx.comm);
   if (code == 1) {
     const std::string why =
@@ -320,7 +356,7 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
   mine->reserve(o.iters);
   combined->reserve(o.iters);
   for (auto _ : state) {
-    if (o.touch_input) TouchInput(c, call);
+    if (o.touch_input) TouchInput(ctx, c, call);
     const auto t0 = Clock::now();
     const absl::Status s = RunTimes(ctx, impl, call, o.agg_iters);
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -357,13 +393,14 @@ bool CheckResults(benchmark::State& state, BenchContext& ctx, int index, const C
   Implementation& impl = *ctx.implementations[c.implementation];
   int64_t wrong = 0;
   for (int k = 0; k < ctx.options.check; ++k) {
-    PrepareData(ctx, c, call, spec);
-    const absl::Status s = RunTimes(ctx, impl, call, 1);
+    absl::Status s = PrepareData(ctx, c, call, spec);
+    if (s.ok()) s = RunTimes(ctx, impl, call, 1);
+    if (s.ok()) s = FetchResults(ctx, c);
     if (AgreeStatus(s, ctx.comm) != 0) {
       RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "checked call");
       return false;
     }
-    int64_t local = CountWrong(spec, impl.Result(call));
+    int64_t local = CountWrong(spec, HostMirror(ctx, impl.Result(call)));
     if (ctx.rank == 0 && Faults().wrong) ++local;  // an injected wrong element (the harness's tests of -c)
     MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT64_T, MPI_SUM, ctx.comm);
     wrong += local;

@@ -107,6 +107,11 @@ struct ModelState {
 };
 
 struct BenchContext {
+  BenchContext() = default;
+  ~BenchContext();  // frees the device buffers
+  BenchContext(const BenchContext&) = delete;
+  BenchContext& operator=(const BenchContext&) = delete;
+
   BenchOptions options;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
@@ -114,6 +119,12 @@ struct BenchContext {
   std::vector<std::unique_ptr<Implementation>> implementations;
   std::vector<Case> cases;
   AlignedBuffer send_buffer, recv_buffer;
+  // --exec cuda: the calls run on device buffers of the same sizes; send_buffer and recv_buffer hold what is
+  // copied in before a call and the results copied back to be checked.
+  bool device = false;
+  char* device_send = nullptr;
+  char* device_recv = nullptr;
+  size_t device_bytes_recv = 0;
   // The same sizes from Communicator::Allocate, for the rows on registered buffers (null without such rows).
   char* registered_send = nullptr;
   char* registered_recv = nullptr;

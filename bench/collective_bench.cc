@@ -21,6 +21,7 @@
 #include "bench/gloo_peer.h"
 #include "bench/json_report.h"
 #include "bench/launcher.h"
+#include "bench/nccl_implementation.h"
 #include "bench/options.h"
 #include "bench/results.h"
 #include "bench/run_setup.h"
@@ -49,9 +50,8 @@ std::string ResolvePath(const std::string& path) {
 ParseContext MakeParseContext() {
   ParseContext pc;
   pc.gloo_available = GlooAvailable();
-  for (ExecBackend b : AvailableBackends()) {
-    if (b != ExecBackend::kCuda) pc.exec_available.emplace_back(ExecBackendName(b));
-  }
+  pc.nccl_available = NcclPeerAvailable();
+  for (ExecBackend b : AvailableBackends()) pc.exec_available.emplace_back(ExecBackendName(b));
   return pc;
 }
 
@@ -218,6 +218,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   ctx->options = parsed;
   ctx->rank = rank;
   ctx->nranks = nranks;
+  ctx->device = parsed.exec == "cuda";
   std::string calibrate_summary;
   if (!parsed.calibrate_path.empty()) {
     if (rank == 0) std::fprintf(stderr, "[kcoll bench] --calibrate: measuring this machine's profile...\n");

@@ -20,8 +20,8 @@
 #include <optional>
 
 #include "bench/layout.h"
-#include "collectives/types.h"
 #include "collectives/names.h"
+#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {

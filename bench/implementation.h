@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "bench/layout.h"
-#include "collectives/types.h"
 #include "collectives/names.h"
+#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {

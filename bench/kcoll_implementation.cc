@@ -25,8 +25,10 @@ class KcollImplementation final : public Implementation {
   absl::Status Run(const Call& c) override {
     CallOptions options;
     options.algorithm = algorithm_;
+    // The buffers are where the communicator's kernels work: device memory on a cuda communicator (--exec cuda).
+    const MemoryKind memory = comm_->kernels() != nullptr ? comm_->kernels()->memory() : MemoryKind::kHost;
     return comm_->Call(c.collective, c.send, c.recv, c.layout.count, c.type, c.op.value_or(ReduceOp::kSum), c.root,
-                       options);
+                       options, memory);
   }
 
  private:

@@ -59,8 +59,8 @@ constexpr Flag kFlags[] = {
     {'T', "timeout", "SECONDS", "abort when one call takes longer (default 0: never)"},
     {'I', "per_iter_timing", "0|1", "per-iteration min/max/p99/cv% columns; per-rank times in the JSON"},
     {'J', "json", "FILE", "write nccl-tests' JSON (version 3) plus kcoll's fields"},
-    {0, "algo", "LIST", "kcoll algorithms and peers: all (default), a name, or a comma list (ring,mpi,gloo,auto)"},
-    {0, "exec", "SPACE", "Kokkos execution space of each rank: serial (default) or openmp"},
+    {0, "algo", "LIST", "kcoll algorithms and peers: all (default), a name, or a comma list (ring,mpi,gloo,nccl,auto)"},
+    {0, "exec", "SPACE", "Kokkos execution space of each rank: serial (default), openmp, or cuda (device buffers)"},
     {0, "ranks", "N", "ranks to launch under mpirun (default 2)"},
     {0, "ranks_per_node", "R", "emulate nodes of R consecutive ranks (sets KCOLL_RANKS_PER_NODE)"},
     {0, "intra_bw", "GB/s", "intra-node bandwidth per rank, for the ideal busbw and efficiency"},
@@ -151,10 +151,15 @@ absl::Status ParseAlgos(const Flag& f, absl::string_view value, const ParseConte
         return Bad(f, value, "this build has no Gloo (install libgloo-dev and rebuild; see bench/README.md)");
       }
       sel.gloo = true;
+    } else if (item == "nccl") {
+      if (!context.nccl_available) {
+        return Bad(f, value, "this build has no NCCL (install NCCL and the CUDA toolkit, then rebuild)");
+      }
+      sel.nccl = true;
     } else {
       auto algorithm = ParseAlgorithm(item);
       if (!algorithm.ok()) {
-        return Bad(f, value, absl::StrCat(algorithm.status().message(), "; or all, mpi, gloo"));
+        return Bad(f, value, absl::StrCat(algorithm.status().message(), "; or all, mpi, gloo, nccl"));
       }
       sel.algorithms.push_back(*algorithm);
     }
@@ -405,6 +410,7 @@ std::string Usage(absl::string_view program, const ParseContext& context) {
     absl::StrAppend(&out, names, " ", f.help, "\n");
   }
   absl::StrAppend(&out, "\nGloo peer: ", context.gloo_available ? "built in" : "not built (libgloo-dev absent)",
+                  ". NCCL peer: ", context.nccl_available ? "built in (with --exec cuda)" : "not built (no NCCL)",
                   ". Execution spaces: ", absl::StrJoin(context.exec_available, ", "), ".\n");
   return out;
 }

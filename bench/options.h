@@ -13,8 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "collectives/types.h"
 #include "collectives/names.h"
+#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {
@@ -29,6 +29,7 @@ struct AlgoSelection {
   std::vector<Algorithm> algorithms;  // kcoll algorithms named (kAuto for "auto")
   bool mpi = false;                   // the vendor MPI collective
   bool gloo = false;                  // Gloo (AllReduce only)
+  bool nccl = false;                  // NCCL's collectives (with --exec cuda)
 };
 
 struct BenchOptions {
@@ -83,7 +84,8 @@ struct BenchOptions {
 // Facts the parser checks values against.
 struct ParseContext {
   bool gloo_available = false;              // built with Gloo
-  std::vector<std::string> exec_available;  // "serial", "openmp"
+  bool nccl_available = false;              // built with NCCL
+  std::vector<std::string> exec_available;  // "serial", "openmp", "cuda"
 };
 
 // Parses args (argv without the program name). Arguments starting with --benchmark_ or --kokkos- are skipped.

@@ -20,6 +20,14 @@ ParseContext Context(bool gloo = true) {
   return pc;
 }
 
+// A CUDA build with NCCL: cuda is an execution space and nccl a peer.
+ParseContext CudaContext() {
+  ParseContext pc = Context();
+  pc.nccl_available = true;
+  pc.exec_available.push_back("cuda");
+  return pc;
+}
+
 absl::StatusOr<BenchOptions> Parse(std::vector<std::string> args, bool gloo = true) {
   return ParseBenchOptions(args, Context(gloo));
 }
@@ -192,6 +200,17 @@ TEST(OptionsTest, ParsesEveryOption) {
   EXPECT_DOUBLE_EQ(o->inter_bw_gbps, 3);
 }
 
+TEST(OptionsTest, CudaBuildTakesExecCudaAndTheNcclPeer) {
+  auto o = ParseBenchOptions({"--exec", "cuda", "--algo", "ring,nccl"}, CudaContext());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->exec, "cuda");
+  EXPECT_TRUE(o->algos.nccl);
+  EXPECT_FALSE(o->algos.mpi);
+  EXPECT_EQ(o->algos.algorithms, (std::vector<Algorithm>{Algorithm::kRing}));
+  EXPECT_THAT(Usage("all_reduce", CudaContext()), HasSubstr("NCCL peer: built in (with --exec cuda)"));
+  EXPECT_THAT(Usage("all_reduce", Context()), HasSubstr("NCCL peer: not built"));
+}
+
 TEST(OptionsTest, NcclTestsTypeAndOpSpellings) {
   auto o = Parse({"-d", "half", "-o", "max"});
   ASSERT_TRUE(o.ok()) << o.status();
@@ -243,6 +262,7 @@ TEST(OptionsTest, BadNames) {
   EXPECT_THAT(Error({"--algo", "ringx"}), HasSubstr("--algo 'ringx'"));
   EXPECT_THAT(Error({"--algo", ","}), HasSubstr("--algo ',': empty list"));
   EXPECT_THAT(Error({"--algo", "gloo"}, /*gloo=*/false), HasSubstr("this build has no Gloo"));
+  EXPECT_THAT(Error({"--algo", "nccl"}), HasSubstr("--algo 'nccl': this build has no NCCL"));
   EXPECT_THAT(Error({"--exec", "cuda"}), HasSubstr("--exec 'cuda': not an execution space of this build"));
   EXPECT_THAT(Error({"--json="}), HasSubstr("-J/--json '': empty file name"));
   EXPECT_THAT(Error({"--profile="}), HasSubstr("--profile '': empty file name"));

@@ -11,9 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/names.h"
 #include "collectives/types.h"
 #include "models/model_check.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

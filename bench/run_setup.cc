@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/bandwidth.h"
 #include "bench/copy_probe.h"
+#include "bench/device_memory.h"
 #include "bench/gloo_peer.h"
 #include "bench/json_report.h"
 #include "bench/kcoll_implementation.h"
@@ -20,6 +21,7 @@
 #include "bench/layout.h"
 #include "bench/link_probe.h"
 #include "bench/mpi_peer.h"
+#include "bench/nccl_implementation.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/auto_choice.h"
 #include "collectives/kernels/backend.h"
@@ -82,13 +84,16 @@ std::vector<RankInfo> GatherRanks(const Topology& topology, MPI_Comm comm, int r
 // The implementations to run for `collective`, peers first, each appended to `order` with its index.
 void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm,
                         const std::vector<ExtraCommunicator>& extras, std::unique_ptr<Implementation>* gloo,
-                        std::vector<std::pair<Collective, int>>* order, std::vector<std::string>* notes) {
+                        const std::shared_ptr<NcclPeerComm>& nccl, std::vector<std::pair<Collective, int>>* order,
+                        std::vector<std::string>* notes) {
   const AlgoSelection& sel = ctx.options.algos;
   auto add = [&](std::unique_ptr<Implementation> impl) {
     ctx.implementations.push_back(std::move(impl));
     order->emplace_back(collective, static_cast<int>(ctx.implementations.size()) - 1);
   };
-  if (sel.all || sel.mpi) add(MakeMpiPeer(collective, ctx.comm));
+  // Device buffers (--exec cuda): NCCL's collectives are the vendor rows; MPI's would need a CUDA-aware MPI.
+  if ((sel.all || sel.mpi) && !ctx.device) add(MakeMpiPeer(collective, ctx.comm));
+  if ((sel.all || sel.nccl) && nccl != nullptr) add(MakeNcclPeer(collective, nccl));
   if (collective == Collective::kAllReduce && (sel.all || sel.gloo) && gloo != nullptr && *gloo != nullptr) {
     add(std::move(*gloo));
   }
@@ -113,6 +118,11 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   }
   for (Algorithm a : wanted) {
     const bool direct = a == Algorithm::kDirect;
+    if (direct && ctx.device) {
+      notes->push_back(
+          absl::StrCat(CollectiveName(collective), ": direct skipped: registered buffers are host memory"));
+      continue;
+    }
     if (direct && !comm->CanRunZeroCopy()) {
       notes->push_back(
           absl::StrCat(CollectiveName(collective),
@@ -120,7 +130,9 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
       continue;
     }
     add(MakeKcollImplementation(comm, a, "", direct));
-    if (ctx.options.registered && a == Algorithm::kAuto) add(MakeKcollImplementation(comm, a, "", true));
+    if (ctx.options.registered && !ctx.device && a == Algorithm::kAuto) {
+      add(MakeKcollImplementation(comm, a, "", true));
+    }
     // Registered buffers belong to the communicator that allocated them: the first one.
     if (direct) continue;
     for (const ExtraCommunicator& extra : extras) add(MakeKcollImplementation(extra.comm.get(), a, extra.label));
@@ -247,7 +259,7 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
   std::unique_ptr<Implementation> gloo;
   const bool want_gloo =
       std::find(collectives.begin(), collectives.end(), Collective::kAllReduce) != collectives.end() &&
-      ((o.algos.all && GlooAvailable()) || o.algos.gloo);
+      ((o.algos.all && GlooAvailable()) || o.algos.gloo) && !ctx.device;
   if (want_gloo) {
     absl::StatusOr<std::unique_ptr<Implementation>> g = MakeGlooPeer(MPI_COMM_WORLD);
     if (g.ok()) {
@@ -257,9 +269,29 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
       if (o.algos.gloo) ++ctx.failures;
     }
   }
+  if (ctx.device && (o.algos.mpi || o.algos.gloo)) {
+    notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": mpi and gloo rows skipped: --exec cuda puts ",
+                                  "the buffers on the GPU (the nccl rows are the vendor's)"));
+    ++ctx.failures;
+  }
+  std::shared_ptr<NcclPeerComm> nccl;
+  if (o.algos.nccl && !ctx.device) {
+    notes->push_back(absl::StrCat(CollectiveName(collectives.front()),
+                                  ": nccl rows skipped: they run on device buffers, with --exec cuda"));
+    ++ctx.failures;
+  } else if (ctx.device && (o.algos.all || o.algos.nccl) && NcclPeerAvailable()) {
+    absl::StatusOr<std::shared_ptr<NcclPeerComm>> made = CreateNcclPeerComm(MPI_COMM_WORLD);
+    if (made.ok()) {
+      nccl = *std::move(made);
+    } else {
+      notes->push_back(
+          absl::StrCat(CollectiveName(collectives.front()), ": nccl rows skipped: ", made.status().message()));
+      if (o.algos.nccl) ++ctx.failures;
+    }
+  }
   std::vector<std::pair<Collective, int>> order;
   for (Collective c : collectives) {
-    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, &order, notes);
+    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, nccl, &order, notes);
   }
   std::vector<int> roots;
   if (o.root.has_value()) {
@@ -305,6 +337,19 @@ absl::Status ReserveBuffers(BenchContext& ctx, Communicator& comm) {
   int alloc_failed = alloc.ok() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &alloc_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (alloc_failed) return absl::ResourceExhaustedError(absl::StrCat("buffers: ", alloc.ToString()));
+  if (ctx.device) {  // --exec cuda: device buffers of the same sizes (the host ones mirror them)
+    absl::StatusOr<void*> send = DeviceAlloc(std::max<size_t>(send_bytes, 64));
+    absl::StatusOr<void*> recv = send.ok() ? DeviceAlloc(std::max<size_t>(recv_bytes, 64)) : send;
+    if (send.ok()) ctx.device_send = static_cast<char*>(*send);
+    if (recv.ok() && send.ok()) ctx.device_recv = static_cast<char*>(*recv);
+    ctx.device_bytes_recv = recv_bytes;
+    alloc_failed = recv.ok() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &alloc_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (alloc_failed) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("device buffers: ", recv.ok() ? "failed on another rank" : recv.status().ToString()));
+    }
+  }
   const bool any_registered = std::any_of(ctx.implementations.begin(), ctx.implementations.end(),
                                           [](const std::unique_ptr<Implementation>& i) { return i->registered(); });
   if (!any_registered) return absl::OkStatus();

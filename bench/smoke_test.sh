@@ -198,6 +198,16 @@ else
   grep -Eq "^ +sum float32 +65536 " "$out" || fail "kernels --exec cuda: no summary against cudaMemcpy"
 fi
 
+# The NCCL peer runs on device buffers: asked for on host buffers, the run says so and fails; without NCCL in the
+# build, the option is refused.
+set +e
+"$bin/all_reduce" --ranks 2 -b 8 -e 8 -n 1 -w 0 --algo ring,nccl >"$out" 2>"$err"
+code=$?
+set -e
+[[ $code -ne 0 ]] || fail "--algo nccl on host buffers exited 0"
+grep -q "nccl rows skipped: they run on device buffers, with --exec cuda" "$out" ||
+  grep -q "this build has no NCCL" "$err" || fail "--algo nccl on host buffers did not say why it ran no nccl row"
+
 # 7. Bad options: a message naming the flag and value, exit 2, no rank started.
 for args in "-b 12Q" "-r 5" "--algo nosuch" "--benchmark_format=xml" "--benchmark_nonsense=1"; do
   set +e

@@ -52,9 +52,10 @@ absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records) {
           absl::StrCat(name, ": rank ", r, " rejected its arguments (see its error); no rank ran the call"));
     }
   }
+  using Member = int64_t ArgsRecord::*;
   struct Field {
     const char* name;
-    int64_t ArgsRecord::*member;
+    Member member;
   };
   constexpr Field kCompared[] = {{"collective", &ArgsRecord::collective},
                                  {"count", &ArgsRecord::count},

@@ -3,9 +3,10 @@
 # AllReduce bandwidth sweep, and prints the busbw table. Fails with the reason when there is no GPU or no
 # CUDA-enabled Kokkos.
 #
-#   KOKKOS_ROOT=<CUDA-enabled Kokkos install> tools/gpu_check.sh [--ranks N] [--max-bytes SIZE] [--no-bench]
+#   tools/gpu_check.sh [--ranks N] [--max-bytes SIZE] [--no-bench]
 #
-# Environment: KOKKOS_ROOT (required; docs/gpu.md shows how to build one), CUDA_PATH, NCCL_HOME (optional).
+# Environment: KOKKOS_ROOT (a CUDA-enabled Kokkos install), else KOKKOS_SRC (a Kokkos 4.x source that
+# tools/setup_cuda.sh builds for this GPU's architecture); CUDA_PATH, NCCL_HOME (optional).
 # --ranks: MPI ranks for the tests and the sweep (default: the number of GPUs, at most 8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,9 +39,15 @@ if [[ -z "$ranks" ]]; then ranks=$((gpus < 8 ? gpus : 8)); fi
 [[ "$ranks" -ge 1 ]] || die "--ranks must be at least 1"
 ((ranks <= gpus)) || echo "gpu_check: $ranks ranks but $gpus GPU(s): the GPU tests with more ranks than GPUs skip"
 
-# 2. A CUDA-enabled Kokkos, and the Bazel config that compiles with its nvcc_wrapper.
-[[ -n "${KOKKOS_ROOT:-}" ]] || die "no CUDA Kokkos: set KOKKOS_ROOT to a CUDA-enabled Kokkos install (docs/gpu.md)"
-tools/configure_cuda.sh "$KOKKOS_ROOT"
+# 2. A CUDA-enabled Kokkos, and the Bazel config that compiles with its nvcc_wrapper: the one in KOKKOS_ROOT, or one
+# built from KOKKOS_SRC for this GPU's architecture (compute capability 9.0: sm_90).
+if [[ -n "${KOKKOS_ROOT:-}" ]]; then
+  tools/configure_cuda.sh "$KOKKOS_ROOT"
+else
+  cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n1 | tr -d ' .')"
+  [[ "$cap" =~ ^[0-9]+$ ]] || die "cannot read the GPU's compute capability from nvidia-smi; set KOKKOS_ROOT"
+  tools/setup_cuda.sh "sm_$cap" || die "no CUDA Kokkos: set KOKKOS_ROOT to an install or KOKKOS_SRC to a source"
+fi
 
 # 3. Build and test. The GPU tests print why they skip; a skip here means something is missing.
 bazel build --config=cuda //...
@@ -63,6 +70,9 @@ if [[ "$bench" == 1 ]]; then
   echo "gpu_check: AllReduce sweep on $ranks rank(s), 8 B .. $max_bytes (KCOLL_TRANSPORT=nccl, cuda kernels)"
   KCOLL_TRANSPORT=nccl KCOLL_EXEC=cuda bazel run -c opt --config=cuda //bench:all_reduce -- \
     --ranks "$ranks" --exec cuda -b 8 -e "$max_bytes" -f 4 -n 20 -w 5 -c 1 ||
-    die "the benchmark failed (if it rejects --exec cuda, this checkout's benchmark has no GPU mode yet)"
+    die "the benchmark failed"
+  echo "gpu_check: the reduce/copy kernels on the GPU against a device-to-device cudaMemcpy"
+  bazel run -c opt --config=cuda //bench:kernels -- --exec cuda -b 64M -e 256M -f 4 -o sum \
+    -d float32,float16,bfloat16 || die "the kernel benchmark failed"
 fi
 echo "gpu_check: done"
