@@ -2,7 +2,9 @@
 // and transfers ordered on one stream) and over MPI with pinned-host staging (and directly, when the MPI is
 // CUDA-aware). Results are compared bit for bit with the host reference. Needs a CUDA-enabled Kokkos
 // (--config=cuda) and one GPU per rank; otherwise every test skips and says which is missing.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,6 +105,58 @@ TEST_P(GpuCollectivesTest, EveryAlgorithmMatchesTheReference) {
     }
   }
   EXPECT_GT(runs, 0);
+}
+
+// In place (NCCL's offsets: AllGather and Gather send from block `rank` of the receive buffer, ReduceScatter and
+// Scatter receive into block `rank` of the send buffer) and out of place, at a size whose messages are far above
+// MPI's eager limit and NCCL's chunks (4 MiB of int32), roots first and last.
+TEST_P(GpuCollectivesTest, InPlaceAndLargeMessagesMatchTheReference) {
+  const int rank = WorldRank(), n = WorldSize();
+  const DataType type = DataType::kInt32;
+  const ReduceOp op = ReduceOp::kSum;
+  const size_t count = (size_t{1} << 20) + 3, elem = DataTypeSize(type), block = count * elem;
+  for (Collective c : AllCollectives()) {
+    if (c == Collective::kBarrier) continue;
+    const std::vector<int> roots = IsRooted(c) ? std::vector<int>{0, n - 1} : std::vector<int>{0};
+    for (Algorithm algorithm : AlgorithmsFor(c)) {
+      for (int root : roots) {
+        for (bool in_place : {false, true}) {
+          CallOptions call;
+          call.algorithm = algorithm;
+          const std::vector<char> input = testing::SendBuffer(c, type, op, count, root, rank, n);
+          const std::vector<char> want = testing::ExpectedRecv(c, type, op, count, root, rank, n);
+          const size_t recv_elems = testing::RecvElements(c, count, root, rank, n);
+          // One device buffer holding both in place; two out of place.
+          const size_t span = std::max<size_t>(count * n, std::max(input.size() / elem, recv_elems)) * elem;
+          std::vector<char> host(span, 0x5a);
+          size_t send_at = 0, recv_at = 0;
+          if (c == Collective::kAllGather || c == Collective::kGather) send_at = rank * block;
+          if (c == Collective::kReduceScatter || c == Collective::kScatter) recv_at = rank * block;
+          if (in_place && !input.empty()) std::memcpy(host.data() + send_at, input.data(), input.size());
+          DeviceBuffer d_one(span), d_send(input.size()), d_recv(recv_elems * elem);
+          ASSERT_TRUE(d_one.status().ok() && d_send.status().ok() && d_recv.status().ok());
+          ASSERT_TRUE(d_one.Upload(host).ok());
+          ASSERT_TRUE(d_send.Upload(input).ok());
+          ASSERT_TRUE(d_recv.Fill(0x5a).ok());
+          char* one = static_cast<char*>(d_one.data());
+          const void* send = in_place ? one + send_at : d_send.data();
+          void* recv = in_place ? one + recv_at : d_recv.data();
+          const absl::Status s = comm_->Call(c, send, recv, count, type, op, root, call, MemoryKind::kDevice);
+          const std::string what = absl::StrCat(CollectiveName(c), "/", AlgorithmName(algorithm), " root ", root,
+                                                in_place ? " in place" : " out of place", " count ", count);
+          ASSERT_TRUE(AllRanks(s.ok())) << what << ": " << s;
+          std::vector<char> got;
+          if (in_place) {
+            const std::vector<char> all = d_one.Download(span);
+            got.assign(all.begin() + recv_at, all.begin() + recv_at + want.size());
+          } else {
+            got = d_recv.Download(want.size());
+          }
+          ASSERT_TRUE(AllRanks(got == want)) << what << ": differs from the reference on some rank";
+        }
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, GpuCollectivesTest, ::testing::ValuesIn(Configs()),

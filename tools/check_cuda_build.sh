@@ -34,4 +34,9 @@ step() {  # step NAME COMMAND...
 }
 step "a Serial + CUDA Kokkos for sm_90 (tools/setup_cuda.sh)" tools/setup_cuda.sh sm_90
 [[ $failures -eq 0 ]] && step "every target with --config=cuda" bazel build --config=cuda //...
+bundle="$(mktemp -d)"
+[[ $failures -eq 0 ]] && step "the bundle for a bare GPU node (tools/gpu_bundle.sh, under 64 MiB)" \
+  tools/gpu_bundle.sh --out "$bundle/kcoll-gpu-bundle.tar.gz"
+[[ -f "$bundle/kcoll-gpu-bundle.tar.gz" ]] && echo "[check]     $(du -k "$bundle/kcoll-gpu-bundle.tar.gz" | cut -f1) KiB"
+rm -rf "$bundle"
 exit $((failures > 0))

@@ -57,6 +57,25 @@ bazel_client() {
   return $status
 }
 
+# The bundle for a bare GPU node, packed from a host build: unpacked elsewhere and run with this machine's Open MPI
+# and PMIx hidden (a mount namespace, where this user may make one), it must launch and pass on its own.
+relocated_bundle() {
+  tools/gpu_bundle.sh --host --out "$work/bundle.tar.gz" || return 1
+  mkdir -p "$work/node" "$work/empty" && tar -C "$work/node" -xzf "$work/bundle.tar.gz" || return 1
+  local hide=""
+  if unshare -m true 2> /dev/null; then
+    for d in "$(ompi_info --path libdir --parsable | cut -d: -f3-)" "$(ompi_info --path pkgdatadir --parsable | cut -d: -f3-)" \
+      /usr/lib/x86_64-linux-gnu/pmix2 /etc/openmpi; do
+      [[ -d "$d" ]] && hide+="mount --bind '$work/empty' '$d'; "
+    done
+  else
+    echo "no mount namespace here: the bundle runs beside the installed Open MPI"
+  fi
+  local run="$hide cd '$work' && source '$work/node/kcoll-gpu/env.sh' && command -v mpirun &&
+    all_reduce --ranks 2 -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,mpi && mpirun -np 2 --oversubscribe gpu_placement_test"
+  if [[ -n "$hide" ]]; then unshare -m bash -c "$run"; else bash -c "$run"; fi
+}
+
 check "tools/install.sh --prefix $prefix" tools/install.sh --prefix "$prefix" --no-setup
 check "CMake build of examples/ against the install" \
   bash -c "cmake -S examples -B '$work/build' -DCMAKE_PREFIX_PATH='$prefix' -DCMAKE_BUILD_TYPE=Release &&
@@ -65,5 +84,6 @@ check "the CG example (CMake build) on 2 ranks, kcoll and MPI_Allreduce convergi
 check "the smallest client, linked statically (kcoll::kcoll_static)" "${mpirun[@]}" "$work/build/allreduce_client"
 check "a C program on the C API, built with pkg-config" pkg_config_c_program
 check "the Bazel client workspace examples/bazel_client" bazel_client
+check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle
 echo "[check] $failures step(s) failed"
 exit $((failures > 0))
