@@ -100,9 +100,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "models/link_load.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {
@@ -139,6 +139,10 @@ class CostModel {
 
   // Seconds() with `bytes` checked (InvalidArgument naming it).
   absl::StatusOr<double> PredictSeconds(double bytes) const;
+
+  // The bytes all ranks send together in one call of `bytes` (nccl-tests' S), as the schedule this model prices
+  // sends them: what the library's traffic counters add up to over the ranks (tests/model_parity_test.cc).
+  double SentBytes(double bytes) const { return sent_per_byte_ * bytes; }
 
   Collective collective() const { return collective_; }
   Algorithm algorithm() const { return algorithm_; }
@@ -223,7 +227,8 @@ class CostModel {
     }
   };
   std::map<RankStage, int64_t> rank_stages_;
-  double tree_share_ = 1;  // kPipelinedTrees: the part of S each tree carries
+  double tree_share_ = 1;     // kPipelinedTrees: the part of S each tree carries
+  double sent_per_byte_ = 0;  // bytes sent by all ranks together per byte of S
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

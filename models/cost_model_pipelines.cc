@@ -24,6 +24,7 @@ void CostModel::BuildPipelinedRing(double reducing_rounds, double copying_rounds
   reducing_rounds_ = reducing_rounds;
   copying_rounds_ = copying_rounds;
   if (n == 1) return;
+  sent_per_byte_ = reducing_rounds + copying_rounds;  // every round, each of the n ranks sends S/n
   // One chunk per channel on every ring link. The channels use the same intra-node links (their loads add up; a
   // rank's one outgoing link carries all of them, so intra_links_per_rank changes nothing) but each channel's
   // node-crossing hop is a stream of its own (one per node and channel), spread over the NICs.
@@ -54,6 +55,7 @@ void CostModel::BuildChain(bool reduces) {
   stage_load_.has_inter = inter_hops_ > 0;
   stage_load_.inter = 1;
   stage_load_.reduce = reduces ? 1 : 0;
+  sent_per_byte_ = static_cast<double>(topology_.ranks() - 1);  // S over each link of the chain
 }
 
 void CostModel::BuildDoubleBinaryTree() {
@@ -89,6 +91,8 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
       paths.insert(path);
     }
   }
+  // Each tree carries its share of S up every edge and back down.
+  sent_per_byte_ = tree_share_ * static_cast<double>(transfers.size());
   stage_load_ = SummarizeRound(topology_, transfers, false);
   max_children_ = static_cast<double>(*std::max_element(children.begin(), children.end()));
   std::vector<RankStage> per_rank(n);

@@ -13,9 +13,12 @@ namespace models {
 
 void CostModel::AddRounds(double count, std::vector<Transfer> transfers, bool reduces) {
   if (count <= 0 || transfers.empty()) return;
+  double amount = 0;
+  for (const Transfer& t : transfers) amount += t.src != t.dst ? t.amount : 0;
   RoundLoad load = SummarizeRound(topology_, std::move(transfers), reduces);
   if (!load.has_intra && !load.has_inter) return;
   rounds_.push_back({count, load});
+  sent_per_byte_ += count * amount;
 }
 
 void CostModel::AddRing(double amount, double reducing_rounds, double copying_rounds) {
@@ -148,7 +151,8 @@ void CostModel::AddDoublingAllGather() {
     }
     AddRounds(1, transfers, false);
   }
-  AddRounds(1, fold.FoldOut(static_cast<double>(n - 1) / n), false);
+  // The whole result, the partner's own block included: one message rather than two around that block.
+  AddRounds(1, fold.FoldOut(1.0), false);
 }
 
 void CostModel::AddHierarchical(bool inter_tree) {
@@ -202,6 +206,7 @@ void CostModel::AddPairwise() {
     load.has_inter = crossing > 0;
     load.inter = load.has_inter ? std::max(block, crossing * block / topology_.nics_per_node) : 0;
     rounds_.push_back({count, load});
+    sent_per_byte_ += count * static_cast<double>(n) * block;
   }
 }
 

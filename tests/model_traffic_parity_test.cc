@@ -1,0 +1,76 @@
+// The cost model and the library move the same bytes: for every algorithm of every collective, on one node and on
+// emulated nodes of two ranks, the bytes all ranks send in one call (the traffic counters, summed over the ranks)
+// equal what the model says the schedule it prices sends (CostModel::SentBytes). A schedule changed on one side
+// only fails here.
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/algorithms/registry.h"
+#include "collectives/auto_choice.h"
+#include "collectives/communicator.h"
+#include "gtest/gtest.h"
+#include "models/cost_model.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace {
+
+using testing::AllRanks;
+using testing::WorldSize;
+
+// Every rank's sent bytes for one call of (collective, algorithm) with `count` float32 elements, summed over ranks.
+uint64_t SentByAllRanks(Communicator& comm, Collective c, Algorithm algorithm, size_t count, absl::Status* status) {
+  const int n = comm.size();
+  // Large enough for every collective's send and receive side (count * n elements at most).
+  std::vector<float> send(count * n + 1, 1.0f), recv(count * n + 1, 0.0f);
+  CallOptions call;
+  call.algorithm = algorithm;
+  comm.ResetCounters();
+  *status = comm.Call(c, send.data(), recv.data(), count, DataType::kFloat32, ReduceOp::kSum, 0, call);
+  uint64_t mine = comm.counters().total.send.bytes, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+void ExpectSameTraffic(int ranks_per_node) {
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  options.transport = TransportKind::kMpi;
+  options.ranks_per_node = ranks_per_node;
+  absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  const int n = WorldSize();
+  const models::Topology topology = ModelTopology((*comm)->topology());
+  // Divisible by every block and chunk split the schedules make of it.
+  const size_t count = size_t{64} * n * n;
+  for (Collective c : AllCollectives()) {
+    for (Algorithm algorithm : TransferAlgorithmsFor(c)) {
+      const std::string what = absl::StrCat(CollectiveName(c), " (", AlgorithmName(algorithm), ") on ", n, " ranks, ",
+                                            ranks_per_node, " per node");
+      absl::Status status;
+      const uint64_t sent = SentByAllRanks(**comm, c, algorithm, count, &status);
+      ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
+      absl::StatusOr<models::CostModel> model =
+          models::CostModel::Create(c, algorithm, topology, (*comm)->auto_choice().profile());
+      ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+      const double bytes = static_cast<double>(NcclTestsBytes(c, count, DataTypeSize(DataType::kFloat32), n));
+      const double priced = model->SentBytes(bytes);
+      EXPECT_NEAR(static_cast<double>(sent), priced, 1e-9 * priced + 0.5)
+          << what << ": the library sent " << sent << " B, the model prices " << priced << " B (S = " << bytes << ")";
+    }
+  }
+}
+
+TEST(ModelTrafficParityTest, OneNode) { ExpectSameTraffic(WorldSize()); }
+
+TEST(ModelTrafficParityTest, NodesOfTwoRanks) {
+  if (WorldSize() % 2 != 0) GTEST_SKIP() << "two ranks per node need an even number of ranks";
+  ExpectSameTraffic(2);
+}
+
+}  // namespace
+}  // namespace kcoll
