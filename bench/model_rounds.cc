@@ -90,9 +90,9 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
                                                   *ParseExecBackend(ctx.options.exec), &summary, kRecalibrationPasses);
   absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
   absl::StatusOr<models::ModelCheck> model =
-      profile.ok()
-          ? models::ModelCheck::Create(ModelTopology(ctx.kcoll->topology()), profile->profile, ModelCostOptions())
-          : absl::StatusOr<models::ModelCheck>(profile.status());
+      profile.ok() ? models::ModelCheck::Create(ModelTopology(ctx.kcoll->topology()), profile->profile,
+                                                ModelCostOptions(ctx.kcoll->topology()))
+                   : absl::StatusOr<models::ModelCheck>(profile.status());
   int failed = model.ok() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, ctx.comm);
   if (failed != 0) {

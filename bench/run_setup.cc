@@ -234,7 +234,7 @@ absl::StatusOr<std::string> SetUpModel(BenchContext& ctx, Communicator& comm) {
   const AutoChoice& choice = comm.auto_choice();
   const Topology& topology = comm.topology();
   absl::StatusOr<models::ModelCheck> check =
-      models::ModelCheck::Create(ModelTopology(topology), choice.profile(), ModelCostOptions());
+      models::ModelCheck::Create(ModelTopology(topology), choice.profile(), ModelCostOptions(topology));
   if (!check.ok()) return absl::InvalidArgumentError(absl::StrCat("--model: ", check.status().message()));
   ctx.kcoll = &comm;
   absl::StatusOr<LinkProbe> probe = LinkProbe::Create(MPI_COMM_WORLD, topology);

@@ -90,18 +90,18 @@ models::Topology ModelTopology(const Topology& topology) {
   return t;
 }
 
-models::CostOptions ModelCostOptions() {
+models::CostOptions ModelCostOptions(const Topology& topology) {
   models::CostOptions options;
-  // One channel: the MPI transport's default (topology/discover.h), and ring_pipelined uses one until each channel
-  // gets a full slice (n chunks) anyway.
-  options.channels = 1;
+  // The communicator's channels (1 on MPI, 2 on NCCL: topology/discover.h); a call of ring_pipelined runs one per
+  // whole slice of n chunks, up to these, in the library and in the model alike.
+  options.channels = std::max(1, topology.nchannels());
   options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);  // the pipelined algorithms' default
   return options;
 }
 
 absl::StatusOr<AutoChoice> AutoChoice::Create(const Topology& topology, ProfileChoice profile) {
   absl::StatusOr<models::AlgorithmChooser> chooser =
-      models::AlgorithmChooser::Create(ModelTopology(topology), profile.profile, ModelCostOptions());
+      models::AlgorithmChooser::Create(ModelTopology(topology), profile.profile, ModelCostOptions(topology));
   if (!chooser.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("profile (", profile.source, "): ", chooser.status().message()));
   }

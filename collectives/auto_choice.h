@@ -29,12 +29,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "collectives/names.h"
 #include "collectives/topology/topology.h"
 #include "collectives/transport/transport_kind.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 
@@ -61,7 +61,7 @@ absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path,
 
 // The machine and tuning the models see for `topology` (see the top of this file).
 models::Topology ModelTopology(const Topology& topology);
-models::CostOptions ModelCostOptions();
+models::CostOptions ModelCostOptions(const Topology& topology);
 
 class AutoChoice {
  public:

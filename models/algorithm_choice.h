@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

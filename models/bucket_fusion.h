@@ -12,9 +12,9 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

@@ -109,7 +109,8 @@ namespace models {
 
 // Tuning of the pipelined algorithms. The implementation must use the same values for the model to predict it.
 struct CostOptions {
-  // ring_pipelined: rings running at once. 0 means one per NIC of a node (Topology::nics_per_node).
+  // ring_pipelined: the rings the communicator has (a call runs one per whole slice of n chunks, up to these, as
+  // the library does). 0 means one per NIC of a node (Topology::nics_per_node).
   int channels = 0;
   // ring_pipelined, double_binary_tree, chain: the pipeline's chunk, in bytes.
   double chunk_bytes = 512 * 1024;  // the library's kDefaultChunkBytes (collectives/algorithms/chunking.h)
@@ -143,6 +144,11 @@ class CostModel {
   // The bytes all ranks send together in one call of `bytes` (nccl-tests' S), as the schedule this model prices
   // sends them: what the library's traffic counters add up to over the ranks (tests/model_parity_test.cc).
   double SentBytes(double bytes) const { return sent_per_byte_ * bytes; }
+
+  // ring_pipelined: the channels a call of `bytes` runs, as the library chooses them (DefaultRingChannels in
+  // collectives/algorithms/ring_pipelined.h): one per whole slice of n chunks, at least 1, at most the channels of
+  // CostOptions (or of the NICs).
+  int RingChannels(double bytes) const;
 
   Collective collective() const { return collective_; }
   Algorithm algorithm() const { return algorithm_; }
@@ -180,6 +186,7 @@ class CostModel {
   double Overlap(double move, double reduce) const;
   double RoundsSeconds(double bytes) const;
   double PipelinedRingSeconds(double bytes) const;
+  RoundLoad RingStageLoad(int channels) const;
   double ChainSeconds(double bytes) const;
   double PipelinedTreesSeconds(double bytes) const;
 
@@ -194,11 +201,12 @@ class CostModel {
   double slice_bytes_ = 0;      // kRounds in slices (hierarchical, bidirectional_ring): bytes per slice, 0: unsliced
   size_t cold_rounds_ = 0;      // kRounds in slices: the first rounds_ entries that read each slice from memory
 
-  // Pipelined shapes: the load of one stage when every active link carries one chunk.
+  // Pipelined shapes: the load of one stage when every active link carries one chunk (kPipelinedRing: of one
+  // channel's ring).
   RoundLoad stage_load_;
   double reducing_rounds_ = 0;  // kPipelinedRing
   double copying_rounds_ = 0;   // kPipelinedRing
-  int channels_ = 1;            // kPipelinedRing
+  int channels_ = 1;            // kPipelinedRing: the most channels a call runs
   bool reduces_ = false;        // kChain
   double intra_hops_ = 0;       // kChain
   double inter_hops_ = 0;       // kChain

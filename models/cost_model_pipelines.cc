@@ -25,23 +25,32 @@ void CostModel::BuildPipelinedRing(double reducing_rounds, double copying_rounds
   copying_rounds_ = copying_rounds;
   if (n == 1) return;
   sent_per_byte_ = reducing_rounds + copying_rounds;  // every round, each of the n ranks sends S/n
-  // One chunk per channel on every ring link. The channels use the same intra-node links (their loads add up; a
-  // rank's one outgoing link carries all of them, so intra_links_per_rank changes nothing) but each channel's
-  // node-crossing hop is a stream of its own (one per node and channel), spread over the NICs.
   std::vector<Transfer> ring;
   for (int64_t i = 0; i < n; ++i) ring.push_back({i, (i + 1) % n, 1.0});
-  stage_load_ = SummarizeRound(topology_, ring, true);
-  stage_load_.intra *= channels_;
-  stage_load_.reduce *= channels_;
-  if (stage_load_.has_inter) {
-    stage_load_.inter = std::max(1.0, static_cast<double>(channels_) / topology_.nics_per_node);
+  stage_load_ = SummarizeRound(topology_, ring, true);  // one channel's; RingStageLoad scales it
+}
+
+int CostModel::RingChannels(double bytes) const {
+  const double slice = static_cast<double>(topology_.ranks()) * options_.chunk_bytes;
+  const double full_slices = std::floor(bytes / slice);
+  return static_cast<int>(std::max(1.0, std::min(static_cast<double>(channels_), full_slices)));
+}
+
+// One chunk per channel on every ring link. The channels use the same intra-node links (their loads add up; a rank's
+// one outgoing link carries all of them, so intra_links_per_rank changes nothing) but each channel's node-crossing
+// hop is a stream of its own (one per node and channel), spread over the NICs.
+RoundLoad CostModel::RingStageLoad(int channels) const {
+  RoundLoad load = stage_load_;
+  load.intra *= channels;
+  load.reduce *= channels;
+  if (load.has_inter) load.inter = std::max(1.0, static_cast<double>(channels) / topology_.nics_per_node);
+  for (RoundLoad::Receive& r : load.receives) {  // every rank receives one chunk per channel
+    r.intra_amount *= channels;
+    r.intra_messages *= channels;
+    r.inter_amount *= channels;
+    r.inter_messages *= channels;
   }
-  for (RoundLoad::Receive& r : stage_load_.receives) {  // every rank receives one chunk per channel
-    r.intra_amount *= channels_;
-    r.intra_messages *= channels_;
-    r.inter_amount *= channels_;
-    r.inter_messages *= channels_;
-  }
+  return load;
 }
 
 void CostModel::BuildChain(bool reduces) {
@@ -139,14 +148,16 @@ double CostModel::Overlap(double move, double reduce) const {
 double CostModel::PipelinedRingSeconds(double bytes) const {
   if (topology_.ranks() == 1) return 0;
   const double n = static_cast<double>(topology_.ranks());
-  const double per_channel = bytes / (n * channels_);
+  const int channels = RingChannels(bytes);
+  const RoundLoad load = RingStageLoad(channels);
+  const double per_channel = bytes / (n * channels);
   // The AllReduce runs the buffer in slices of n chunks per channel (ring_pipeline.cc). Its ReduceScatter rounds
   // read each slice from memory (the whole buffer is the working set); its AllGather rounds forward blocks reduced
   // moments before, still in cache (the slice is the working set), as in hierarchical's slices.
-  const double slice = std::min(bytes, n * channels_ * options_.chunk_bytes);
-  auto move = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, bytes); };
-  auto reduce = [&](double chunk) { return profile_.ReduceSeconds(stage_load_.reduce * chunk, bytes); };
-  auto forward = [&](double chunk) { return TransferSeconds(stage_load_, chunk, profile_, slice); };
+  const double slice = std::min(bytes, n * channels * options_.chunk_bytes);
+  auto move = [&](double chunk) { return TransferSeconds(load, chunk, profile_, bytes); };
+  auto reduce = [&](double chunk) { return profile_.ReduceSeconds(load.reduce * chunk, bytes); };
+  auto forward = [&](double chunk) { return TransferSeconds(load, chunk, profile_, slice); };
   // A reducing round is a two-stage pipeline (receive, reduce); a copying round has the one stage.
   const double reducing_round = PipelineSeconds(
       per_channel, options_.chunk_bytes, [&](double c) { return move(c) + reduce(c); },

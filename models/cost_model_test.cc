@@ -348,8 +348,8 @@ TEST(RingPipelinedTest, ChannelsSpreadOverNics) {
   const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9);
   const Topology t{2, 4, 4};
   CostOptions o;  // channels = 0: one per NIC
-  o.chunk_bytes = 1e12;
   const double s = 8e8, m = s / 8;
+  o.chunk_bytes = s / 32;  // four whole slices of 8 chunks: all four channels run, one chunk each per round
   EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRingPipelined, s, t, p, o),
               14 * std::max(1e-6 + m / 200e9, 5e-6 + m / 4 / 10e9));
 }
@@ -511,20 +511,31 @@ TEST(CostPropertiesTest, EveryCostGrowsWithSize) {
       for (Collective c : AllCollectives()) {
         for (Algorithm a : ApplicableAlgorithms(c)) {
           const CostModel m = Unwrap(CostModel::Create(c, a, t, p, o));
-          double previous = m.Seconds(0);
+          // Except where ring_pipelined starts another channel: rings running at once can finish a larger call
+          // sooner, in the library as in the model.
+          auto same_channels = [&](double x, double y) {
+            return a != Algorithm::kRingPipelined || m.RingChannels(x) == m.RingChannels(y);
+          };
+          double previous = m.Seconds(0), previous_s = 0;
           for (double s = 1; s < 1e9; s *= 1.07) {
             const double now = m.Seconds(s);
-            EXPECT_GE(now, previous * kUlps)
-                << CollectiveName(c) << "/" << AlgorithmName(a) << " on " << TopologyToString(t) << " at " << s;
+            if (same_channels(previous_s, s)) {
+              EXPECT_GE(now, previous * kUlps)
+                  << CollectiveName(c) << "/" << AlgorithmName(a) << " on " << TopologyToString(t) << " at " << s;
+            }
             previous = now;
+            previous_s = s;
           }
           // Around every chunk multiple of the first few hundred: below, on, above.
-          double last = 0;
+          double last = 0, last_x = 0;
           for (double j = 1; j < 300; ++j) {
             for (double x : {j * 4096 - 1, j * 4096, j * 4096 + 1}) {
               const double now = m.Seconds(x);
-              EXPECT_GE(now, last * kUlps) << CollectiveName(c) << "/" << AlgorithmName(a) << " at " << x;
+              if (same_channels(last_x, x)) {
+                EXPECT_GE(now, last * kUlps) << CollectiveName(c) << "/" << AlgorithmName(a) << " at " << x;
+              }
               last = now;
+              last_x = x;
             }
           }
         }

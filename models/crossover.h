@@ -15,10 +15,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

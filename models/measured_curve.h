@@ -18,11 +18,11 @@
 //  * Where the points were measured matters as much as their sizes: a message or a reduction inside a collective
 //    finds its lines in other caches than one repeated alone (the receive buffer was last read by the peer, the
 //    sent bytes were just written by the sender's core, the reduction writes lines the peer has just read), and on
-//    shared memory that can cost several times as much. The calibration therefore measures each size inside a collective step (a
-//    two-rank ring AllReduce on a buffer of twice the message, calibration/calibrate.h), and the curve records that
-//    ratio of buffer to message (`buffer_per_message`): SecondsIn(m, w) reads w's per-byte cost at the size whose
-//    step had a buffer of w, w / buffer_per_message. A 2-rank ring AllReduce of S then costs exactly its measured
-//    steps (messages of S / 2 in a buffer of S).
+//    shared memory that can cost several times as much. The calibration therefore measures each size inside a
+//    collective step (a two-rank ring AllReduce on a buffer of twice the message, calibration/calibrate.h), and the
+//    curve records that ratio of buffer to message (`buffer_per_message`): SecondsIn(m, w) reads w's per-byte cost at
+//    the size whose step had a buffer of w, w / buffer_per_message. A 2-rank ring AllReduce of S then costs exactly its
+//    measured steps (messages of S / 2 in a buffer of S).
 #ifndef KCOLL_MODELS_MEASURED_CURVE_H_
 #define KCOLL_MODELS_MEASURED_CURVE_H_
 

@@ -11,7 +11,7 @@
 // prediction: its rows say so and it has no summary.
 //
 // To compare with what a Communicator's `auto` assumes, pass ModelTopology(comm.topology()),
-// comm.auto_choice().profile() and ModelCostOptions() (collectives/auto_choice.h).
+// comm.auto_choice().profile() and ModelCostOptions(comm.topology()) (collectives/auto_choice.h).
 #ifndef KCOLL_MODELS_MODEL_CHECK_H_
 #define KCOLL_MODELS_MODEL_CHECK_H_
 
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace models {

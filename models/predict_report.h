@@ -7,11 +7,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "collectives/names.h"
 #include "collectives/seconds_format.h"  // FormatSeconds, used by the reports
 #include "models/cost_model.h"
 #include "models/crossover.h"
 #include "models/machine.h"
-#include "collectives/names.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {

@@ -47,7 +47,8 @@ double BestSeconds(const Communicator& comm, Collective c, size_t bytes, const m
   double best = -1;
   for (Algorithm a : AlgorithmsFor(c)) {
     if (!models::Applies(c, a)) continue;
-    const double t = *models::PredictSeconds(c, a, s, ModelTopology(comm.topology()), profile, ModelCostOptions());
+    const double t =
+        *models::PredictSeconds(c, a, s, ModelTopology(comm.topology()), profile, ModelCostOptions(comm.topology()));
     if (best < 0 || t < best) best = t;
   }
   return best;
@@ -55,7 +56,7 @@ double BestSeconds(const Communicator& comm, Collective c, size_t bytes, const m
 
 double Seconds(const Communicator& comm, Collective c, Algorithm a, size_t bytes, const models::Profile& profile) {
   const double s = *models::CollectiveBytes(c, static_cast<int64_t>(bytes), 1, comm.size());
-  return *models::PredictSeconds(c, a, s, ModelTopology(comm.topology()), profile, ModelCostOptions());
+  return *models::PredictSeconds(c, a, s, ModelTopology(comm.topology()), profile, ModelCostOptions(comm.topology()));
 }
 
 class AutoChoiceCommunicatorTest : public ::testing::Test {

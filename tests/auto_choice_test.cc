@@ -72,7 +72,7 @@ TEST(AutoChoiceCandidates, PricesTheWholeCollective) {
   ASSERT_TRUE(candidates.ok()) << candidates.status();
   ASSERT_EQ(candidates->size(), 1u);
   auto expected = models::PredictSeconds(Collective::kAllGather, Algorithm::kRing, 4000, ModelTopology(four),
-                                         choice.profile(), ModelCostOptions());
+                                         choice.profile(), ModelCostOptions(four));
   ASSERT_TRUE(expected.ok());
   EXPECT_DOUBLE_EQ((*candidates)[0].seconds, *expected);
 }
@@ -113,7 +113,7 @@ std::optional<double> BestRegisteredSeconds(Collective c, size_t bytes, const To
   const double s = *models::CollectiveBytes(c, static_cast<int64_t>(bytes), 1, topology.nranks);
   for (Algorithm a : AlgorithmsFor(c)) {
     if (!models::Applies(c, a)) continue;
-    auto t = models::PredictSeconds(c, a, s, ModelTopology(topology), profile, ModelCostOptions());
+    auto t = models::PredictSeconds(c, a, s, ModelTopology(topology), profile, ModelCostOptions(topology));
     EXPECT_TRUE(t.ok()) << t.status();
     if (t.ok() && (!best.has_value() || *t < *best)) best = *t;
   }
@@ -140,7 +140,8 @@ TEST(AutoChoiceRegistry, ChoosesTheFastestRegisteredAlgorithm) {
           const std::optional<double> best = BestRegisteredSeconds(c, bytes, topology, profile.profile);
           if (!best.has_value()) continue;  // nothing modeled: the fallback chose
           const double s = *models::CollectiveBytes(c, static_cast<int64_t>(bytes), 1, topology.nranks);
-          auto t = models::PredictSeconds(c, *chosen, s, ModelTopology(topology), profile.profile, ModelCostOptions());
+          auto t = models::PredictSeconds(c, *chosen, s, ModelTopology(topology), profile.profile,
+                                          ModelCostOptions(topology));
           ASSERT_TRUE(t.ok()) << t.status();
           EXPECT_LE(*t, *best * (1 + models::kTieTolerance));
         }
@@ -165,9 +166,9 @@ TEST(AutoChoiceRegistry, ExtremeProfilesPickLatencyOrBandwidthOptimalAllReduce) 
   if (has(Algorithm::kRecursiveDoubling)) {
     const models::Profile p = LatencyBound().profile;
     auto rd = models::PredictSeconds(Collective::kAllReduce, Algorithm::kRecursiveDoubling, kSmall, ModelTopology(four),
-                                     p, ModelCostOptions());
+                                     p, ModelCostOptions(four));
     auto chosen =
-        models::PredictSeconds(Collective::kAllReduce, *small, kSmall, ModelTopology(four), p, ModelCostOptions());
+        models::PredictSeconds(Collective::kAllReduce, *small, kSmall, ModelTopology(four), p, ModelCostOptions(four));
     ASSERT_TRUE(rd.ok() && chosen.ok());
     EXPECT_NEAR(*rd, 2.0, 1e-6);
     EXPECT_LE(*chosen, *rd * (1 + models::kTieTolerance));
@@ -176,7 +177,7 @@ TEST(AutoChoiceRegistry, ExtremeProfilesPickLatencyOrBandwidthOptimalAllReduce) 
   if (has(Algorithm::kRing)) {
     const models::Profile p = BandwidthBound().profile;
     auto chosen =
-        models::PredictSeconds(Collective::kAllReduce, *large, kLarge, ModelTopology(four), p, ModelCostOptions());
+        models::PredictSeconds(Collective::kAllReduce, *large, kLarge, ModelTopology(four), p, ModelCostOptions(four));
     ASSERT_TRUE(chosen.ok());
     EXPECT_LE(*chosen, 1.5 * kLarge * (1 + 1e-6));
     EXPECT_NE(*large, Algorithm::kRecursiveDoubling);

@@ -6,9 +6,11 @@
 
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/algorithms/ring_pipelined.h"
 #include "collectives/topology/graph.h"
 #include "gtest/gtest.h"
 #include "models/cost_model.h"
+#include "models/test_util.h"
 #include "models/trees.h"
 
 namespace kcoll {
@@ -36,6 +38,28 @@ TEST(ModelParityTest, ModelPricesExactlyTheRegisteredAlgorithms) {
 
 TEST(ModelParityTest, ModelUsesTheLibrarysChunk) {
   EXPECT_EQ(models::CostOptions().chunk_bytes, static_cast<double>(kDefaultChunkBytes));
+}
+
+// ring_pipelined runs one channel per whole slice of n chunks, up to the communicator's channels (2 on NCCL): the
+// model prices the channels the library runs at every size.
+TEST(ModelParityTest, ModelRunsTheLibrarysRingChannels) {
+  const models::Profile profile = models::testing::Uniform(1e-6, 10e9);
+  for (int n : {2, 3, 8}) {
+    for (int channels : {1, 2, 4}) {
+      models::CostOptions options;
+      options.channels = channels;
+      options.chunk_bytes = static_cast<double>(kDefaultChunkBytes);
+      absl::StatusOr<models::CostModel> model = models::CostModel::Create(
+          Collective::kAllReduce, Algorithm::kRingPipelined, models::Topology{1, n, 1}, profile, options);
+      ASSERT_TRUE(model.ok()) << model.status();
+      for (size_t bytes : {size_t{0}, size_t{4096}, kDefaultChunkBytes * n - 1, kDefaultChunkBytes * n,
+                           3 * kDefaultChunkBytes * n + 17, size_t{1} << 30}) {
+        EXPECT_EQ(model->RingChannels(static_cast<double>(bytes)),
+                  DefaultRingChannels(bytes, n, kDefaultChunkBytes, channels))
+            << n << " ranks, " << channels << " channels, " << bytes << " B";
+      }
+    }
+  }
 }
 
 TEST(ModelParityTest, ModelTreesAreTheLibrarysTrees) {
