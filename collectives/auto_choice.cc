@@ -8,9 +8,8 @@
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/shipped_profiles.h"
 #include "collectives/status_macros.h"
-#include "models/built_in_profile_json.h"
-#include "models/built_in_shm_profile_json.h"
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 
@@ -30,30 +29,46 @@ absl::StatusOr<models::Profile> LoadNamed(const std::string& setting, const std:
 
 namespace {
 
-models::Profile ParsedOrFallback(const char* json) {
-  // auto_choice_test checks that both compiled-in profiles parse, so the fallback is never taken in a tested build.
-  absl::StatusOr<models::Profile> parsed = models::ProfileFromJson(json);
-  if (parsed.ok()) return *std::move(parsed);
-  models::Profile fallback;
-  fallback.intra = {0.2e-6, 1.0 / 10e9};
-  fallback.inter = fallback.intra;
-  fallback.gamma_s_per_byte = 1.0 / 25e9;
-  fallback.description = "kcoll built-in fallback (the compiled-in profile did not parse)";
-  return fallback;
+// The profile `auto` prices with when no shipped profile can be read: round numbers for one shared-memory node
+// (0.2 us and 10 GB/s a message, reductions at 25 GB/s), not a measurement of any machine.
+models::Profile GenericProfile() {
+  models::Profile generic;
+  generic.intra = {0.2e-6, 1.0 / 10e9};
+  generic.inter = generic.intra;
+  generic.gamma_s_per_byte = 1.0 / 25e9;
+  generic.description = "kcoll generic profile (no shipped profile found)";
+  return generic;
+}
+
+// The shipped profile of `transport` (shipped_profiles.h), or the generic one with the reason in `source`.
+ProfileChoice LoadShipped(TransportKind transport) {
+  const bool shm = transport == TransportKind::kShm;
+  ProfileChoice choice;
+  absl::StatusOr<std::string> path = FindShippedProfile(shm ? kShippedShmProfile : kShippedMpiProfile);
+  absl::StatusOr<models::Profile> profile = path.ok() ? models::LoadProfile(*path) : path.status();
+  if (!profile.ok()) {
+    choice.profile = GenericProfile();
+    choice.source = absl::StrCat("generic (", profile.status().message(),
+                                 "; set KCOLL_PROFILE to a profile or KCOLL_PROFILE_DIR to models/profiles)");
+    return choice;
+  }
+  choice.profile = *std::move(profile);
+  choice.source = shm ? "built-in (shm)" : "built-in";
+  return choice;
 }
 
 }  // namespace
 
-models::Profile BuiltInProfile(TransportKind transport) {
-  static const models::Profile* mpi = new models::Profile(ParsedOrFallback(kBuiltInProfileJson));
-  static const models::Profile* shm = [] {
-    // Intra-node links are the shared-memory channels'; inter-node ones go over MPI.
-    auto* p = new models::Profile(ParsedOrFallback(kBuiltInShmProfileJson));
-    p->inter = mpi->inter;
-    return p;
-  }();
-  return transport == TransportKind::kShm ? *shm : *mpi;
+ProfileChoice BuiltInProfileChoice(TransportKind transport) {
+  ProfileChoice mpi = LoadShipped(TransportKind::kMpi);
+  if (transport != TransportKind::kShm) return mpi;
+  // Intra-node links are the shared-memory channels'; inter-node ones go over MPI.
+  ProfileChoice shm = LoadShipped(TransportKind::kShm);
+  shm.profile.inter = mpi.profile.inter;
+  return shm;
 }
+
+models::Profile BuiltInProfile(TransportKind transport) { return BuiltInProfileChoice(transport).profile; }
 
 absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path, TransportKind transport) {
   ProfileChoice choice;
@@ -68,9 +83,7 @@ absl::StatusOr<ProfileChoice> ChooseProfile(const std::string& profile_path, Tra
     choice.source = absl::StrCat("KCOLL_PROFILE=", env);
     return choice;
   }
-  choice.profile = BuiltInProfile(transport);
-  choice.source = transport == TransportKind::kShm ? "built-in (shm)" : "built-in";
-  return choice;
+  return BuiltInProfileChoice(transport);
 }
 
 models::Topology ModelTopology(const Topology& topology) {

@@ -8,9 +8,10 @@
 // rank sends to several peers at once shares its memory bandwidth). Nodes of different sizes cannot be described
 // by the models' uniform topology; they are priced as one rank per node (every link inter-node), which keeps the
 // slow links in every algorithm's cost. The pipelined algorithms are priced with the implementation's default
-// chunk (512 KiB) and one channel (ModelCostOptions).
+// chunk (512 KiB) and the communicator's channels (ModelCostOptions).
 //
-// The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else BuiltInProfile();
+// The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else the shipped profile
+// (BuiltInProfile);
 // Communicator::SetProfile replaces them later.
 //
 // A registered algorithm the models cannot price (models::Applies is false) is left out of the comparison: with no
@@ -38,21 +39,25 @@
 
 namespace kcoll {
 
-// The profile used when none is given, per transport, compiled in (//models:built_in_profile): one shared-memory
-// CPU node measured by //bench:calibrate with 2 ranks on a 2-core Debian 12 VM (Kokkos Serial kernels), through
-// MPI point-to-point (models/profiles/this_machine_2ranks.json: Open MPI 4.1's shared memory) or through kcoll's
-// shared-memory channels (this_machine_2ranks_shm.json, for TransportKind::kShm; its inter-node link is the MPI
-// profile's, as a shm communicator's inter-node transfers go over MPI). Each has the exchange curve of the link and the
-// reduction curve from 8 B (4 KiB) to 64 MiB, so small-message steps and the fall of the bandwidth once buffers leave
-// the caches are priced (models/measured_curve.h). The MPI profile's inter-node link is its intra-node one: a
-// machine without a profile is taken for one node (or emulated nodes on one machine). Calibrate other machines and
-// pass their profile.
-models::Profile BuiltInProfile(TransportKind transport = TransportKind::kMpi);
-
+// The profile used when none is given, per transport, shipped beside the library as data (shipped_profiles.h says
+// where it is found): one shared-memory CPU node measured by //bench:calibrate with 2 ranks on a 2-core Debian 12
+// VM (Kokkos Serial kernels), through MPI point-to-point (models/profiles/this_machine_2ranks.json: Open MPI 4.1's
+// shared memory) or through kcoll's shared-memory channels (this_machine_2ranks_shm.json, for TransportKind::kShm;
+// its inter-node link is the MPI profile's, as a shm communicator's inter-node transfers go over MPI). Each has the
+// exchange curve of the link and the reduction curve from 8 B (4 KiB) to 64 MiB, so small-message steps and the fall
+// of the bandwidth once buffers leave the caches are priced (models/measured_curve.h). The MPI profile's inter-node
+// link is its intra-node one: a machine without a profile is taken for one node (or emulated nodes on one machine).
+// Calibrate other machines and pass their profile, or replace these files. When no file can be read, a generic
+// profile of round numbers stands in, and the choice's source says why.
+inline constexpr char kShippedMpiProfile[] = "this_machine_2ranks.json";
+inline constexpr char kShippedShmProfile[] = "this_machine_2ranks_shm.json";
 struct ProfileChoice {
   models::Profile profile;
-  std::string source;  // "profile_path=<path>", "KCOLL_PROFILE=<path>", "built-in" or "built-in (shm)"
+  // "profile_path=<path>", "KCOLL_PROFILE=<path>", "built-in", "built-in (shm)", or "generic (<why>)"
+  std::string source;
 };
+ProfileChoice BuiltInProfileChoice(TransportKind transport = TransportKind::kMpi);
+models::Profile BuiltInProfile(TransportKind transport = TransportKind::kMpi);
 
 // `profile_path` if not empty, else $KCOLL_PROFILE if set and not empty, else BuiltInProfile(transport). A file that
 // cannot be read or is not a valid profile gives InvalidArgument naming the setting, the path and the field.

@@ -140,15 +140,21 @@ int Communicator::rank() const { return topology_.rank; }
 int Communicator::size() const { return topology_.nranks; }
 
 std::vector<std::string> Communicator::Describe() const {
-  return DescribeTopology(
+  std::vector<std::string> lines = DescribeTopology(
       topology_, CommInfo{std::string(ExecBackendName(backend_)),
                           transport_ ? std::string(transport_->name()) : "finalized", transport_ ? execution_ : ""});
+  if (auto_choice_ != nullptr) {
+    lines.push_back(
+        absl::StrCat("comm ", FormatCommId(topology_.comm_id), " auto prices with: ", auto_choice_->profile_source()));
+  }
+  return lines;
 }
 
 std::string Communicator::DescribeJson() const {
   nlohmann::json j = TopologyToJson(topology_);
   j["backend"] = std::string(ExecBackendName(backend_));
   j["transport"] = transport_ ? std::string(transport_->name()) : "finalized";
+  if (auto_choice_ != nullptr) j["profile"] = auto_choice_->profile_source();
   j["counters"] = CountersToJson(counters_);
   return j.dump();
 }

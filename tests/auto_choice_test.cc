@@ -3,6 +3,8 @@
 // and the handling of algorithms without a model, of profiles and of topologies.
 #include "collectives/auto_choice.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,11 +14,13 @@
 #include <vector>
 
 #include "collectives/algorithms/registry.h"
+#include "collectives/shipped_profiles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 #include "models/cost_model.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace {
@@ -219,6 +223,50 @@ TEST_F(ChooseProfileTest, BuiltInWhenNothingIsGiven) {
   EXPECT_EQ(p->profile.intra.alpha_s, BuiltInProfile().intra.alpha_s);
 }
 
+// The built-in profiles are files shipped beside the library (here: in the test's runfiles), not compiled in.
+TEST_F(ChooseProfileTest, BuiltInProfilesAreShippedFiles) {
+  for (const char* name : {kShippedMpiProfile, kShippedShmProfile}) {
+    absl::StatusOr<std::string> path = FindShippedProfile(name);
+    ASSERT_TRUE(path.ok()) << path.status();
+    EXPECT_THAT(*path, ::testing::EndsWith(absl::StrCat("models/profiles/", name)));
+    EXPECT_TRUE(models::LoadProfile(*path).ok()) << *path;
+  }
+}
+
+TEST_F(ChooseProfileTest, ProfileDirectoryReplacesTheShippedFiles) {
+  // A directory holding another profile under the shipped name: `auto` prices with it.
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/profiles_here";
+  mkdir(dir.c_str(), 0755);
+  const models::Profile latency = LatencyBound().profile;
+  std::ofstream(dir + "/" + kShippedMpiProfile) << models::ProfileToJson(latency);
+  {
+    testing::ScopedEnv env("KCOLL_PROFILE_DIR", dir);
+    const ProfileChoice choice = BuiltInProfileChoice();
+    EXPECT_EQ(choice.source, "built-in");
+    EXPECT_EQ(choice.profile.intra.alpha_s, latency.intra.alpha_s);
+  }
+  // Without the file there, the generic profile stands in, and the source says which directory lacked what.
+  {
+    testing::ScopedEnv env("KCOLL_PROFILE_DIR", dir + "/nowhere");
+    const ProfileChoice choice = BuiltInProfileChoice();
+    EXPECT_THAT(choice.source, ::testing::StartsWith("generic (no this_machine_2ranks.json in "));
+    EXPECT_THAT(choice.source, ::testing::HasSubstr("/nowhere (KCOLL_PROFILE_DIR)"));
+    EXPECT_TRUE(models::ValidateProfile(choice.profile).ok());
+    auto chosen = ChooseProfile("");
+    ASSERT_TRUE(chosen.ok());
+    EXPECT_EQ(chosen->source, choice.source);
+  }
+  // A file that is not a profile: the generic one, with the field that is wrong.
+  std::ofstream(dir + "/" + kShippedShmProfile) << "{\"intra\": 3}";
+  {
+    testing::ScopedEnv env("KCOLL_PROFILE_DIR", dir);
+    const ProfileChoice choice = BuiltInProfileChoice(TransportKind::kShm);
+    EXPECT_THAT(choice.source, ::testing::StartsWith("generic ("));
+    EXPECT_THAT(choice.source, ::testing::HasSubstr(kShippedShmProfile));
+  }
+}
+
 TEST_F(ChooseProfileTest, PathThenEnvironment) {
   models::Profile a = LatencyBound().profile, b = BandwidthBound().profile;
   const std::string path_a = WriteFile("a.json", models::ProfileToJson(a));
@@ -273,7 +321,7 @@ TEST(AutoChoiceCreate, InvalidProfileNamesItsSource) {
   EXPECT_THAT(choice.status().message(), HasSubstr("gamma"));
 }
 
-// The built-in profile is the measured example profile, exactly: the file is compiled in.
+// The built-in profile is the measured example profile, exactly: the shipped file itself.
 TEST(BuiltInProfile, SharedMemoryHasItsOwnMeasuredLinkAndMpisBetweenNodes) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");

@@ -72,7 +72,8 @@ relocated_bundle() {
     echo "no mount namespace here: the bundle runs beside the installed Open MPI"
   fi
   local run="$hide cd '$work' && source '$work/node/kcoll-gpu/env.sh' && command -v mpirun &&
-    all_reduce --ranks 2 -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,mpi && mpirun -np 2 --oversubscribe gpu_placement_test"
+    all_reduce --ranks 2 -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,mpi && mpirun -np 2 --oversubscribe gpu_placement_test &&
+    KCOLL_DEBUG=INFO all_reduce --ranks 2 -b 8 -e 8 -n 1 -w 0 --algo auto 2>&1 | grep 'auto prices with: built-in'"
   if [[ -n "$hide" ]]; then unshare -m bash -c "$run"; else bash -c "$run"; fi
 }
 
@@ -81,6 +82,13 @@ check "CMake build of examples/ against the install" \
   bash -c "cmake -S examples -B '$work/build' -DCMAKE_PREFIX_PATH='$prefix' -DCMAKE_BUILD_TYPE=Release &&
            cmake --build '$work/build' -j 2"
 check "the CG example (CMake build) on 2 ranks, kcoll and MPI_Allreduce converging alike" same_iterations
+installed_profiles() {  # the shared library finds the profiles installed beside it (share/kcoll/profiles)
+  local log
+  log="$(KCOLL_DEBUG=INFO "${mpirun[@]}" "$work/build/cg" --n 8 --collectives kcoll 2>&1)" || { echo "$log"; return 1; }
+  grep "auto prices with" <<<"$log"
+  grep -q "auto prices with: built-in" <<<"$log"
+}
+check "the installed library prices auto with the profiles installed beside it" installed_profiles
 check "the smallest client, linked statically (kcoll::kcoll_static)" "${mpirun[@]}" "$work/build/allreduce_client"
 check "a C program on the C API, built with pkg-config" pkg_config_c_program
 check "the Bazel client workspace examples/bazel_client" bazel_client

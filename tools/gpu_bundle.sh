@@ -82,6 +82,10 @@ for t in "${targets[@]}"; do
   pack_libraries "$file"
 done
 
+# The built-in profiles, where the binaries look for them (bin/../share/kcoll/profiles).
+mkdir -p "$stage/share/kcoll/profiles"
+cp "$root"/models/profiles/*.json "$stage/share/kcoll/profiles/"
+
 # Open MPI under its own prefix: OPAL_PREFIX makes it look for its libraries, components and help files below it,
 # at the places the installed one has below its prefix.
 ompi_path() { ompi_info --path "$1" --parsable | cut -d: -f3-; }

@@ -10,6 +10,8 @@
 #   lib/cmake/kcoll/                   kcollConfig.cmake + kcollConfigVersion.cmake: find_package(kcoll) imports
 #                                      kcoll::kcoll (shared) and kcoll::kcoll_static, with their dependencies
 #   lib/pkgconfig/kcoll.pc             for pkg-config --cflags --libs kcoll
+#   share/kcoll/profiles/*.json        the built-in profiles `auto` prices with, read at run time from beside lib/
+#                                      (a program linked with libkcoll.a sets KCOLL_PROFILE_DIR to this directory)
 #
 # The Kokkos kcoll is built with (KOKKOS_ROOT, else tools/setup.sh's) is the one the installed package asks for:
 # an application must use the same Kokkos. Nothing of Bazel or of the source tree is needed afterwards.
@@ -86,6 +88,11 @@ g++ -shared -o "$prefix/lib/libkcoll.so.$version" -Wl,-soname,"libkcoll.so.$majo
   "${absl_libs[@]}" "${mpi_flags[@]}" "${other_flags[@]}"
 ln -sf "libkcoll.so.$version" "$prefix/lib/libkcoll.so.$major"
 ln -sf "libkcoll.so.$major" "$prefix/lib/libkcoll.so"
+
+# --- Profiles: the built-in ones `auto` reads at run time, found from lib/ (collectives/shipped_profiles.h) -----------
+mkdir -p "$prefix/share/kcoll/profiles"
+cp models/profiles/*.json "$prefix/share/kcoll/profiles/"
+say "share/kcoll/profiles ($(ls models/profiles/*.json | wc -l) profiles)"
 
 # --- Headers: the public API and every kcoll header it includes ------------------------------------------------------
 public=(collectives/communicator.h collectives/views.h collectives/bucket_fusion.h collectives/types.h
