@@ -33,18 +33,7 @@ class AllGatherTest : public CollectiveTest {
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/false};
-
-TEST_P(AllGatherTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(AllGatherTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, AllGatherTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kAllGather)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(AllGatherTest, Collective::kAllGather);
 
 }  // namespace
 }  // namespace testing

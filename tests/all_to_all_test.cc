@@ -26,24 +26,11 @@ class AllToAllTest : public CollectiveTest {
     });
     EXPECT_TRUE(SameElements(c.type, expected, recv, c.count * n)) << c.Name() << ": differs from the expected blocks";
     EXPECT_TRUE(SameElements(c.type, mpi, recv, c.count * n)) << c.Name() << ": differs from MPI_Alltoall";
-    if (!c.in_place) {
-      EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
-    }
+    ExpectSendKept(c, send, input);
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/false};
-
-TEST_P(AllToAllTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(AllToAllTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, AllToAllTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kAllToAll)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(AllToAllTest, Collective::kAllToAll);
 
 }  // namespace
 }  // namespace testing

@@ -33,18 +33,7 @@ class BroadcastTest : public CollectiveTest {
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/true};
-
-TEST_P(BroadcastTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(BroadcastTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, BroadcastTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kBroadcast)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(BroadcastTest, Collective::kBroadcast);
 
 }  // namespace
 }  // namespace testing

@@ -121,6 +121,9 @@ struct Shape {
   bool rooted = false;
 };
 
+// The dimensions of `collective`, from its row of facts (collectives/names.h).
+inline Shape ShapeOf(Collective collective) { return Shape{Reduces(collective), IsRooted(collective)}; }
+
 // Base fixture of the per-collective suites. A test body hands a check of one Case to RunSmallCounts or
 // RunLargeCount, which run it over the matrix once per backend in TestBackends().
 //
@@ -165,6 +168,11 @@ class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
     return status.ok();
   }
 
+  // Out of place, the call must leave its input as it was.
+  static void ExpectSendKept(const Case& c, const std::vector<char>& send, const std::vector<char>& input) {
+    if (!c.in_place) EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
+  }
+
   std::unique_ptr<Communicator> comm_;
 
  private:
@@ -205,5 +213,17 @@ class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
 };
 }  // namespace testing
 }  // namespace kcoll
+
+// The suite of one collective: `Fixture` (a CollectiveTest with a `void Check(const Case&)`) over the small counts
+// and the large odd count, for every algorithm registered for `collective`.
+#define KCOLL_COLLECTIVE_SUITE(Fixture, collective)                                                   \
+  TEST_P(Fixture, SmallCountsAreBitExact) {                                                           \
+    RunSmallCounts(ShapeOf(collective), [&](const Case& c) { Check(c); });                            \
+  }                                                                                                   \
+  TEST_P(Fixture, LargeOddCountIsBitExact) {                                                          \
+    RunLargeCount(ShapeOf(collective), [&](const Case& c) { Check(c); });                             \
+  }                                                                                                   \
+  INSTANTIATE_TEST_SUITE_P(Algorithms, Fixture, ::testing::ValuesIn(AlgorithmsUnderTest(collective)), \
+                           AlgorithmParamName)
 
 #endif  // KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_

@@ -10,8 +10,6 @@ namespace kcoll {
 namespace testing {
 namespace {
 
-constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/true};
-
 class GatherTest : public CollectiveTest {
  protected:
   void Check(const Case& c) {
@@ -71,26 +69,8 @@ class ScatterTest : public CollectiveTest {
   }
 };
 
-TEST_P(GatherTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(GatherTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(ScatterTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(ScatterTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, GatherTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kGather)),
-                         AlgorithmParamName);
-INSTANTIATE_TEST_SUITE_P(Algorithms, ScatterTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kScatter)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(GatherTest, Collective::kGather);
+KCOLL_COLLECTIVE_SUITE(ScatterTest, Collective::kScatter);
 
 }  // namespace
 }  // namespace testing

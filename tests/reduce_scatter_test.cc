@@ -26,24 +26,11 @@ class ReduceScatterTest : public CollectiveTest {
         MakeBuffer(c.type, c.count, [&](size_t i) { return ExactReduction(c.type, c.op, n, rank * c.count + i); });
     EXPECT_TRUE(SameElements(c.type, exact, recv, c.count)) << c.Name() << ": differs from the exact reduction";
     EXPECT_TRUE(SameElements(c.type, mpi, recv, c.count)) << c.Name() << ": differs from MPI_Reduce_scatter_block";
-    if (!c.in_place) {
-      EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
-    }
+    ExpectSendKept(c, send, input);
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/true, /*rooted=*/false};
-
-TEST_P(ReduceScatterTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(ReduceScatterTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, ReduceScatterTest,
-                         ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kReduceScatter)), AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(ReduceScatterTest, Collective::kReduceScatter);
 
 }  // namespace
 }  // namespace testing

@@ -35,24 +35,11 @@ class ReduceTest : public CollectiveTest {
       EXPECT_TRUE(SameElements(c.type, c.in_place ? input : SentinelBuffer(c.type, c.count), recv, c.count))
           << c.Name() << ": a non-root receive buffer was written";
     }
-    if (!c.in_place) {
-      EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
-    }
+    ExpectSendKept(c, send, input);
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/true, /*rooted=*/true};
-
-TEST_P(ReduceTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(ReduceTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, ReduceTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kReduce)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(ReduceTest, Collective::kReduce);
 
 }  // namespace
 }  // namespace testing

@@ -26,24 +26,11 @@ class SendRecvTest : public CollectiveTest {
     EXPECT_TRUE(SameElements(c.type, expected, recv, c.count))
         << c.Name() << ": differs from rank " << left << "'s data";
     EXPECT_TRUE(SameElements(c.type, mpi, recv, c.count)) << c.Name() << ": differs from MPI_Sendrecv";
-    if (!c.in_place) {
-      EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
-    }
+    ExpectSendKept(c, send, input);
   }
 };
 
-constexpr Shape kShape{/*uses_op=*/false, /*rooted=*/false};
-
-TEST_P(SendRecvTest, SmallCountsAreBitExact) {
-  RunSmallCounts(kShape, [&](const Case& c) { Check(c); });
-}
-
-TEST_P(SendRecvTest, LargeOddCountIsBitExact) {
-  RunLargeCount(kShape, [&](const Case& c) { Check(c); });
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, SendRecvTest, ::testing::ValuesIn(AlgorithmsUnderTest(Collective::kSendRecv)),
-                         AlgorithmParamName);
+KCOLL_COLLECTIVE_SUITE(SendRecvTest, Collective::kSendRecv);
 
 }  // namespace
 }  // namespace testing
