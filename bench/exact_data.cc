@@ -6,57 +6,18 @@
 #include <vector>
 
 #include "collectives/kernels/element_ops.h"
-#include "collectives/kernels/half.h"
+#include "collectives/kernels/reference_values.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
 
-bool IsUnsigned(DataType type) {
-  return type == DataType::kUint8 || type == DataType::kUint32 || type == DataType::kUint64;
-}
+bool IsUnsigned(DataType type) { return !reference::IsSigned(type); }
 
-bool IsInteger(DataType type) {
-  return type != DataType::kFloat16 && type != DataType::kBfloat16 && type != DataType::kFloat32 &&
-         type != DataType::kFloat64;
-}
-
-template <class T>
-T Encode(double v) {
-  if constexpr (std::is_same<T, Float16>::value) {
-    return ToFloat16(static_cast<float>(v));
-  } else if constexpr (std::is_same<T, Bfloat16>::value) {
-    return ToBfloat16(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
+using reference::Encode;
 
 double ExpectedReduction(const CheckSpec& spec, size_t i) {
-  const ReduceOp op = *spec.op;
-  double acc = InputValue(spec, 0, i);
-  for (int r = 1; r < spec.nranks; ++r) {
-    const double v = InputValue(spec, r, i);
-    switch (op) {
-      case ReduceOp::kSum:
-      case ReduceOp::kAvg:
-        acc += v;
-        break;
-      case ReduceOp::kProd:
-        acc *= v;
-        break;
-      case ReduceOp::kMin:
-        acc = v < acc ? v : acc;
-        break;
-      case ReduceOp::kMax:
-        acc = v > acc ? v : acc;
-        break;
-    }
-  }
-  if (op == ReduceOp::kAvg) {
-    acc = IsInteger(spec.type) ? static_cast<double>(static_cast<int64_t>(acc) / spec.nranks) : acc / spec.nranks;
-  }
-  return acc;
+  return reference::ReduceOverRanks(spec.type, *spec.op, spec.nranks, [&](int r) { return InputValue(spec, r, i); });
 }
 
 // Where a run of result elements comes from: one rank's inputs, or the reduction over every rank, starting at input

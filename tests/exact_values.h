@@ -10,71 +10,18 @@
 #include <vector>
 
 #include "collectives/kernels/element_ops.h"
-#include "collectives/kernels/half.h"
+#include "collectives/kernels/reference_values.h"
 #include "collectives/types.h"
 
 namespace kcoll {
 namespace testing {
 
-template <class T>
-T Encode(double v) {
-  if constexpr (std::is_same<T, Float16>::value) {
-    return ToFloat16(static_cast<float>(v));
-  } else if constexpr (std::is_same<T, Bfloat16>::value) {
-    return ToBfloat16(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <class T>
-double Decode(T v) {
-  if constexpr (std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value) {
-    return static_cast<double>(ToFloat(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-// Writes element i of a buffer of `type` from a double (exactly representable by construction of the tests).
-struct EncodeOne {
-  void* buffer;
-  size_t i;
-  double v;
-  template <class T>
-  void operator()() const {
-    static_cast<T*>(buffer)[i] = Encode<T>(v);
-  }
-};
-
-struct DecodeOne {
-  const void* buffer;
-  size_t i;
-  double* out;
-  template <class T>
-  void operator()() const {
-    *out = Decode<T>(static_cast<const T*>(buffer)[i]);
-  }
-};
-
-inline void EncodeAt(DataType type, void* buffer, size_t i, double v) {
-  DispatchDataType(type, EncodeOne{buffer, i, v});
-}
-
-inline double DecodeAt(DataType type, const void* buffer, size_t i) {
-  double out = 0;
-  DispatchDataType(type, DecodeOne{buffer, i, &out});
-  return out;
-}
-
-inline bool IsSigned(DataType type) {
-  return !(type == DataType::kUint8 || type == DataType::kUint32 || type == DataType::kUint64);
-}
-
-inline bool IsInteger(DataType type) {
-  return type != DataType::kFloat16 && type != DataType::kBfloat16 && type != DataType::kFloat32 &&
-         type != DataType::kFloat64;
-}
+using reference::Decode;
+using reference::DecodeAt;
+using reference::Encode;
+using reference::EncodeAt;
+using reference::IsInteger;
+using reference::IsSigned;
 
 // The value rank `rank` contributes at element i under `op`, chosen so that reducing over up to 16 ranks is exact
 // in every type: sums of values in [-3, 3] (signed) or [0, 7] (unsigned) stay below 128; products are of 1s, at most
@@ -91,31 +38,7 @@ inline double ExactInput(DataType type, ReduceOp op, int rank, size_t i) {
 
 // What reducing ExactInput over ranks [0, nranks) gives at element i, computed in double.
 inline double ExactReduction(DataType type, ReduceOp op, int nranks, size_t i) {
-  double acc = ExactInput(type, op, 0, i);
-  for (int r = 1; r < nranks; ++r) {
-    const double v = ExactInput(type, op, r, i);
-    switch (op) {
-      case ReduceOp::kSum:
-      case ReduceOp::kAvg:
-        acc += v;
-        break;
-      case ReduceOp::kProd:
-        acc *= v;
-        break;
-      case ReduceOp::kMin:
-        acc = v < acc ? v : acc;
-        break;
-      case ReduceOp::kMax:
-        acc = v > acc ? v : acc;
-        break;
-    }
-  }
-  if (op == ReduceOp::kAvg) {
-    // Integer types divide with truncation toward zero; floats divide exactly enough for the test's tolerance-free
-    // comparison only when the quotient is representable, so float averages are compared through the same rounding.
-    acc = IsInteger(type) ? static_cast<double>(static_cast<int64_t>(acc) / nranks) : acc / nranks;
-  }
-  return acc;
+  return reference::ReduceOverRanks(type, op, nranks, [&](int r) { return ExactInput(type, op, r, i); });
 }
 
 // What rank `rank` holds at element i for the collectives that only move data (AllGather, Broadcast, AllToAll,
