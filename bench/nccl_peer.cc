@@ -1,6 +1,7 @@
 #include "bench/nccl_peer.h"
 
 #include "absl/strings/str_cat.h"
+#include "bench/device_memory.h"
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/nccl/nccl_bootstrap.h"
@@ -163,21 +164,15 @@ absl::StatusOr<double> TimeNcclCollective(Collective collective, const void* sen
   if (absl::Status s = RunNcclCollective(collective, send, recv, count, type, op, root, comm, stream); !s.ok()) {
     return s;
   }
-  cudaEvent_t start = nullptr, stop = nullptr;
-  absl::Status status = CudaStatus(cudaEventCreate(&start), "cudaEventCreate");
-  if (status.ok()) status = CudaStatus(cudaEventCreate(&stop), "cudaEventCreate");
-  if (status.ok()) status = CudaStatus(cudaEventRecord(start, stream), "cudaEventRecord");
-  for (int i = 0; status.ok() && i < iterations; ++i) {
-    status = RunNcclCollective(collective, send, recv, count, type, op, root, comm, stream);
-  }
-  if (status.ok()) status = CudaStatus(cudaEventRecord(stop, stream), "cudaEventRecord");
-  if (status.ok()) status = CudaStatus(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float milliseconds = 0;
-  if (status.ok()) status = CudaStatus(cudaEventElapsedTime(&milliseconds, start, stop), "cudaEventElapsedTime");
-  if (start != nullptr) cudaEventDestroy(start);
-  if (stop != nullptr) cudaEventDestroy(stop);
-  if (!status.ok()) return status;
-  return static_cast<double>(milliseconds) * 1e-3 / iterations;
+  absl::StatusOr<double> seconds = bench::TimeOnStream(stream, [&] {
+    absl::Status status;
+    for (int i = 0; status.ok() && i < iterations; ++i) {
+      status = RunNcclCollective(collective, send, recv, count, type, op, root, comm, stream);
+    }
+    return status;
+  });
+  if (!seconds.ok()) return seconds.status();
+  return *seconds / iterations;
 }
 
 }  // namespace kcoll
