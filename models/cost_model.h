@@ -204,13 +204,14 @@ class CostModel {
   // Pipelined shapes: the load of one stage when every active link carries one chunk (kPipelinedRing: of one
   // channel's ring).
   RoundLoad stage_load_;
-  double reducing_rounds_ = 0;  // kPipelinedRing
-  double copying_rounds_ = 0;   // kPipelinedRing
-  int channels_ = 1;            // kPipelinedRing: the most channels a call runs
-  bool reduces_ = false;        // kChain
-  double intra_hops_ = 0;       // kChain
-  double inter_hops_ = 0;       // kChain
-  double max_children_ = 0;     // kPipelinedTrees: most chunks a rank reduces per stage
+  double reducing_rounds_ = 0;         // kPipelinedRing
+  double copying_rounds_ = 0;          // kPipelinedRing
+  int channels_ = 1;                   // kPipelinedRing: the most channels a call runs
+  std::vector<RoundLoad> ring_loads_;  // kPipelinedRing: the stage when c channels run, at index c - 1
+  bool reduces_ = false;               // kChain
+  double intra_hops_ = 0;              // kChain
+  double inter_hops_ = 0;              // kChain
+  double max_children_ = 0;            // kPipelinedTrees: most chunks a rank reduces per stage
   // kPipelinedTrees: a leaf-to-root path: its hops per link class and the chunks reduced along it (the children of
   // every rank it passes).
   struct TreePath {

@@ -27,7 +27,10 @@ void CostModel::BuildPipelinedRing(double reducing_rounds, double copying_rounds
   sent_per_byte_ = reducing_rounds + copying_rounds;  // every round, each of the n ranks sends S/n
   std::vector<Transfer> ring;
   for (int64_t i = 0; i < n; ++i) ring.push_back({i, (i + 1) % n, 1.0});
-  stage_load_ = SummarizeRound(topology_, ring, true);  // one channel's; RingStageLoad scales it
+  stage_load_ = SummarizeRound(topology_, ring, true);  // one channel's
+  // The stage of every channel count a call may run, built once rather than on every Seconds().
+  ring_loads_.reserve(channels_);
+  for (int c = 1; c <= channels_; ++c) ring_loads_.push_back(RingStageLoad(c));
 }
 
 int CostModel::RingChannels(double bytes) const {
@@ -149,7 +152,7 @@ double CostModel::PipelinedRingSeconds(double bytes) const {
   if (topology_.ranks() == 1) return 0;
   const double n = static_cast<double>(topology_.ranks());
   const int channels = RingChannels(bytes);
-  const RoundLoad load = RingStageLoad(channels);
+  const RoundLoad& load = ring_loads_[channels - 1];
   const double per_channel = bytes / (n * channels);
   // The AllReduce runs the buffer in slices of n chunks per channel (ring_pipeline.cc). Its ReduceScatter rounds
   // read each slice from memory (the whole buffer is the working set); its AllGather rounds forward blocks reduced
