@@ -62,16 +62,13 @@ struct Clocking {
   void* stream = nullptr;
 };
 
-// One execution space under test: its kernels and arrays; on cuda the arrays are device memory and `stream` is the
-// kernels' stream, on which every kernel and the cudaMemcpy baseline are timed.
+// One execution space under test: its kernels and arrays; on cuda the arrays are device memory and the clocking's
+// stream is the kernels' stream, on which every kernel and the cudaMemcpy baseline are timed.
 struct Space {
   ExecBackend backend = ExecBackend::kSerial;
   std::unique_ptr<Kernels> kernels;
   Arrays arrays;
-  bool device = false;
-  void* stream = nullptr;
-
-  Clocking clocking() const { return Clocking{device, stream}; }
+  Clocking clocking;
 };
 
 // 0x3f bytes are normal, finite numbers in every float type (no denormal slow paths) and plain integers.
@@ -79,7 +76,7 @@ constexpr int kFillByte = 0x3f;
 
 absl::Status AllocateArrays(Space& space, size_t bytes) {
   for (char** p : {&space.arrays.a, &space.arrays.b, &space.arrays.c}) {
-    if (space.device) {
+    if (space.clocking.device) {
       absl::StatusOr<void*> d = DeviceAlloc(bytes);
       if (!d.ok()) return d.status();
       *p = static_cast<char*>(*d);
@@ -95,7 +92,7 @@ absl::Status AllocateArrays(Space& space, size_t bytes) {
 
 void FreeArrays(Space& space) {
   for (char* p : {space.arrays.a, space.arrays.b, space.arrays.c}) {
-    if (space.device) {
+    if (space.clocking.device) {
       DeviceFree(p);
     } else {
       std::free(p);
@@ -258,15 +255,15 @@ void RegisterSpace(const KernelOptions& o, const std::vector<size_t>& sizes, con
   const bool parallel = space.backend == ExecBackend::kOpenMP;
   const std::string name(ExecBackendName(space.backend));
   const Arrays arrays = space.arrays;
-  const Clocking clocking = space.clocking();
-  void* stream = space.stream;
+  const Clocking clocking = space.clocking;
+  void* stream = clocking.stream;
   Kernels* k = space.kernels.get();
   for (size_t bytes : sizes) {
     const size_t nf = bytes / sizeof(float);
     auto* a = reinterpret_cast<float*>(arrays.a);
     auto* b = reinterpret_cast<float*>(arrays.b);
     auto* c = reinterpret_cast<float*>(arrays.c);
-    if (space.device) {
+    if (space.clocking.device) {
       Register(o, absl::StrCat("cudamemcpy/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
                [=] { return DeviceCopyAsync(arrays.c, arrays.a, bytes, stream); });
     } else {
@@ -370,14 +367,14 @@ int Main(int argc, char** argv) {
     for (ExecBackend b : o.backends) {
       Space space;
       space.backend = b;
-      space.device = b == ExecBackend::kCuda;
+      space.clocking.device = b == ExecBackend::kCuda;
       // On cuda the kernels stay asynchronous: the events around them on the stream time them.
-      auto k = MakeKernels(b, /*synchronous=*/!space.device);
+      auto k = MakeKernels(b, /*synchronous=*/!space.clocking.device);
       absl::Status s = k.status();
-      if (s.ok() && space.device) {
+      if (s.ok() && space.clocking.device) {
         absl::StatusOr<CudaPlacement> placement = CudaKernelsPlacement();
         s = placement.status();
-        if (s.ok()) space.stream = placement->stream;
+        if (s.ok()) space.clocking.stream = placement->stream;
       }
       if (s.ok()) s = AllocateArrays(space, sizes->back());
       if (!s.ok()) {
@@ -404,7 +401,7 @@ int Main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     for (const Space& space : spaces) {
-      if (space.device) {
+      if (space.clocking.device) {
         PrintDeviceSummary(o, *sizes);
       } else {
         PrintHostSummary(space.backend, *sizes);

@@ -341,7 +341,7 @@ absl::Status ReserveBuffers(BenchContext& ctx, Communicator& comm) {
     absl::StatusOr<void*> send = DeviceAlloc(std::max<size_t>(send_bytes, 64));
     absl::StatusOr<void*> recv = send.ok() ? DeviceAlloc(std::max<size_t>(recv_bytes, 64)) : send;
     if (send.ok()) ctx.device_send = static_cast<char*>(*send);
-    if (recv.ok() && send.ok()) ctx.device_recv = static_cast<char*>(*recv);
+    if (recv.ok()) ctx.device_recv = static_cast<char*>(*recv);  // (recv is send's error when send failed)
     ctx.device_bytes_recv = recv_bytes;
     alloc_failed = recv.ok() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &alloc_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -45,12 +45,11 @@ for t in "${tests[@]}"; do
   if bazel query "//tests:$t" > /dev/null 2>&1; then targets+=("//tests:$t"); fi
 done
 say "building ${#targets[@]} targets (-c opt ${config[*]:-without --config=cuda})"
-bazel build -c opt "${config[@]}" "${targets[@]}" 2>&1 | grep -v "^INFO\|^Loading\|^Analyzing" || true
-bazel build -c opt "${config[@]}" "${targets[@]}" > /dev/null 2>&1 || die "the build failed"
-bin_dir="$(bazel info -c opt "${config[@]}" bazel-bin 2> /dev/null)"
-
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+bazel build -c opt "${config[@]}" "${targets[@]}" > "$work/build.log" 2>&1 ||
+  { grep -v "^INFO\|^Loading\|^Analyzing" "$work/build.log" | tail -40 >&2; die "the build failed"; }
+bin_dir="$(bazel info -c opt "${config[@]}" bazel-bin 2> /dev/null)"
 stage="$work/kcoll-gpu"
 mkdir -p "$stage/bin" "$stage/lib"
 
