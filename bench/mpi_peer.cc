@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/named_values.h"
 #include "collectives/transport/mpi/mpi_datatypes.h"
 
 namespace kcoll {
@@ -104,29 +105,13 @@ class MpiPeer final : public Implementation {
 }  // namespace
 
 std::string MpiCollectiveName(Collective collective) {
-  switch (collective) {
-    case Collective::kAllReduce:
-      return "MPI_Allreduce";
-    case Collective::kReduceScatter:
-      return "MPI_Reduce_scatter_block";
-    case Collective::kAllGather:
-      return "MPI_Allgather";
-    case Collective::kBroadcast:
-      return "MPI_Bcast";
-    case Collective::kReduce:
-      return "MPI_Reduce";
-    case Collective::kAllToAll:
-      return "MPI_Alltoall";
-    case Collective::kGather:
-      return "MPI_Gather";
-    case Collective::kScatter:
-      return "MPI_Scatter";
-    case Collective::kSendRecv:
-      return "MPI_Sendrecv";
-    case Collective::kBarrier:
-      return "MPI_Barrier";
-  }
-  return "MPI_?";
+  static constexpr NamedValue<Collective> kMpiNames[] = {
+      {Collective::kAllReduce, "MPI_Allreduce"}, {Collective::kReduceScatter, "MPI_Reduce_scatter_block"},
+      {Collective::kAllGather, "MPI_Allgather"}, {Collective::kBroadcast, "MPI_Bcast"},
+      {Collective::kReduce, "MPI_Reduce"},       {Collective::kAllToAll, "MPI_Alltoall"},
+      {Collective::kGather, "MPI_Gather"},       {Collective::kScatter, "MPI_Scatter"},
+      {Collective::kSendRecv, "MPI_Sendrecv"},   {Collective::kBarrier, "MPI_Barrier"}};
+  return std::string(NameIn(kMpiNames, collective, "MPI_?"));
 }
 
 std::unique_ptr<Implementation> MakeMpiPeer(Collective collective, MPI_Comm comm) {

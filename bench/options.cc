@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/sizes.h"
+#include "collectives/named_values.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport_kind.h"
 
@@ -21,17 +22,11 @@ namespace kcoll {
 namespace bench {
 
 const char* TimeAcrossRanksName(TimeAcrossRanks mode) {
-  switch (mode) {
-    case TimeAcrossRanks::kRank0:
-      return "rank 0";
-    case TimeAcrossRanks::kAverage:
-      return "average";
-    case TimeAcrossRanks::kMin:
-      return "min";
-    case TimeAcrossRanks::kMax:
-      return "max";
-  }
-  return "?";
+  static constexpr NamedValue<TimeAcrossRanks> kNames[] = {{TimeAcrossRanks::kRank0, "rank 0"},
+                                                           {TimeAcrossRanks::kAverage, "average"},
+                                                           {TimeAcrossRanks::kMin, "min"},
+                                                           {TimeAcrossRanks::kMax, "max"}};
+  return NameIn(kNames, mode, "?").data();
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collectives/named_values.h"
 #include "models/statistics.h"
 
 namespace kcoll {
@@ -304,29 +305,12 @@ void ResultSink::Finish(bool interrupted) {
 }
 
 std::string NcclTypeName(DataType type) {
-  switch (type) {
-    case DataType::kInt8:
-      return "int8";
-    case DataType::kUint8:
-      return "uint8";
-    case DataType::kInt32:
-      return "int32";
-    case DataType::kUint32:
-      return "uint32";
-    case DataType::kInt64:
-      return "int64";
-    case DataType::kUint64:
-      return "uint64";
-    case DataType::kFloat16:
-      return "half";
-    case DataType::kBfloat16:
-      return "bfloat16";
-    case DataType::kFloat32:
-      return "float";
-    case DataType::kFloat64:
-      return "double";
-  }
-  return "?";
+  static constexpr NamedValue<DataType> kNcclTestsNames[] = {
+      {DataType::kInt8, "int8"},     {DataType::kUint8, "uint8"},       {DataType::kInt32, "int32"},
+      {DataType::kUint32, "uint32"}, {DataType::kInt64, "int64"},       {DataType::kUint64, "uint64"},
+      {DataType::kFloat16, "half"},  {DataType::kBfloat16, "bfloat16"}, {DataType::kFloat32, "float"},
+      {DataType::kFloat64, "double"}};
+  return std::string(NameIn(kNcclTestsNames, type, "?"));
 }
 
 std::string NcclOpName(const std::optional<ReduceOp>& op) {

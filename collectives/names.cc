@@ -1,9 +1,6 @@
 #include "collectives/names.h"
 
-#include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "collectives/named_values.h"
 
 namespace kcoll {
 
@@ -33,6 +30,32 @@ constexpr bool RowsInDeclarationOrder() {
   return true;
 }
 static_assert(RowsInDeclarationOrder(), "kCollectives must list the collectives in declaration order");
+
+// Every algorithm, `auto` first, then in the order of names.h.
+constexpr NamedValue<Algorithm> kAlgorithmNames[] = {
+    {Algorithm::kAuto, "auto"},
+    {Algorithm::kRing, "ring"},
+    {Algorithm::kRingPipelined, "ring_pipelined"},
+    {Algorithm::kBidirectionalRing, "bidirectional_ring"},
+    {Algorithm::kTree, "tree"},
+    {Algorithm::kDoubleBinaryTree, "double_binary_tree"},
+    {Algorithm::kHalvingDoubling, "halving_doubling"},
+    {Algorithm::kRecursiveDoubling, "recursive_doubling"},
+    {Algorithm::kHierarchical, "hierarchical"},
+    {Algorithm::kHierarchicalRingTree, "hierarchical_ring_tree"},
+    {Algorithm::kChain, "chain"},
+    {Algorithm::kPairwise, "pairwise"},
+    {Algorithm::kLinear, "linear"},
+    {Algorithm::kDirect, "direct"},
+};
+
+constexpr bool AlgorithmRowsInDeclarationOrder() {
+  for (size_t i = 0; i < sizeof(kAlgorithmNames) / sizeof(kAlgorithmNames[0]); ++i) {
+    if (static_cast<size_t>(kAlgorithmNames[i].value) != i) return false;
+  }
+  return static_cast<size_t>(Algorithm::kDirect) + 1 == sizeof(kAlgorithmNames) / sizeof(kAlgorithmNames[0]);
+}
+static_assert(AlgorithmRowsInDeclarationOrder(), "kAlgorithmNames must name every algorithm, in declaration order");
 
 // The row of a value outside the enumeration (a C caller's bad integer), so that no lookup reads past the table.
 constexpr CollectiveFacts kInvalidCollective = {Collective::kBarrier, "invalid", false, false, false,
@@ -82,80 +105,20 @@ double BusBwFactorValue(Collective c, int64_t nranks) {
 }
 
 const std::vector<Algorithm>& AllAlgorithms() {
-  static const auto* all = new std::vector<Algorithm>{
-      Algorithm::kAuto,
-      Algorithm::kRing,
-      Algorithm::kRingPipelined,
-      Algorithm::kBidirectionalRing,
-      Algorithm::kTree,
-      Algorithm::kDoubleBinaryTree,
-      Algorithm::kHalvingDoubling,
-      Algorithm::kRecursiveDoubling,
-      Algorithm::kHierarchical,
-      Algorithm::kHierarchicalRingTree,
-      Algorithm::kChain,
-      Algorithm::kPairwise,
-      Algorithm::kLinear,
-      Algorithm::kDirect,
-  };
+  static const auto* all = new std::vector<Algorithm>(ValuesIn(kAlgorithmNames));
   return *all;
 }
 
 absl::string_view CollectiveName(Collective c) { return FactsOf(c).name; }
 
-absl::string_view AlgorithmName(Algorithm a) {
-  switch (a) {
-    case Algorithm::kAuto:
-      return "auto";
-    case Algorithm::kRing:
-      return "ring";
-    case Algorithm::kRingPipelined:
-      return "ring_pipelined";
-    case Algorithm::kBidirectionalRing:
-      return "bidirectional_ring";
-    case Algorithm::kTree:
-      return "tree";
-    case Algorithm::kDoubleBinaryTree:
-      return "double_binary_tree";
-    case Algorithm::kHalvingDoubling:
-      return "halving_doubling";
-    case Algorithm::kRecursiveDoubling:
-      return "recursive_doubling";
-    case Algorithm::kHierarchical:
-      return "hierarchical";
-    case Algorithm::kHierarchicalRingTree:
-      return "hierarchical_ring_tree";
-    case Algorithm::kChain:
-      return "chain";
-    case Algorithm::kPairwise:
-      return "pairwise";
-    case Algorithm::kLinear:
-      return "linear";
-    case Algorithm::kDirect:
-      return "direct";
-  }
-  return "invalid";
-}
+absl::string_view AlgorithmName(Algorithm a) { return NameIn(kAlgorithmNames, a); }
 
 absl::StatusOr<Collective> ParseCollective(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  std::vector<std::string> names;
-  for (Collective c : AllCollectives()) {
-    if (lower == CollectiveName(c)) return c;
-    names.emplace_back(CollectiveName(c));
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("collective '", text, "' is not one of: ", absl::StrJoin(names, ", ")));
+  return ParseName(AllCollectives(), CollectiveName, text, "collective");
 }
 
 absl::StatusOr<Algorithm> ParseAlgorithm(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  std::vector<std::string> names;
-  for (Algorithm a : AllAlgorithms()) {
-    if (lower == AlgorithmName(a)) return a;
-    names.emplace_back(AlgorithmName(a));
-  }
-  return absl::InvalidArgumentError(absl::StrCat("algorithm '", text, "' is not one of: ", absl::StrJoin(names, ", ")));
+  return ParseNameIn(kAlgorithmNames, text, "algorithm");
 }
 
 }  // namespace kcoll

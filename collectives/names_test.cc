@@ -10,7 +10,7 @@
 namespace kcoll {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
+using ::kcoll::models::IsInvalidArgument;
 using ::testing::HasSubstr;
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {

@@ -2,10 +2,9 @@
 
 #include <string>
 
-#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "collectives/named_values.h"
 
 namespace kcoll {
 namespace {
@@ -74,25 +73,14 @@ absl::string_view DataTypeName(DataType type) {
 absl::string_view ReduceOpName(ReduceOp op) { return IsValid(op) ? kOpNames[static_cast<int>(op)] : "invalid"; }
 
 absl::StatusOr<DataType> ParseDataType(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  std::vector<std::string> names;
-  for (const TypeInfo& t : kTypes) {
-    if (lower == t.name) return t.type;
-    names.emplace_back(t.name);
-  }
   for (const Alias& a : kTypeAliases) {
-    if (lower == a.alias) return a.type;
+    if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(text), a.alias)) return a.type;
   }
-  return absl::InvalidArgumentError(absl::StrCat("data type '", text, "' is not one of: ", absl::StrJoin(names, ", ")));
+  return ParseName(AllDataTypes(), DataTypeName, text, "data type");
 }
 
 absl::StatusOr<ReduceOp> ParseReduceOp(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  for (ReduceOp op : AllReduceOps()) {
-    if (lower == ReduceOpName(op)) return op;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("reduce op '", text, "' is not one of: ", absl::StrJoin(kOpNames, ", ")));
+  return ParseName(AllReduceOps(), ReduceOpName, text, "reduce op");
 }
 
 }  // namespace kcoll

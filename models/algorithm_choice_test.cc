@@ -11,10 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::TwoLevel;
-using ::kcoll::models::testing::Uniform;
-using ::kcoll::models::testing::Unwrap;
 
 TEST(SimplicityRankTest, DocumentedOrder) {
   const std::vector<Algorithm> order = {

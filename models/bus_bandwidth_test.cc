@@ -8,8 +8,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::Unwrap;
 
 TEST(BusBwFactorTest, MatchesNcclTests) {
   const int64_t n = 16;

@@ -17,8 +17,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::Unwrap;
 using ::testing::HasSubstr;
 
 TEST(FitLinkTest, ExactLine) {

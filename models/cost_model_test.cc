@@ -13,10 +13,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::TwoLevel;
-using ::kcoll::models::testing::Uniform;
-using ::kcoll::models::testing::Unwrap;
 using ::testing::HasSubstr;
 
 constexpr double kAlpha = 2e-6;

@@ -11,8 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::Unwrap;
 
 constexpr double kGB = 1e9;
 

@@ -10,7 +10,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::TwoLevel;
 
 std::vector<Transfer> Ring(int64_t n, double amount) {
   std::vector<Transfer> t;

@@ -11,7 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
 
 TEST(LinkParamsTest, FromBandwidthInvertsTheBandwidth) {
   absl::StatusOr<LinkParams> link = LinkParams::FromBandwidth(2e-6, 100e9);

@@ -10,7 +10,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
 
 // A link that costs 1 us up to 1 KiB, then runs at 1 GB/s in cache and 0.25 GB/s once 1 MiB is exceeded.
 MeasuredCurve Link() {

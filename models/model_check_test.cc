@@ -9,8 +9,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::Unwrap;
 
 Topology TwoRanks() {
   Topology t;

@@ -11,9 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::IsInvalidArgument;
-using ::kcoll::models::testing::TwoLevel;
-using ::kcoll::models::testing::Unwrap;
 using nlohmann::json;
 using ::testing::HasSubstr;
 

@@ -15,9 +15,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-using ::kcoll::models::testing::TwoLevel;
-using ::kcoll::models::testing::Uniform;
-using ::kcoll::models::testing::Unwrap;
 
 // ---- Ideal bandwidth notes. ----
 

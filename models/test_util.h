@@ -15,7 +15,8 @@
 
 namespace kcoll {
 namespace models {
-namespace testing {
+
+// Test helpers live in kcoll::models itself so that every models test uses them unqualified.
 
 // The value of a StatusOr the test expects to be OK; aborts the test binary with the status otherwise.
 template <typename T>
@@ -61,7 +62,6 @@ inline Profile TwoLevel(double intra_alpha, double intra_bw, double inter_alpha,
   return p;
 }
 
-}  // namespace testing
 }  // namespace models
 }  // namespace kcoll
 

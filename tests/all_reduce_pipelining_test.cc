@@ -88,7 +88,8 @@ TEST_P(SmallChunksTest, ManySlicesAreBitExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, SmallChunksTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
+INSTANTIATE_TEST_SUITE_P(Algorithms, SmallChunksTest,
+                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
                          [](const ::testing::TestParamInfo<Algorithm>& info) {
                            return std::string(AlgorithmName(info.param));
                          });

@@ -86,7 +86,8 @@ TEST_P(StreamOrderTest, NoReceivePostedAheadAndExactResults) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, StreamOrderTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
+INSTANTIATE_TEST_SUITE_P(Algorithms, StreamOrderTest,
+                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
                          [](const ::testing::TestParamInfo<Algorithm>& info) {
                            return std::string(AlgorithmName(info.param));
                          });

@@ -65,9 +65,9 @@ TEST_F(ArgsTest, AlgorithmThatDoesNotApplyIsRefused) {
   halving.algorithm = Algorithm::kHalvingDoubling;
   EXPECT_TRUE(EveryRankRejects(comm_->AllToAll(a_.data(), b_.data(), 4, f, ring),
                                "algorithm 'ring' does not apply to alltoall (available: pairwise)"));
-  EXPECT_TRUE(
-      EveryRankRejects(comm_->Broadcast(a_.data(), b_.data(), 4, f, 0, halving),
-                       "algorithm 'halving_doubling' does not apply to broadcast (available: chain, tree, linear, direct)"));
+  EXPECT_TRUE(EveryRankRejects(
+      comm_->Broadcast(a_.data(), b_.data(), 4, f, 0, halving),
+      "algorithm 'halving_doubling' does not apply to broadcast (available: chain, tree, linear, direct)"));
   EXPECT_TRUE(EveryRankRejects(comm_->AllGather(a_.data(), b_.data(), 4, f, chain),
                                "algorithm 'chain' does not apply to all_gather"));
   EXPECT_TRUE(EveryRankRejects(comm_->Barrier(chain), "algorithm 'chain' does not apply to barrier"));

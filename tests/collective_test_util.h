@@ -170,7 +170,9 @@ class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
 
   // Out of place, the call must leave its input as it was.
   static void ExpectSendKept(const Case& c, const std::vector<char>& send, const std::vector<char>& input) {
-    if (!c.in_place) EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
+    if (!c.in_place) {
+      EXPECT_EQ(send, input) << c.Name() << ": the send buffer changed";
+    }
   }
 
   std::unique_ptr<Communicator> comm_;
@@ -225,5 +227,14 @@ class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
   }                                                                                                   \
   INSTANTIATE_TEST_SUITE_P(Algorithms, Fixture, ::testing::ValuesIn(AlgorithmsUnderTest(collective)), \
                            AlgorithmParamName)
+
+// Defines `Fixture`, a CollectiveTest whose `Check(const Case& c)` is the block that follows the macro, and its suite.
+#define KCOLL_COLLECTIVE_TEST(Fixture, collective) \
+  class Fixture : public CollectiveTest {          \
+   protected:                                      \
+    void Check(const Case& c);                     \
+  };                                               \
+  KCOLL_COLLECTIVE_SUITE(Fixture, collective);     \
+  void Fixture::Check(const Case& c)
 
 #endif  // KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_

@@ -43,7 +43,7 @@ TEST(ModelParityTest, ModelUsesTheLibrarysChunk) {
 // ring_pipelined runs one channel per whole slice of n chunks, up to the communicator's channels (2 on NCCL): the
 // model prices the channels the library runs at every size.
 TEST(ModelParityTest, ModelRunsTheLibrarysRingChannels) {
-  const models::Profile profile = models::testing::Uniform(1e-6, 10e9);
+  const models::Profile profile = models::Uniform(1e-6, 10e9);
   for (int n : {2, 3, 8}) {
     for (int channels : {1, 2, 4}) {
       models::CostOptions options;

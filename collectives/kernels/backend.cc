@@ -4,30 +4,23 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend_factories.h"
+#include "collectives/named_values.h"
 
 namespace kcoll {
 
-absl::string_view ExecBackendName(ExecBackend backend) {
-  switch (backend) {
-    case ExecBackend::kSerial:
-      return "serial";
-    case ExecBackend::kOpenMP:
-      return "openmp";
-    case ExecBackend::kCuda:
-      return "cuda";
-  }
-  return "invalid";
-}
+namespace {
+
+constexpr NamedValue<ExecBackend> kBackendNames[] = {
+    {ExecBackend::kSerial, "serial"}, {ExecBackend::kOpenMP, "openmp"}, {ExecBackend::kCuda, "cuda"}};
+
+}  // namespace
+
+absl::string_view ExecBackendName(ExecBackend backend) { return NameIn(kBackendNames, backend); }
 
 absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  for (ExecBackend b : {ExecBackend::kSerial, ExecBackend::kOpenMP, ExecBackend::kCuda}) {
-    if (lower == ExecBackendName(b)) return b;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("execution backend '", text, "' is not one of: serial, openmp, cuda"));
+  return ParseNameIn(kBackendNames, text, "execution backend");
 }
 
 std::vector<ExecBackend> AvailableBackends() {

@@ -8,11 +8,11 @@
 #include <map>
 #include <mutex>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "collectives/env.h"
+#include "collectives/named_values.h"
 
 namespace kcoll {
 
@@ -33,6 +33,9 @@ class LogSink {
 };
 
 namespace {
+
+constexpr NamedValue<LogLevel> kLogLevelNames[] = {
+    {LogLevel::kNone, "NONE"}, {LogLevel::kWarn, "WARN"}, {LogLevel::kInfo, "INFO"}, {LogLevel::kTrace, "TRACE"}};
 
 std::string HostName() {
   char buf[256] = {};
@@ -67,26 +70,10 @@ absl::StatusOr<std::shared_ptr<LogSink>> OpenSink(const std::string& path) {
 
 }  // namespace
 
-absl::string_view LogLevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::kNone:
-      return "NONE";
-    case LogLevel::kWarn:
-      return "WARN";
-    case LogLevel::kInfo:
-      return "INFO";
-    case LogLevel::kTrace:
-      return "TRACE";
-  }
-  return "?";
-}
+absl::string_view LogLevelName(LogLevel level) { return NameIn(kLogLevelNames, level, "?"); }
 
 absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view text) {
-  const std::string upper = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text));
-  for (LogLevel l : {LogLevel::kNone, LogLevel::kWarn, LogLevel::kInfo, LogLevel::kTrace}) {
-    if (upper == LogLevelName(l)) return l;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("'", text, "' is not a log level (NONE, WARN, INFO, TRACE)"));
+  return ParseNameIn(kLogLevelNames, text, "log level");
 }
 
 absl::StatusOr<LogConfig> LogConfigFromEnv() {

@@ -1,18 +1,18 @@
 #include "collectives/transport/device_path.h"
 
 #include "absl/status/status.h"
+#include "collectives/named_values.h"
 
 namespace kcoll {
 
-absl::string_view DevicePathName(DevicePath path) {
-  switch (path) {
-    case DevicePath::kDirect:
-      return "direct";
-    case DevicePath::kStaged:
-      return "staged";
-  }
-  return "invalid";
-}
+namespace {
+
+constexpr NamedValue<DevicePath> kDevicePathNames[] = {{DevicePath::kDirect, "direct"},
+                                                       {DevicePath::kStaged, "staged"}};
+
+}  // namespace
+
+absl::string_view DevicePathName(DevicePath path) { return NameIn(kDevicePathNames, path); }
 
 absl::StatusOr<DevicePath> ChooseDevicePath(TransportKind transport, MemoryKind buffers, bool mpi_cuda_aware) {
   switch (transport) {
