@@ -9,13 +9,11 @@
 #include "bench/layout.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::DoubleEq;
-using ::testing::HasSubstr;
 
 TEST(BandwidthTest, BusBwFactorsOfPerformanceMd) {
   // AllReduce: 2(n-1)/n.

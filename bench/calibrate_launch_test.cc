@@ -5,13 +5,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 TEST(ResolveOutputPath, RelativePathsFollowWhereBazelRan) {
   EXPECT_EQ(ResolveOutputPath("p.json", "/home/me/src", "/runfiles"), "/home/me/src/p.json");

@@ -338,11 +338,7 @@ int CollectiveBenchMain(int argc, char** argv, const std::string& program, const
 
   MPI_Init(&argc, &argv);
   // Ranks may outnumber cores on purpose: Kokkos' warning about it would only repeat the header.
-  std::vector<char*> kokkos_argv(argv, argv + argc);
-  char disable_warnings[] = "--kokkos-disable-warnings";
-  kokkos_argv.push_back(disable_warnings);
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  Kokkos::initialize(kokkos_argc, kokkos_argv.data());
+  InitializeKokkosQuietly(argc, argv);
   int code = RunRanks(argc, argv, program, collectives, options);
   Kokkos::finalize();
   MPI_Finalize();

@@ -14,15 +14,7 @@ namespace {
 
 CheckSpec Spec(Collective c, DataType type, std::optional<ReduceOp> op, int rank, int nranks, size_t bytes,
                int root = 0) {
-  CheckSpec s;
-  s.collective = c;
-  s.type = type;
-  s.op = op;
-  s.rank = rank;
-  s.nranks = nranks;
-  s.root = root;
-  s.layout = MakeLayout(c, bytes, DataTypeSize(type), nranks);
-  return s;
+  return CheckSpec{c, type, op, root, rank, nranks, MakeLayout(c, bytes, DataTypeSize(type), nranks)};
 }
 
 std::vector<char> InputOf(CheckSpec spec, int rank) {

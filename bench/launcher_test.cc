@@ -5,14 +5,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::Pair;
 
 std::string Env(const LaunchPlan& plan, const std::string& name) {
   for (const auto& kv : plan.env) {

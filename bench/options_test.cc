@@ -5,13 +5,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 ParseContext Context(bool gloo = true) {
   ParseContext pc;

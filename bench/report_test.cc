@@ -13,14 +13,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 RunInfo Info() {
   RunInfo info;

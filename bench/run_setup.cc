@@ -311,14 +311,9 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
         for (int root : IsRooted(collective) ? roots : std::vector<int>{-1}) {
           for (size_t bytes : sizes) {
             for (bool in_place : {false, true}) {
-              Case c;
-              c.implementation = impl_index;
-              c.collective = collective;
-              c.type = type;
-              c.op = op;
-              c.root = root;
-              c.layout = MakeLayout(collective, bytes, DataTypeSize(type), ctx.nranks);
-              c.in_place = in_place;
+              Case c{impl_index, collective, type,
+                     op,         root,       MakeLayout(collective, bytes, DataTypeSize(type), ctx.nranks),
+                     in_place,   ""};
               c.name = CaseName(c, *ctx.implementations[impl_index]);
               ctx.cases.push_back(c);
             }

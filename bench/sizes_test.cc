@@ -3,13 +3,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 TEST(SizesTest, ParsesNcclTestsSuffixes) {
   EXPECT_EQ(*ParseByteSize("8"), 8u);

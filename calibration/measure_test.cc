@@ -7,15 +7,11 @@
 #include "collectives/topology/topology.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace calibration {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Pair;
 
 TEST(SweepSizes, GeometricThenTheMaximum) {
   EXPECT_THAT(SweepSizes(8, 64 << 20, 4),

@@ -6,12 +6,11 @@
 #include "calibration/test_results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace calibration {
 namespace {
-
-using ::testing::HasSubstr;
 
 TEST(MakeProfile, FitsBecomeTheProfile) {
   CalibrationResult r = MakeResult(4, 2);

@@ -7,13 +7,11 @@
 #include "calibration/test_results.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace calibration {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   CalibrationResult r = MakeResult(4, 2);

@@ -257,16 +257,7 @@ namespace {
 
 CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                         int root, const CallOptions& options) {
-  CollectiveArgs args;
-  args.collective = collective;
-  args.send = send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.op = op;
-  args.root = root;
-  args.options = options.tuning;
-  return args;
+  return CollectiveArgs{collective, send, recv, count, type, op, root, options.tuning};
 }
 
 }  // namespace

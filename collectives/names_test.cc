@@ -6,12 +6,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/test_util.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
 
 using ::kcoll::models::IsInvalidArgument;
-using ::testing::HasSubstr;
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {
   std::set<std::string> seen;

@@ -11,7 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 TEST(BucketFusionTest, DefaultBucketIsDdps25MiB) {
   EXPECT_EQ(kDdpBucketBytes, 26214400.0);
   BucketFusionInputs in;

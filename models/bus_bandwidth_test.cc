@@ -8,7 +8,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 TEST(BusBwFactorTest, MatchesNcclTests) {
   const int64_t n = 16;
   EXPECT_DOUBLE_EQ(Unwrap(BusBwFactor(Collective::kAllReduce, n)), 2.0 * 15 / 16);

@@ -12,12 +12,11 @@
 #include "gtest/gtest.h"
 #include "models/test_util.h"
 #include "nlohmann/json.hpp"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace models {
 namespace {
-
-using ::testing::HasSubstr;
 
 TEST(FitLinkTest, ExactLine) {
   std::vector<Sample> samples;

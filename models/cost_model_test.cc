@@ -8,12 +8,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/test_util.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace models {
 namespace {
-
-using ::testing::HasSubstr;
 
 constexpr double kAlpha = 2e-6;
 constexpr double kBw = 50e9;

@@ -11,7 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 struct Machine {
   Topology topology;
   Profile profile;

@@ -11,7 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 constexpr double kGB = 1e9;
 
 // Reference example: B = 450 GB/s, I = 100 GB/s, P = 8, Q = 2 (N = 16): min(100 * 15 * 2 / (16 * 1), 450 * 15 / 14)

@@ -10,7 +10,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 std::vector<Transfer> Ring(int64_t n, double amount) {
   std::vector<Transfer> t;
   for (int64_t i = 0; i < n; ++i) t.push_back({i, (i + 1) % n, amount});

@@ -11,7 +11,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 TEST(LinkParamsTest, FromBandwidthInvertsTheBandwidth) {
   absl::StatusOr<LinkParams> link = LinkParams::FromBandwidth(2e-6, 100e9);
   ASSERT_TRUE(link.ok()) << link.status();

@@ -10,7 +10,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 // A link that costs 1 us up to 1 KiB, then runs at 1 GB/s in cache and 0.25 GB/s once 1 MiB is exceeded.
 MeasuredCurve Link() {
   return MeasuredCurve{{{1024, 1e-6}, {65536, 65536e-9}, {1 << 20, 1048576e-9}, {1 << 24, 16777216 * 4e-9}}, false};

@@ -9,7 +9,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 Topology TwoRanks() {
   Topology t;
   t.nodes = 1;

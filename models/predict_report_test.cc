@@ -6,13 +6,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/test_util.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace models {
 namespace {
 
 using nlohmann::json;
-using ::testing::HasSubstr;
 
 PredictRequest ReferenceMachine() {
   PredictRequest r;

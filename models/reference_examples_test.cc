@@ -15,7 +15,6 @@ namespace kcoll {
 namespace models {
 namespace {
 
-
 // ---- Ideal bandwidth notes. ----
 
 // "1 GB AllReduce on 2 nodes x 8 GPUs in 0.1 s gives BusBW = 19.375 GB/s": wrong. D = S * 2 (N-1) = 30 GB, so

@@ -9,12 +9,10 @@
 #include "collectives/args_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 Topology Ranks(int n) { return MakeEmulatedTopology(0, n, 1); }
 
@@ -124,13 +122,7 @@ TEST(AlgorithmOverrideTest, MalformedValuesAreInvalidArgument) {
 
 CollectiveArgs Args(Collective c, size_t count, DataType type = DataType::kFloat32, ReduceOp op = ReduceOp::kSum,
                     int root = 0) {
-  CollectiveArgs a;
-  a.collective = c;
-  a.count = count;
-  a.type = type;
-  a.op = op;
-  a.root = root;
-  return a;
+  return CollectiveArgs{c, nullptr, nullptr, count, type, op, root, {}};
 }
 
 TEST(ArgsRecordTest, MatchingRecordsPass) {

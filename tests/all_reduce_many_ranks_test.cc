@@ -9,14 +9,13 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
+#include "tests/algorithm_param.h"
 #include "tests/all_reduce_check.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllReduceMatches;
-using testing::WorldSize;
 
 struct Case {
   DataType type;
@@ -52,9 +51,8 @@ TEST_P(ManyRanksTest, UnevenCountsAreBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, ManyRanksTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
-                         [](const ::testing::TestParamInfo<Algorithm>& info) {
-                           return std::string(AlgorithmName(info.param));
-                         });
+                         AlgorithmParamName);
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -11,16 +11,14 @@
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/algorithm_param.h"
 #include "tests/all_reduce_check.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::AllReduceMatches;
-using ::testing::HasSubstr;
-using testing::WorldSize;
 
 std::unique_ptr<Communicator> MakeCommunicator() {
   CommunicatorOptions options;
@@ -89,10 +87,8 @@ TEST_P(SmallChunksTest, ManySlicesAreBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, SmallChunksTest,
-                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
-                         [](const ::testing::TestParamInfo<Algorithm>& info) {
-                           return std::string(AlgorithmName(info.param));
-                         });
+                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)), AlgorithmParamName);
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

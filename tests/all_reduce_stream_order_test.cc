@@ -17,21 +17,14 @@
 #include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "gtest/gtest.h"
+#include "tests/algorithm_param.h"
 #include "tests/exact_values.h"
 #include "tests/mpi_test_env.h"
 #include "tests/stream_ordered_mpi.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::EncodeAt;
-using testing::ExactInput;
-using testing::ExactReduction;
-using testing::MakeStreamOrderedRig;
-using testing::StreamOrderedRig;
-using testing::WorldRank;
-using testing::WorldSize;
 
 class StreamOrderTest : public ::testing::TestWithParam<Algorithm> {
  protected:
@@ -87,10 +80,8 @@ TEST_P(StreamOrderTest, NoReceivePostedAheadAndExactResults) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, StreamOrderTest,
-                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
-                         [](const ::testing::TestParamInfo<Algorithm>& info) {
-                           return std::string(AlgorithmName(info.param));
-                         });
+                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)), AlgorithmParamName);
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -8,14 +8,13 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
+#include "tests/algorithm_param.h"
 #include "tests/all_reduce_check.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllReduceMatches;
-using testing::WorldSize;
 
 class SweepTest : public ::testing::TestWithParam<Algorithm> {};
 
@@ -41,9 +40,8 @@ TEST_P(SweepTest, EveryCountTypeOpAndChunking) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, SweepTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllReduce)),
-                         [](const ::testing::TestParamInfo<Algorithm>& info) {
-                           return std::string(AlgorithmName(info.param));
-                         });
+                         AlgorithmParamName);
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

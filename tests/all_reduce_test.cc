@@ -19,10 +19,8 @@
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllReduceMatches;
-using testing::WorldSize;
 
 using Param = std::tuple<Algorithm, ExecBackend>;
 
@@ -78,4 +76,5 @@ std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, AllReduceTest, ::testing::ValuesIn(Params()), ParamName);
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

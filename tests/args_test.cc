@@ -12,13 +12,13 @@
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
 #include "tests/collective_test_util.h"
+#include "tests/make_communicator.h"
+#include "tests/matchers.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
 
 // True on every rank iff every rank's status is InvalidArgument containing `text`.
 bool EveryRankRejects(const absl::Status& s, const std::string& text) {
@@ -31,9 +31,7 @@ std::unique_ptr<Communicator> Checked(bool check_args) {
   CommunicatorOptions options;
   options.backend = ExecBackend::kSerial;
   options.check_args = check_args;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
+  return MakeCommunicator(options);
 }
 
 class ArgsTest : public ::testing::Test {

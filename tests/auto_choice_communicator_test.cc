@@ -16,15 +16,12 @@
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 #include "models/cost_model.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 // A file of this rank's own (ranks of one job share TEST_TMPDIR).
 std::string RankFile(const std::string& name, const std::string& text) {
@@ -249,4 +246,5 @@ TEST_F(AutoChoiceCommunicatorTest, SetProfileErrorsKeepThePreviousProfile) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -20,13 +20,11 @@
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 #include "models/cost_model.h"
+#include "tests/matchers.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 
 // alpha, beta (s/B), gamma (s/B).
 ProfileChoice Costs(double alpha, double beta, double gamma = 0) {

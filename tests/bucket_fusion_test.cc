@@ -9,13 +9,12 @@
 
 #include "gmock/gmock.h"
 #include "tests/collective_test_util.h"
+#include "tests/matchers.h"
 #include "tests/mpi_reference.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
 
 // Element counts of the tensors: zero-size ones, single elements, one spanning many 256-byte buckets.
 const std::vector<size_t> kCounts = {0, 5, 1000, 0, 1, 37, 300, 0, 64, 3};

@@ -6,7 +6,7 @@ load("//tests:mpi_test.bzl", "mpi_test")
 # count and a larger power of two. Oversubscribed on small machines.
 COLLECTIVE_RANKS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16]
 
-def collective_test(name, srcs, deps = [], ranks = COLLECTIVE_RANKS, **kwargs):
+def collective_test(name, srcs = None, deps = [], ranks = COLLECTIVE_RANKS, **kwargs):
     """mpi_test `name` over `ranks`, plus `name`_exhaustive (a test_suite of `name`_exhaustive_np<N>).
 
     The exhaustive tests run the same binary with KCOLL_EXHAUSTIVE=1 (every type and op at the large count, every

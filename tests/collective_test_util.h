@@ -20,7 +20,9 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
+#include "tests/algorithm_param.h"
 #include "tests/exact_values.h"
+#include "tests/make_communicator.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
@@ -59,14 +61,6 @@ inline std::vector<ExecBackend> TestBackends() {
   return out;
 }
 
-inline std::unique_ptr<Communicator> MakeCommunicator(ExecBackend backend) {
-  CommunicatorOptions options;
-  options.backend = backend;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
-}
-
 // Success iff the `count` elements at `actual` equal `expected` byte for byte; else names the first difference.
 inline ::testing::AssertionResult SameElements(DataType type, const std::vector<char>& expected, const void* actual,
                                                size_t count) {
@@ -96,10 +90,6 @@ inline std::string CaseName(DataType type, const ReduceOp* op, size_t count, boo
 // Parameter of the per-collective suites: one registered algorithm. `direct` runs only on registered buffers, which
 // these suites do not use: registered_buffers_test.cc runs the matrix on them.
 inline std::vector<Algorithm> AlgorithmsUnderTest(Collective collective) { return TransferAlgorithmsFor(collective); }
-
-inline std::string AlgorithmParamName(const ::testing::TestParamInfo<Algorithm>& info) {
-  return std::string(AlgorithmName(info.param));
-}
 
 // One call of the matrix.
 struct Case {

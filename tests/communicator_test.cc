@@ -10,14 +10,12 @@
 #include "collectives/views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 std::unique_ptr<Communicator> MakeComm(const CommunicatorOptions& options = {}) {
   auto comm = Communicator::Create(MPI_COMM_WORLD, options);
@@ -147,4 +145,5 @@ TEST(CommunicatorViews, AllReduceOnViewsAndItsChecks) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

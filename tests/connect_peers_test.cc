@@ -10,13 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "tests/matchers.h"
 #include "tests/stream_ordered_mpi.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
 
 // Records what is posted and when the waits come, as "recv 3 0B", "send 3 0B", "wait", "sync".
 class RecordingTransport final : public Transport {

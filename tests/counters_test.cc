@@ -11,11 +11,10 @@
 #include "collectives/observability/describe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::HasSubstr;
 
 // Accepts transfers to peers 0..size-1 and records them; fails others.
 class FakeTransport : public Transport {

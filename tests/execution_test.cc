@@ -9,15 +9,13 @@
 #include "collectives/transport/transports.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using ::testing::HasSubstr;
-using testing::ScopedEnv;
 
 TEST(Execution, DefaultFollowsTheTopology) {
   // Auto: shared memory within a node, MPI between nodes (here emulated ones).
@@ -147,4 +145,5 @@ TEST(Execution, HostCollectivesStillRunAfterTheFactory) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
 
 namespace {
 
@@ -62,11 +63,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int code = 2;
   // Three ranks on two cores are meant: silence Kokkos' warning about it.
-  std::vector<char*> kokkos_args(argv, argv + argc);
-  char disable_warnings[] = "--kokkos-disable-warnings";
-  kokkos_args.push_back(disable_warnings);
-  int kokkos_argc = static_cast<int>(kokkos_args.size());
-  Kokkos::initialize(kokkos_argc, kokkos_args.data());
+  kcoll::InitializeKokkosQuietly(argc, argv);
   {
     auto comm = kcoll::Communicator::Create(MPI_COMM_WORLD);
     if (!comm.ok()) {

@@ -25,13 +25,12 @@
 #include "collectives/validate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
 
 constexpr absl::Duration kTimeout = absl::Milliseconds(500);
 constexpr size_t kCount = 64;

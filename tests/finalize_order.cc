@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
 
 int main(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
@@ -18,11 +19,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   MPI_Init(&argc, &argv);
-  std::vector<char*> kokkos_args(argv, argv + argc);
-  char quiet[] = "--kokkos-disable-warnings";
-  kokkos_args.push_back(quiet);
-  int kokkos_argc = static_cast<int>(kokkos_args.size());
-  Kokkos::initialize(kokkos_argc, kokkos_args.data());
+  kcoll::InitializeKokkosQuietly(argc, argv);
   auto created = kcoll::Communicator::Create(MPI_COMM_WORLD);
   if (!created.ok()) {
     std::fprintf(stderr, "%s\n", created.status().ToString().c_str());

@@ -20,12 +20,8 @@
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::DeviceBuffer;
-using testing::WorldRank;
-using testing::WorldSize;
 
 struct GpuConfig {
   std::string name;
@@ -163,4 +159,5 @@ INSTANTIATE_TEST_SUITE_P(Transports, GpuCollectivesTest, ::testing::ValuesIn(Con
                          [](const ::testing::TestParamInfo<GpuConfig>& info) { return info.param.name; });
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

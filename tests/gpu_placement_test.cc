@@ -8,12 +8,10 @@
 #include "collectives/transport/transport_kind.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 TEST(ParseCudaDeviceList, OneDeviceOrOnePerLocalRank) {
   EXPECT_THAT(*ParseCudaDeviceList("3", "KCOLL_CUDA_DEVICE"), ElementsAre(3));

@@ -13,12 +13,10 @@
 #include "collectives/topology/topology.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 
 std::vector<int> Identity(int n) {
   std::vector<int> v(n);

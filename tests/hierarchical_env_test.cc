@@ -11,11 +11,8 @@
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::AllReduceMatches;
-using testing::WorldSize;
 
 TEST(HierarchicalEnvTest, RanksPerNodeFromTheEnvironment) {
   const char* env = std::getenv("KCOLL_RANKS_PER_NODE");
@@ -36,4 +33,5 @@ TEST(HierarchicalEnvTest, RanksPerNodeFromTheEnvironment) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

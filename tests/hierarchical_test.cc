@@ -15,31 +15,26 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/all_reduce_check.h"
+#include "tests/make_communicator.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
 
-using testing::AllRanks;
-using testing::AllReduceMatches;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
-
-std::unique_ptr<Communicator> MakeCommunicator(int ranks_per_node) {
+std::unique_ptr<Communicator> CommunicatorWithNodesOf(int ranks_per_node) {
   CommunicatorOptions options;
   options.backend = ExecBackend::kSerial;
   options.ranks_per_node = ranks_per_node;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
+  return MakeCommunicator(options);
 }
 
 TEST(HierarchicalTest, EveryNodeSizeThatDividesTheRanks) {
   const int n = WorldSize();
   for (int per_node = 1; per_node <= n; ++per_node) {
     if (n % per_node != 0) continue;
-    auto comm = MakeCommunicator(per_node);
+    auto comm = CommunicatorWithNodesOf(per_node);
     ASSERT_TRUE(AllRanks(comm != nullptr));
     ASSERT_EQ(comm->topology().nnodes, n / per_node);
     ASSERT_TRUE(comm->topology().emulated);
@@ -98,4 +93,5 @@ TEST(HierarchicalTest, NodesOfDifferentSizesAreRefused) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -12,15 +12,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::DecodeAt;
-using testing::EncodeAt;
-using testing::ExactInput;
-using testing::ExactReduction;
-using ::testing::HasSubstr;
 
 constexpr size_t kGuard = 5;
 constexpr double kGuardValue = 1.0;
@@ -171,4 +167,5 @@ TEST(Backend, UnavailableBackendIsAClearError) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -14,39 +14,13 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
+#include "tests/scoped_env.h"
+#include "tests/test_files.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
-
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-std::string Host() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
-}
-
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return absl::StrSplit(text.str(), '\n', absl::SkipEmpty());
-}
-
-class EnvGuard {
- public:
-  ~EnvGuard() {
-    unsetenv("KCOLL_DEBUG");
-    unsetenv("KCOLL_DEBUG_FILE");
-  }
-};
 
 TEST(LogLevel, ParsesCaseInsensitively) {
   EXPECT_EQ(ParseLogLevel("info").value(), LogLevel::kInfo);
@@ -61,9 +35,8 @@ TEST(LogLevel, ParsesCaseInsensitively) {
 }
 
 TEST(LogConfig, ComesFromTheEnvironment) {
-  EnvGuard guard;
-  unsetenv("KCOLL_DEBUG");
-  unsetenv("KCOLL_DEBUG_FILE");
+  // Unset for the test, restored after it.
+  testing::ScopedEnv debug("KCOLL_DEBUG", nullptr), debug_file("KCOLL_DEBUG_FILE", nullptr);
   auto config = LogConfigFromEnv();
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->level, LogLevel::kWarn);
@@ -134,4 +107,5 @@ TEST(Logger, NoneWritesNothing) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -17,10 +17,8 @@
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::WorldSize;
 
 // Every rank's sent bytes for one call of (collective, algorithm) with `count` float32 elements, summed over ranks.
 uint64_t SentByAllRanks(Communicator& comm, Collective c, Algorithm algorithm, size_t count, absl::Status* status) {
@@ -73,4 +71,5 @@ TEST(ModelTrafficParityTest, NodesOfTwoRanks) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -5,7 +5,7 @@ load("//tools:copts.bzl", "KCOLL_COPTS")
 
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]
 
-def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [],
+def mpi_test(name, srcs = None, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "medium", tags = [], args = [],
              transports = ["auto"], two_rank_nodes = [], flaky = False, **kwargs):
     """Builds `name`_bin and adds tests `name`_np<N> for each N in `ranks`, plus a test_suite `name`.
 
@@ -19,9 +19,9 @@ def mpi_test(name, srcs, deps = [], ranks = DEFAULT_RANKS, env = {}, size = "med
     cc_binary(
         name = binary,
         testonly = True,
-        srcs = srcs,
+        srcs = [name + ".cc"] if srcs == None else srcs,
         copts = KCOLL_COPTS,
-        deps = deps + ["//tests:mpi_test_main"],
+        deps = deps + ["//tests:matchers", "//tests:mpi_test_main"],
         **kwargs
     )
     # (name prefix, environment, rank counts) of every variant.

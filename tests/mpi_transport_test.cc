@@ -9,26 +9,18 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
+#include "tests/transport_test_util.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 std::unique_ptr<MpiTransport> MakeTransport() {
   auto t = MpiTransport::Create(MPI_COMM_WORLD);
   EXPECT_TRUE(t.ok()) << t.status();
   return t.ok() ? std::move(t).value() : nullptr;
-}
-
-std::vector<uint8_t> Pattern(int rank, size_t bytes, int salt) {
-  std::vector<uint8_t> v(bytes);
-  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>(i * 31 + rank * 7 + salt);
-  return v;
 }
 
 TEST(MpiTransport, DuplicatesTheCommunicator) {
@@ -43,15 +35,7 @@ TEST(MpiTransport, DuplicatesTheCommunicator) {
 TEST(MpiTransport, RingExchangeSplitIntoPieces) {
   auto t = MakeTransport();
   t->set_max_piece_bytes(1000);  // 4099 bytes travel as 5 pieces
-  const int n = t->size(), me = t->rank();
-  const int right = (me + 1) % n, left = (me + n - 1) % n;
-  for (size_t bytes : {size_t{0}, size_t{1}, size_t{1000}, size_t{4099}}) {
-    std::vector<uint8_t> out = Pattern(me, bytes, 1), in(bytes, 0);
-    ASSERT_TRUE(t->Recv(left, in.data(), bytes, 0).ok());
-    ASSERT_TRUE(t->Send(right, out.data(), bytes, 0).ok());
-    ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
-    EXPECT_EQ(in, Pattern(left, bytes, 1)) << bytes;
-  }
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{1000}, size_t{4099}}) ExpectRingExchange(*t, bytes);
 }
 
 TEST(MpiTransport, TagsSeparateConcurrentStreamsAndSingleWaitsComplete) {
@@ -94,4 +78,5 @@ TEST(MpiTransport, ReachesHostMemoryOnly) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

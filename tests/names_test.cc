@@ -5,11 +5,10 @@
 #include "collectives/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::HasSubstr;
 
 TEST(Names, EveryTypeOpCollectiveAndAlgorithmRoundTrips) {
   for (DataType t : AllDataTypes()) EXPECT_EQ(*ParseDataType(DataTypeName(t)), t);

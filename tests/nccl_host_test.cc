@@ -10,12 +10,10 @@
 #include "collectives/transport/nccl/nccl_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 TEST(NcclStatus, SuccessIsOk) { EXPECT_TRUE(NcclStatus(ncclSuccess, "ncclSend").ok()); }
 

@@ -17,16 +17,12 @@
 #include "tests/collective_reference.h"
 #include "tests/device_buffer.h"
 #include "tests/gpu_test_env.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::DeviceBuffer;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 TEST(NcclBootstrap, WithoutAGpuEveryRankFailsWithTheReason) {
   if (AllRanks(CudaDeviceCount().ok())) GTEST_SKIP() << "every rank has a GPU: the GPU tests below cover creation";
@@ -200,4 +196,5 @@ TEST_F(NcclGpuTest, PeerCollectivesMatchTheReference) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

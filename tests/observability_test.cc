@@ -20,44 +20,20 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 #include "tests/scoped_env.h"
+#include "tests/test_files.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::ScopedEnv;
 
 // The log lines name the algorithm: run the ring explicitly so they do not depend on what `auto` picks.
 CallOptions RingCall() {
   CallOptions options;
   options.algorithm = Algorithm::kRing;
   return options;
-}
-
-using testing::AllRanks;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
-
-// Sets an environment variable for the scope, restoring the previous value after.
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-std::string Host() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
-}
-
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return absl::StrSplit(text.str(), '\n', absl::SkipEmpty());
 }
 
 // Emulated nodes of 2 ranks when the rank count is even, else one node of all ranks.
@@ -225,7 +201,7 @@ TEST(Settings, BadValuesAreInvalidArgumentNamingThem) {
     ScopedEnv env("KCOLL_DEBUG", "LOUD");
     auto comm = Communicator::Create(MPI_COMM_WORLD);
     ASSERT_TRUE(AllRanks(!comm.ok()));
-    EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_DEBUG: 'LOUD'"));
+    EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_DEBUG: log level 'LOUD'"));
   }
   {
     ScopedEnv env("KCOLL_DEBUG", "INFO");
@@ -304,4 +280,5 @@ TEST(Counters, AccumulateAndReset) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -14,18 +14,12 @@
 #include "collectives/topology/gpu_info.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
+#include "tests/test_files.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
 
 TEST(CpuList, ParsesAndFormatsLinuxRanges) {
   auto cpus = ParseCpuList("0-3,8,10-11\n");
@@ -148,4 +142,5 @@ TEST(GpuInfo, AbsentWithoutCudaOrADevice) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -24,6 +24,8 @@
 #include "tests/collective_reference.h"
 #include "tests/collective_test_util.h"
 #include "tests/exact_values.h"
+#include "tests/make_communicator.h"
+#include "tests/matchers.h"
 #include "tests/mpi_reference.h"
 #include "tests/mpi_test_env.h"
 #include "tests/scoped_env.h"
@@ -32,15 +34,11 @@ namespace kcoll {
 namespace testing {
 namespace {
 
-using ::testing::HasSubstr;
-
 std::unique_ptr<Communicator> MakeComm(absl::Duration timeout = absl::InfiniteDuration()) {
   CommunicatorOptions options;
   options.backend = ExecBackend::kSerial;
   options.timeout = timeout;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
+  return MakeCommunicator(options);
 }
 
 uint64_t DirectCalls(const Communicator& comm, Collective c) {

@@ -14,26 +14,18 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
+#include "tests/transport_test_util.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 std::unique_ptr<ShmTransport> MakeTransport(const ShmOptions& options = {}) {
   auto t = ShmTransport::Create(MPI_COMM_WORLD, options);
   EXPECT_TRUE(t.ok()) << t.status();
   return t.ok() ? std::move(t).value() : nullptr;
-}
-
-std::vector<uint8_t> Pattern(int rank, size_t bytes, int salt) {
-  std::vector<uint8_t> v(bytes);
-  for (size_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>(i * 31 + rank * 7 + salt);
-  return v;
 }
 
 // Small slots and a low single-copy threshold so that every path runs with small messages.
@@ -50,17 +42,11 @@ class ShmRing : public ::testing::TestWithParam<bool> {};
 TEST_P(ShmRing, EveryMessageShapeArrivesIntact) {
   auto t = MakeTransport(SmallSlots(GetParam()));
   ASSERT_NE(t, nullptr);
-  const int n = t->size(), me = t->rank();
-  const int right = (me + 1) % n, left = (me + n - 1) % n;
   // Empty, inline (<= 32 B), one slot, several slots, more than the ring holds, and single-copy sizes.
   for (size_t bytes : {size_t{0}, size_t{8}, size_t{32}, size_t{33}, size_t{256}, size_t{1000}, size_t{4095},
                        size_t{4096}, size_t{100000}}) {
     t->BeginCall({"test", "ring", 7});
-    std::vector<uint8_t> out = Pattern(me, bytes, 1), in(bytes, 0);
-    ASSERT_TRUE(t->Recv(left, in.data(), bytes, 0).ok());
-    ASSERT_TRUE(t->Send(right, out.data(), bytes, 0).ok());
-    ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
-    EXPECT_EQ(in, Pattern(left, bytes, 1)) << bytes;
+    ExpectRingExchange(*t, bytes);
   }
 }
 
@@ -222,4 +208,5 @@ TEST(ShmTransport, AMessageOfACallWithOtherArgumentsIsNamedAndLeftAtQuiesce) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

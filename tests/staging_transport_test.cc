@@ -18,18 +18,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::EncodeAt;
-using testing::ExactInput;
-using testing::ExactReduction;
-using ::testing::HasSubstr;
-using testing::WorldRank;
-using testing::WorldSize;
 
 // What the staging did, shared between the test, the staging and the recording transport.
 struct Ledger {
@@ -232,4 +226,5 @@ TEST_F(StagingTransportTest, ErrorsLeaveThePoolUsable) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -71,14 +71,7 @@ class StreamOrderAllTest : public ::testing::TestWithParam<Param> {
       }
       if (!input.empty()) std::memcpy(send, input.data(), input.size());
     }
-    CollectiveArgs args;
-    args.collective = c;
-    args.send = send;
-    args.recv = recv;
-    args.count = count;
-    args.type = type;
-    args.op = op;
-    args.root = root;
+    CollectiveArgs args{c, send, recv, count, type, op, root, {}};
     args.options.chunk_bytes = count > 1000 ? 8192 : 0;  // pipelined schedules: several chunks in flight
     Resources res{*rig_.transport, *rig_.kernels, rig_.topology};
     const absl::Status s = FindAlgorithm(c, algorithm).value()(args, res);

@@ -3,13 +3,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
-using testing::ScopedEnv;
 
 TEST(ParseTimeout, SecondsOrDurations) {
   EXPECT_EQ(*ParseTimeout("30", "T"), absl::Seconds(30));
@@ -104,4 +103,5 @@ TEST_F(ChooseTimeoutTest, ErrorsNameTheSetting) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

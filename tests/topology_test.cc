@@ -4,11 +4,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::testing::ElementsAre;
 
 TEST(Topology, NodesAreNumberedByLowestRankAndRingVisitsNodesInTurn) {
   // Ranks 0,2,4 share a machine labelled 7; ranks 1,3 one labelled 3.

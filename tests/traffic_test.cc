@@ -24,11 +24,8 @@
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
+namespace testing {
 namespace {
-
-using testing::AllRanks;
-using testing::WorldRank;
-using testing::WorldSize;
 
 uint64_t Sum(uint64_t v) {
   MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -227,4 +224,5 @@ TEST(AllReduceTraffic, HierarchicalSendsOneShardPerRankAcrossNodes) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace kcoll

@@ -10,12 +10,11 @@
 
 #include "gmock/gmock.h"
 #include "tests/collective_test_util.h"
+#include "tests/matchers.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-using ::testing::HasSubstr;
 
 template <class T>
 using HostView = Kokkos::View<T*, Kokkos::HostSpace>;

@@ -23,3 +23,21 @@ def cc_binary(**kwargs):
 
 def cc_test(**kwargs):
     native.cc_test(**_with_std(kwargs))
+
+def kcoll_library(name, srcs = None, hdrs = None, **kwargs):
+    """cc_library `name` of `name`.cc and `name`.h (whichever exist), unless `srcs` or `hdrs` say otherwise."""
+    cc_library(
+        name = name,
+        srcs = native.glob([name + ".cc"]) if srcs == None else srcs,
+        hdrs = native.glob([name + ".h"]) if hdrs == None else hdrs,
+        **kwargs
+    )
+
+def kcoll_test(name, srcs = None, deps = [], **kwargs):
+    """cc_test `name` of `name`.cc (unless `srcs` says otherwise), with kcoll's matcher names (tests/matchers.h)."""
+    cc_test(
+        name = name,
+        srcs = [name + ".cc"] if srcs == None else srcs,
+        deps = deps + ["//tests:matchers"],
+        **kwargs
+    )

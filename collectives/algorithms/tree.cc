@@ -25,15 +25,7 @@ namespace {
 
 absl::Status RunTree(Resources& res, TreeLinks links, const void* send, void* recv, size_t count, DataType type,
                      ReduceOp op, int tag, size_t chunk_elems, int scratch_slot, int depth) {
-  TreePipeline::Spec spec;
-  spec.in = send;
-  spec.out = recv;
-  spec.count = count;
-  spec.type = type;
-  spec.op = op;
-  spec.tag = tag;
-  spec.chunk_elems = chunk_elems;
-  spec.scratch_slot = scratch_slot;
+  const TreePipeline::Spec spec{send, recv, count, type, op, tag, chunk_elems, scratch_slot};
   TreePipeline tree(res, std::move(links), spec);
   return RunTreePipelines(res, {&tree}, 2 * static_cast<size_t>(depth));
 }

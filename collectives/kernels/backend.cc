@@ -57,6 +57,14 @@ bool StartKokkos(int* argc, char*** argv) {
   return true;
 }
 
+void InitializeKokkosQuietly(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  char disable_warnings[] = "--kokkos-disable-warnings";
+  args.push_back(disable_warnings);
+  int args_count = static_cast<int>(args.size());
+  Kokkos::initialize(args_count, args.data());
+}
+
 void StopKokkos() {
   if (Kokkos::is_initialized()) Kokkos::finalize();
 }

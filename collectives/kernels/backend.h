@@ -30,6 +30,9 @@ bool KokkosRunning();
 // arguments (both may be null) unless it is initialised already; true if this call initialised it.
 bool StartKokkos(int* argc, char*** argv);
 void StopKokkos();
+// Kokkos::initialize with the program's arguments plus --kokkos-disable-warnings, for jobs whose ranks outnumber
+// the cores on purpose (Kokkos would print its oversubscription warning on every rank).
+void InitializeKokkosQuietly(int argc, char** argv);
 
 // Kernels on `backend`. `synchronous`: fence after each kernel (needed when a transport reads the memory from the
 // host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.
