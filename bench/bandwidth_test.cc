@@ -96,34 +96,25 @@ TEST(BandwidthTest, ProfileErrorsNameTheFileAndField) {
   EXPECT_THAT(error(write("zero.json", zero)), HasSubstr("zero.json: intra.beta_s_per_byte is 0"));
 }
 
-TEST(LayoutTest, NcclTestsCountsPerCollective) {
-  // 1 KiB of float on 4 ranks.
-  Layout ar = MakeLayout(Collective::kAllReduce, 1024, 4, 4);
-  EXPECT_EQ(ar.count, 256u);
-  EXPECT_EQ(ar.send_count, 256u);
-  EXPECT_EQ(ar.recv_count, 256u);
-  EXPECT_EQ(ar.bytes, 1024u);
+// MakeLayout for 1 KiB of float on 4 ranks, with its element counts (per rank, sent, received) checked.
+Layout CheckedLayout(Collective c, size_t count, size_t send_count, size_t recv_count) {
+  const Layout l = MakeLayout(c, 1024, 4, 4);
+  EXPECT_EQ(l.count, count) << CollectiveName(c);
+  EXPECT_EQ(l.send_count, send_count) << CollectiveName(c);
+  EXPECT_EQ(l.recv_count, recv_count) << CollectiveName(c);
+  return l;
+}
 
-  Layout ag = MakeLayout(Collective::kAllGather, 1024, 4, 4);
-  EXPECT_EQ(ag.count, 64u);
-  EXPECT_EQ(ag.send_count, 64u);
-  EXPECT_EQ(ag.recv_count, 256u);
+TEST(LayoutTest, NcclTestsCountsPerCollective) {
+  EXPECT_EQ(CheckedLayout(Collective::kAllReduce, 256, 256, 256).bytes, 1024u);
+  const Layout ag = CheckedLayout(Collective::kAllGather, 64, 64, 256);
   EXPECT_EQ(ag.send_inplace_offset, 64u);
   EXPECT_EQ(ag.recv_inplace_offset, 0u);
   EXPECT_EQ(ag.bytes, 1024u);
-
-  Layout rs = MakeLayout(Collective::kReduceScatter, 1024, 4, 4);
-  EXPECT_EQ(rs.count, 64u);
-  EXPECT_EQ(rs.send_count, 256u);
-  EXPECT_EQ(rs.recv_count, 64u);
+  const Layout rs = CheckedLayout(Collective::kReduceScatter, 64, 256, 64);
   EXPECT_EQ(rs.recv_inplace_offset, 64u);
   EXPECT_EQ(rs.bytes, 1024u);
-
-  Layout a2a = MakeLayout(Collective::kAllToAll, 1024, 4, 4);
-  EXPECT_EQ(a2a.count, 64u);
-  EXPECT_EQ(a2a.send_count, 256u);
-  EXPECT_EQ(a2a.recv_count, 256u);
-
+  CheckedLayout(Collective::kAllToAll, 64, 256, 256);
   Layout g = MakeLayout(Collective::kGather, 1024, 4, 4);
   EXPECT_EQ(g.count, 64u);
   EXPECT_EQ(g.recv_count, 256u);

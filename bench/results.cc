@@ -24,13 +24,7 @@ bool SameRow(const Row& a, const Row& b) {
 
 // The identity of the row's size.
 SizeIdentity IdentityOf(const Row& r) {
-  SizeIdentity id;
-  id.collective = r.collective;
-  id.bytes = r.bytes;
-  id.type = r.type;
-  id.op = r.op;
-  id.root = r.root;
-  return id;
+  return SizeIdentity{r.collective, r.bytes, r.type, r.op, r.root};
 }
 
 }  // namespace

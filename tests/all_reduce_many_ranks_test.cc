@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/algorithm_param.h"
 #include "tests/all_reduce_check.h"
+#include "tests/make_communicator.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
@@ -26,9 +27,8 @@ struct Case {
 class ManyRanksTest : public ::testing::TestWithParam<Algorithm> {};
 
 TEST_P(ManyRanksTest, UnevenCountsAreBitExact) {
-  CommunicatorOptions options;
-  options.backend = ExecBackend::kSerial;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options).value();
+  auto comm = MakeCommunicator(ExecBackend::kSerial);
+  ASSERT_NE(comm, nullptr);
   const size_t n = static_cast<size_t>(WorldSize());
   const std::vector<Case> cases = {
       {DataType::kInt32, ReduceOp::kSum, false},    {DataType::kFloat16, ReduceOp::kSum, true},

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/algorithm_param.h"
 #include "tests/all_reduce_check.h"
+#include "tests/make_communicator.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
@@ -19,9 +20,8 @@ namespace {
 class SweepTest : public ::testing::TestWithParam<Algorithm> {};
 
 TEST_P(SweepTest, EveryCountTypeOpAndChunking) {
-  CommunicatorOptions options;
-  options.backend = ExecBackend::kSerial;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options).value();
+  auto comm = MakeCommunicator(ExecBackend::kSerial);
+  ASSERT_NE(comm, nullptr);
   const size_t n = static_cast<size_t>(WorldSize());
   CallOptions call;
   call.algorithm = GetParam();

@@ -10,18 +10,13 @@
 #include "collectives/views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/make_communicator.h"
 #include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-std::unique_ptr<Communicator> MakeComm(const CommunicatorOptions& options = {}) {
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
-}
 
 // After a refused call every rank must still be in step: a real AllReduce gives the right answer.
 void ExpectStillInStep(Communicator& comm) {
@@ -31,7 +26,7 @@ void ExpectStillInStep(Communicator& comm) {
 }
 
 TEST(CommunicatorArgs, NullBuffersWithElementsAreRefused) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   std::vector<float> buf(10);
   absl::Status s = comm->AllReduce(nullptr, buf.data(), 10, DataType::kFloat32, ReduceOp::kSum);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -44,7 +39,7 @@ TEST(CommunicatorArgs, NullBuffersWithElementsAreRefused) {
 }
 
 TEST(CommunicatorArgs, UnknownTypeAndOpAreRefused) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   int32_t x = 1, y = 0;
   absl::Status s = comm->AllReduce(&x, &y, 1, static_cast<DataType>(99), ReduceOp::kSum);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -56,7 +51,7 @@ TEST(CommunicatorArgs, UnknownTypeAndOpAreRefused) {
 }
 
 TEST(CommunicatorArgs, DeviceMemoryIsRefusedByHostTransport) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   int32_t x = 1, y = 0;
   absl::Status s = comm->AllReduce(&x, &y, 1, DataType::kInt32, ReduceOp::kSum, {}, MemoryKind::kDevice);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -65,7 +60,7 @@ TEST(CommunicatorArgs, DeviceMemoryIsRefusedByHostTransport) {
 }
 
 TEST(CommunicatorArgs, AlgorithmThatDoesNotApplyIsRefused) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   int32_t x = 1, y = 0;
   CallOptions options;
   options.algorithm = Algorithm::kLinear;
@@ -76,7 +71,7 @@ TEST(CommunicatorArgs, AlgorithmThatDoesNotApplyIsRefused) {
 }
 
 TEST(CommunicatorArgs, UseAfterFinalizeIsRefused) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   ASSERT_TRUE(comm->Finalize().ok());
   EXPECT_TRUE(comm->finalized());
   int32_t x = 1, y = 0;
@@ -114,18 +109,18 @@ TEST(CommunicatorCreate, EmulatedNodesShapeTheTopology) {
   const int n = WorldSize();
   CommunicatorOptions options;
   options.ranks_per_node = 1;
-  auto comm = MakeComm(options);
+  auto comm = MakeCommunicator(options);
   EXPECT_EQ(comm->topology().nnodes, n);
   EXPECT_TRUE(comm->topology().emulated);
   EXPECT_EQ(comm->topology().uniform_ranks_per_node(), 1);
-  comm = MakeComm();  // nodes from MPI: one machine
+  comm = MakeCommunicator();  // nodes from MPI: one machine
   EXPECT_EQ(comm->topology().nnodes, 1);
   EXPECT_FALSE(comm->topology().emulated);
   EXPECT_EQ(comm->rank(), WorldRank());
 }
 
 TEST(CommunicatorViews, AllReduceOnViewsAndItsChecks) {
-  auto comm = MakeComm();
+  auto comm = MakeCommunicator();
   const int n = WorldSize();
   Kokkos::View<int64_t*, Kokkos::HostSpace> send("send", 33), recv("recv", 33);
   for (int i = 0; i < 33; ++i) send(i) = i * (WorldRank() + 1);

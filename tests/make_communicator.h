@@ -13,7 +13,7 @@
 namespace kcoll {
 namespace testing {
 
-inline std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorOptions& options) {
+inline std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorOptions& options = {}) {
   auto comm = Communicator::Create(MPI_COMM_WORLD, options);
   EXPECT_TRUE(comm.ok()) << comm.status();
   return comm.ok() ? std::move(comm).value() : nullptr;

@@ -29,15 +29,15 @@ absl::Status BidirectionalRingAllReduce(const CollectiveArgs& args, Resources& r
   std::deque<RingPipeline> directions;
   for (int d = 0; d < 2; ++d) {
     const Block half = BlockOf(args.count, 2, d);
-    RingPipeline::Spec spec;
-    spec.in = static_cast<const char*>(args.send) + half.offset * elem;
-    spec.out = static_cast<char*>(args.recv) + half.offset * elem;
-    spec.count = half.count;
-    spec.type = args.type;
-    spec.op = args.op;
-    spec.tag = d;
-    spec.slice_block_elems = chunk;
-    spec.scratch_slot = 2 * d;
+    const RingPipeline::Spec spec{RingPipeline::Phases::kAllReduce,
+                                  static_cast<const char*>(args.send) + half.offset * elem,
+                                  static_cast<char*>(args.recv) + half.offset * elem,
+                                  half.count,
+                                  args.type,
+                                  args.op,
+                                  /*tag=*/d,
+                                  /*slice_block_elems=*/chunk,
+                                  /*scratch_slot=*/2 * d};
     directions.emplace_back(res, d == 0 ? clockwise : counter_clockwise, spec);
   }
   return RunInterleaved(res, {&directions[0], &directions[1]});

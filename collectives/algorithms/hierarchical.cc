@@ -43,16 +43,8 @@ constexpr int kIntraAllGatherTag = 2;
 
 absl::Status RunRingPhase(Resources& res, const Group& group, RingPipeline::Phases phases, const void* in, void* out,
                           size_t count, const CollectiveArgs& args, int tag, int scratch_slot) {
-  RingPipeline::Spec spec;
-  spec.phases = phases;
-  spec.in = in;
-  spec.out = out;
-  spec.count = count;
-  spec.type = args.type;
-  spec.op = args.op;
-  spec.tag = tag;
-  spec.slice_block_elems = 0;  // one slice: the caller slices
-  spec.scratch_slot = scratch_slot;
+  // One slice (slice_block_elems 0): the caller slices.
+  const RingPipeline::Spec spec{phases, in, out, count, args.type, args.op, tag, /*slice_block_elems=*/0, scratch_slot};
   RingPipeline ring(res, group, spec);
   return RunInterleaved(res, {&ring});
 }
