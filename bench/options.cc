@@ -4,6 +4,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -163,189 +167,164 @@ absl::Status ParseAlgos(const Flag& f, absl::string_view value, const ParseConte
   return absl::OkStatus();
 }
 
-}  // namespace
+// The integer options: their bounds and where their value goes.
+struct IntegerFlag {
+  const char* name;
+  int64_t min, max;
+  void (*set)(BenchOptions& o, int64_t v);
+};
 
-absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& args, const ParseContext& context) {
-  BenchOptions o;
-  bool factor_given = false, step_given = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (absl::StartsWith(arg, "--benchmark_") || absl::StartsWith(arg, "--kokkos-")) continue;
-    const Flag* flag = nullptr;
-    std::optional<std::string> inline_value;
-    if (absl::StartsWith(arg, "--")) {
-      absl::string_view body = absl::string_view(arg).substr(2);
-      const size_t eq = body.find('=');
-      flag = FindLong(body.substr(0, eq));
-      if (flag == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
-      }
-      if (eq != absl::string_view::npos) inline_value = std::string(body.substr(eq + 1));
-    } else if (arg.size() >= 2 && arg[0] == '-' && !absl::ascii_isdigit(arg[1])) {
-      flag = FindShort(arg[1]);
-      if (flag == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
-      }
-      if (arg.size() > 2) inline_value = arg.substr(2);
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "' (options start with -)"));
-    }
-    std::string value;
-    if (flag->value == nullptr) {
-      if (inline_value.has_value()) return Bad(*flag, *inline_value, "takes no value");
-    } else if (inline_value.has_value()) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(FlagName(*flag), ": missing value (", flag->value, ")"));
-      }
-      value = args[++i];
-    }
+const IntegerFlag kIntegerFlags[] = {
+    {"stepfactor", 2, 1 << 20, [](BenchOptions& o, int64_t v) { o.step_factor = static_cast<size_t>(v); }},
+    {"iters", 1, 1 << 30, [](BenchOptions& o, int64_t v) { o.iters = static_cast<int>(v); }},
+    {"warmup_iters", 0, 1 << 30, [](BenchOptions& o, int64_t v) { o.warmup_iters = static_cast<int>(v); }},
+    {"agg_iters", 1, 1 << 20, [](BenchOptions& o, int64_t v) { o.agg_iters = static_cast<int>(v); }},
+    {"check", 0, 1000, [](BenchOptions& o, int64_t v) { o.check = static_cast<int>(v); }},
+    {"average", 0, 3, [](BenchOptions& o, int64_t v) { o.time_across = static_cast<TimeAcrossRanks>(v); }},
+    {"timeout", 0, 1 << 24, [](BenchOptions& o, int64_t v) { o.timeout_s = static_cast<int>(v); }},
+    {"per_iter_timing", 0, 1, [](BenchOptions& o, int64_t v) { o.per_iter_timing = v == 1; }},
+    {"ranks", 1, 4096,
+     [](BenchOptions& o, int64_t v) {
+       o.ranks = static_cast<int>(v);
+       o.ranks_given = true;
+     }},
+    {"ranks_per_node", 1, 4096, [](BenchOptions& o, int64_t v) { o.ranks_per_node = static_cast<int>(v); }},
+    {"touch_input", 0, 1, [](BenchOptions& o, int64_t v) { o.touch_input = v == 1; }},
+    {"rounds", 1, 100, [](BenchOptions& o, int64_t v) { o.rounds = static_cast<int>(v); }},
+    {"recalibrate", 0, 10, [](BenchOptions& o, int64_t v) { o.recalibrate = static_cast<int>(v); }},
+};
 
-    const std::string name = flag->name;
-    if (name == "minbytes" || name == "maxbytes" || name == "stepbytes") {
-      auto bytes = ParseByteSize(value);
-      if (!bytes.ok()) return Bad(*flag, value, bytes.status().message());
-      if (name == "minbytes") o.min_bytes = *bytes;
-      if (name == "maxbytes") o.max_bytes = *bytes;
-      if (name == "stepbytes") {
-        if (*bytes == 0) return Bad(*flag, value, "the step must be at least 1 byte");
-        o.step_bytes = *bytes;
-        step_given = true;
-      }
-    } else if (name == "stepfactor") {
-      auto v = ParseInt(*flag, value, 2, 1 << 20);
-      if (!v.ok()) return v.status();
-      o.step_factor = static_cast<size_t>(*v);
-      factor_given = true;
-    } else if (name == "iters") {
-      auto v = ParseInt(*flag, value, 1, 1 << 30);
-      if (!v.ok()) return v.status();
-      o.iters = static_cast<int>(*v);
-    } else if (name == "warmup_iters") {
-      auto v = ParseInt(*flag, value, 0, 1 << 30);
-      if (!v.ok()) return v.status();
-      o.warmup_iters = static_cast<int>(*v);
-    } else if (name == "agg_iters") {
-      auto v = ParseInt(*flag, value, 1, 1 << 20);
-      if (!v.ok()) return v.status();
-      o.agg_iters = static_cast<int>(*v);
-    } else if (name == "check") {
-      auto v = ParseInt(*flag, value, 0, 1000);
-      if (!v.ok()) return v.status();
-      o.check = static_cast<int>(*v);
-    } else if (name == "op") {
-      if (absl::AsciiStrToLower(value) == "all") {
-        o.ops = AllReduceOps();
-      } else {
-        auto op = ParseReduceOp(value);
-        if (!op.ok()) return Bad(*flag, value, absl::StrCat(op.status().message(), ", all"));
-        o.ops = {*op};
-      }
-    } else if (name == "datatype") {
-      if (absl::AsciiStrToLower(value) == "all") {
-        o.types = AllDataTypes();
-      } else {
-        auto type = ParseDataType(value);
-        if (!type.ok()) return Bad(*flag, value, absl::StrCat(type.status().message(), ", all"));
-        o.types = {*type};
-      }
-    } else if (name == "root") {
-      if (absl::AsciiStrToLower(value) == "all") {
-        o.root.reset();
-      } else {
-        auto v = ParseInt(*flag, value, 0, std::numeric_limits<int>::max());
-        if (!v.ok()) return Bad(*flag, value, "not a rank (an integer >= 0) or all");
-        o.root = static_cast<int>(*v);
-      }
-    } else if (name == "average") {
-      auto v = ParseInt(*flag, value, 0, 3);
-      if (!v.ok()) return v.status();
-      o.time_across = static_cast<TimeAcrossRanks>(*v);
-    } else if (name == "timeout") {
-      auto v = ParseInt(*flag, value, 0, 1 << 24);
-      if (!v.ok()) return v.status();
-      o.timeout_s = static_cast<int>(*v);
-    } else if (name == "per_iter_timing") {
-      auto v = ParseInt(*flag, value, 0, 1);
-      if (!v.ok()) return v.status();
-      o.per_iter_timing = *v == 1;
-    } else if (name == "json") {
-      if (value.empty()) return Bad(*flag, value, "empty file name");
-      o.json_path = value;
-    } else if (name == "algo") {
-      absl::Status s = ParseAlgos(*flag, value, context, &o.algos);
-      if (!s.ok()) return s;
-    } else if (name == "exec") {
-      const std::string lower = absl::AsciiStrToLower(value);
-      bool found = false;
-      for (const std::string& e : context.exec_available) found = found || e == lower;
-      if (!found) {
-        return Bad(*flag, value,
-                   absl::StrCat("not an execution space of this build (available: ",
-                                absl::StrJoin(context.exec_available, ", "), ")"));
-      }
-      o.exec = lower;
-    } else if (name == "ranks") {
-      auto v = ParseInt(*flag, value, 1, 4096);
-      if (!v.ok()) return v.status();
-      o.ranks = static_cast<int>(*v);
-      o.ranks_given = true;
-    } else if (name == "ranks_per_node") {
-      auto v = ParseInt(*flag, value, 1, 4096);
-      if (!v.ok()) return v.status();
-      o.ranks_per_node = static_cast<int>(*v);
-    } else if (name == "intra_bw" || name == "inter_bw") {
-      auto v = ParseGBps(*flag, value);
-      if (!v.ok()) return v.status();
-      (name == "intra_bw" ? o.intra_bw_gbps : o.inter_bw_gbps) = *v;
-    } else if (name == "profile") {
-      if (value.empty()) return Bad(*flag, value, "empty file name");
-      o.profile_path = value;
-    } else if (name == "model") {
-      o.model = true;
-    } else if (name == "registered") {
-      o.registered = true;
-    } else if (name == "calibrate") {
-      if (value.empty()) return Bad(*flag, value, "empty file name");
-      o.calibrate_path = value;
-    } else if (name == "touch_input") {
-      auto v = ParseInt(*flag, value, 0, 1);
-      if (!v.ok()) return v.status();
-      o.touch_input = *v == 1;
-    } else if (name == "rounds") {
-      auto v = ParseInt(*flag, value, 1, 100);
-      if (!v.ok()) return v.status();
-      o.rounds = *v;
-    } else if (name == "with_timeout") {
-      auto v = ParseTimeout(value, FlagName(*flag));
-      if (!v.ok()) return v.status();
-      if (*v == absl::InfiniteDuration()) return Bad(*flag, value, "not a timeout (0 is no limit: leave the flag out)");
-      o.with_timeout = *v;
-    } else if (name == "transport") {
-      o.transports.clear();
-      for (absl::string_view item : absl::StrSplit(value, ',')) {
-        const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
-        if (lower != "auto" && !ParseTransportKind(lower).ok()) {
-          return Bad(*flag, value, absl::StrCat("'", item, "' is not a transport (auto, mpi, shm, nccl)"));
-        }
-        if (std::find(o.transports.begin(), o.transports.end(), lower) != o.transports.end()) {
-          return Bad(*flag, value, absl::StrCat("'", item, "' is listed twice"));
-        }
-        o.transports.push_back(lower);
-      }
-    } else if (name == "recalibrate") {
-      auto v = ParseInt(*flag, value, 0, 10);
-      if (!v.ok()) return v.status();
-      o.recalibrate = static_cast<int>(*v);
-    } else if (name == "help") {
-      o.help = true;
-    }
+// The options that name a file, and the switches (options without a value).
+const std::pair<const char*, std::string BenchOptions::*> kFileFlags[] = {{"json", &BenchOptions::json_path},
+                                                                          {"profile", &BenchOptions::profile_path},
+                                                                          {"calibrate", &BenchOptions::calibrate_path}};
+const std::pair<const char*, bool BenchOptions::*> kSwitches[] = {
+    {"model", &BenchOptions::model}, {"registered", &BenchOptions::registered}, {"help", &BenchOptions::help}};
+
+// The option at args[i] and its value (inline or the next argument, which `i` then moves past).
+absl::StatusOr<std::pair<const Flag*, std::string>> ReadFlag(const std::vector<std::string>& args, size_t& i) {
+  const std::string& arg = args[i];
+  const Flag* flag = nullptr;
+  std::optional<std::string> inline_value;
+  if (absl::StartsWith(arg, "--")) {
+    absl::string_view body = absl::string_view(arg).substr(2);
+    const size_t eq = body.find('=');
+    flag = FindLong(body.substr(0, eq));
+    if (eq != absl::string_view::npos) inline_value = std::string(body.substr(eq + 1));
+  } else if (arg.size() >= 2 && arg[0] == '-' && !absl::ascii_isdigit(arg[1])) {
+    flag = FindShort(arg[1]);
+    if (arg.size() > 2) inline_value = arg.substr(2);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "' (options start with -)"));
   }
+  if (flag == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
+  if (flag->value == nullptr) {
+    if (inline_value.has_value()) return Bad(*flag, *inline_value, "takes no value");
+    return std::make_pair(flag, std::string());
+  }
+  if (inline_value.has_value()) return std::make_pair(flag, *inline_value);
+  if (i + 1 >= args.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(FlagName(*flag), ": missing value (", flag->value, ")"));
+  }
+  return std::make_pair(flag, args[++i]);
+}
+
+// `value` of an option that takes one value, or `all`: `all` when it says so, else what `parse` makes of it.
+template <typename T, typename Parse>
+absl::Status ParseOneOrAll(const Flag& flag, const std::string& value, Parse parse, std::vector<T>& out,
+                           const std::vector<T>& all) {
+  if (absl::AsciiStrToLower(value) == "all") {
+    out = all;
+    return absl::OkStatus();
+  }
+  auto parsed = parse(value);
+  if (!parsed.ok()) return Bad(flag, value, absl::StrCat(parsed.status().message(), ", all"));
+  out = {*parsed};
+  return absl::OkStatus();
+}
+
+absl::Status ParseTransports(const Flag& flag, const std::string& value, BenchOptions& o) {
+  o.transports.clear();
+  for (absl::string_view item : absl::StrSplit(value, ',')) {
+    const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
+    if (lower != "auto" && !ParseTransportKind(lower).ok()) {
+      return Bad(flag, value, absl::StrCat("'", item, "' is not a transport (auto, mpi, shm, nccl)"));
+    }
+    if (std::find(o.transports.begin(), o.transports.end(), lower) != o.transports.end()) {
+      return Bad(flag, value, absl::StrCat("'", item, "' is listed twice"));
+    }
+    o.transports.push_back(lower);
+  }
+  return absl::OkStatus();
+}
+
+// Applies one option to `o`: the tables above first, then the options with a parser of their own.
+absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseContext& context, BenchOptions& o) {
+  const std::string name = flag.name;
+  for (const IntegerFlag& f : kIntegerFlags) {
+    if (name != f.name) continue;
+    auto v = ParseInt(flag, value, f.min, f.max);
+    if (!v.ok()) return v.status();
+    f.set(o, *v);
+    return absl::OkStatus();
+  }
+  for (const auto& [file_flag, field] : kFileFlags) {
+    if (name != file_flag) continue;
+    if (value.empty()) return Bad(flag, value, "empty file name");
+    o.*field = value;
+    return absl::OkStatus();
+  }
+  for (const auto& [switch_flag, field] : kSwitches) {
+    if (name == switch_flag) o.*field = true;
+  }
+  if (name == "minbytes" || name == "maxbytes" || name == "stepbytes") {
+    auto bytes = ParseByteSize(value);
+    if (!bytes.ok()) return Bad(flag, value, bytes.status().message());
+    if (name == "stepbytes" && *bytes == 0) return Bad(flag, value, "the step must be at least 1 byte");
+    (name == "minbytes" ? o.min_bytes : name == "maxbytes" ? o.max_bytes : o.step_bytes) = *bytes;
+  } else if (name == "op") {
+    return ParseOneOrAll(flag, value, ParseReduceOp, o.ops, AllReduceOps());
+  } else if (name == "datatype") {
+    return ParseOneOrAll(flag, value, ParseDataType, o.types, AllDataTypes());
+  } else if (name == "root") {
+    if (absl::AsciiStrToLower(value) == "all") {
+      o.root.reset();
+      return absl::OkStatus();
+    }
+    auto v = ParseInt(flag, value, 0, std::numeric_limits<int>::max());
+    if (!v.ok()) return Bad(flag, value, "not a rank (an integer >= 0) or all");
+    o.root = static_cast<int>(*v);
+  } else if (name == "algo") {
+    return ParseAlgos(flag, value, context, &o.algos);
+  } else if (name == "exec") {
+    const std::string lower = absl::AsciiStrToLower(value);
+    if (std::find(context.exec_available.begin(), context.exec_available.end(), lower) ==
+        context.exec_available.end()) {
+      return Bad(flag, value,
+                 absl::StrCat("not an execution space of this build (available: ",
+                              absl::StrJoin(context.exec_available, ", "), ")"));
+    }
+    o.exec = lower;
+  } else if (name == "intra_bw" || name == "inter_bw") {
+    auto v = ParseGBps(flag, value);
+    if (!v.ok()) return v.status();
+    (name == "intra_bw" ? o.intra_bw_gbps : o.inter_bw_gbps) = *v;
+  } else if (name == "with_timeout") {
+    auto v = ParseTimeout(value, FlagName(flag));
+    if (!v.ok()) return v.status();
+    if (*v == absl::InfiniteDuration()) return Bad(flag, value, "not a timeout (0 is no limit: leave the flag out)");
+    o.with_timeout = *v;
+  } else if (name == "transport") {
+    return ParseTransports(flag, value, o);
+  }
+  return absl::OkStatus();
+}
+
+// The checks that involve several options.
+absl::Status CheckCombination(const BenchOptions& o, bool factor_given, bool step_given) {
   if (factor_given && step_given) {
     return absl::InvalidArgumentError("-f/--stepfactor and -i/--stepbytes both given: choose one way to step");
   }
-  if (step_given) o.step_factor = 1;
   if (o.min_bytes > o.max_bytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("-b/--minbytes ", o.min_bytes, " is larger than -e/--maxbytes ", o.max_bytes));
@@ -374,6 +353,25 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
   if (o.root.has_value() && o.ranks_given && *o.root >= o.ranks) {
     return absl::InvalidArgumentError(absl::StrCat("-r/--root '", *o.root, "': must be < --ranks ", o.ranks));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& args, const ParseContext& context) {
+  BenchOptions o;
+  bool factor_given = false, step_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (absl::StartsWith(args[i], "--benchmark_") || absl::StartsWith(args[i], "--kokkos-")) continue;
+    auto flag = ReadFlag(args, i);
+    if (!flag.ok()) return flag.status();
+    const auto& [f, value] = *flag;
+    if (absl::Status s = ApplyFlag(*f, value, context, o); !s.ok()) return s;
+    factor_given = factor_given || std::string(f->name) == "stepfactor";
+    step_given = step_given || std::string(f->name) == "stepbytes";
+  }
+  if (step_given && !factor_given) o.step_factor = 1;
+  if (absl::Status s = CheckCombination(o, factor_given, step_given); !s.ok()) return s;
   return o;
 }
 

@@ -128,6 +128,14 @@ TEST(OptionsTest, TransportListsCommunicators) {
   EXPECT_THAT(Error({"--transport", "mpi,mpi"}), HasSubstr("'mpi' is listed twice"));
 }
 
+TEST(OptionsTest, StepInBytesMayStartAtZero) {
+  // An additive step grows from 0, so the check that a step factor never grows from 0 does not apply.
+  auto o = Parse({"-b", "0", "-e", "16", "-i", "8"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->step_factor, 1u);
+  EXPECT_EQ(o->step_bytes, 8u);
+}
+
 TEST(OptionsTest, ParsesEveryOption) {
   auto o = Parse({"-b",
                   "8",

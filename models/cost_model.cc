@@ -108,42 +108,11 @@ void CostModel::Build() {
     case Algorithm::kRingPipelined:
       BuildPipelinedRing(reducing, copying);
       break;
-    case Algorithm::kBidirectionalRing: {
-      std::vector<Transfer> transfers;
-      for (int64_t i = 0; i < n; ++i) {
-        transfers.push_back({i, (i + 1) % n, 0.5 / n});
-        transfers.push_back({i, (i + n - 1) % n, 0.5 / n});
-      }
-      AddRounds(reducing, transfers, true);
-      AddRounds(copying, transfers, false);
-      // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
-      // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
-      slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
-      cold_rounds_ = 1;
+    case Algorithm::kBidirectionalRing:
+      BuildBidirectionalRing(reducing, copying);
       break;
-    }
     case Algorithm::kTree:
-      switch (collective_) {
-        case Collective::kAllReduce:
-          BuildPipelinedTrees({BinomialTreeParents(n)});
-          break;
-        case Collective::kReduce:
-          AddBinomialReduce(true, false, 1);
-          break;
-        case Collective::kBroadcast:
-          AddBinomialBroadcast(false, 1);
-          break;
-        case Collective::kGather:
-          AddBinomialReduce(false, true, 1.0 / n);
-          break;
-        case Collective::kScatter:
-          AddBinomialBroadcast(true, 1.0 / n);
-          break;
-        default:  // kBarrier
-          AddBinomialReduce(false, false, 0);
-          AddBinomialBroadcast(false, 0);
-          break;
-      }
+      BuildBinomialTree();
       break;
     case Algorithm::kDoubleBinaryTree:
       BuildDoubleBinaryTree();
@@ -181,28 +150,73 @@ void CostModel::Build() {
       }
       break;
     case Algorithm::kLinear:
-      switch (collective_) {
-        case Collective::kBroadcast:
-          AddLinear(false, 1, false);
-          break;
-        case Collective::kReduce:
-          AddLinear(true, 1, true);
-          break;
-        case Collective::kGather:
-          AddLinear(true, 1.0 / n, false);
-          break;
-        case Collective::kScatter:
-          AddLinear(false, 1.0 / n, false);
-          break;
-        default:  // kBarrier
-          AddLinear(true, 0, false);
-          AddLinear(false, 0, false);
-          break;
-      }
+      BuildLinear();
       break;
     case Algorithm::kAuto:
     case Algorithm::kDirect:  // zero-copy on registered buffers: not priced, taken whenever they are registered
       break;                  // refused by Create
+  }
+}
+
+void CostModel::BuildBidirectionalRing(double reducing_rounds, double copying_rounds) {
+  const int64_t n = topology_.ranks();
+  std::vector<Transfer> transfers;
+  for (int64_t i = 0; i < n; ++i) {
+    transfers.push_back({i, (i + 1) % n, 0.5 / n});
+    transfers.push_back({i, (i + n - 1) % n, 0.5 / n});
+  }
+  AddRounds(reducing_rounds, transfers, true);
+  AddRounds(copying_rounds, transfers, false);
+  // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
+  // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
+  slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
+  cold_rounds_ = 1;
+}
+
+void CostModel::BuildBinomialTree() {
+  const int64_t n = topology_.ranks();
+  switch (collective_) {
+    case Collective::kAllReduce:
+      BuildPipelinedTrees({BinomialTreeParents(n)});
+      break;
+    case Collective::kReduce:
+      AddBinomialReduce(true, false, 1);
+      break;
+    case Collective::kBroadcast:
+      AddBinomialBroadcast(false, 1);
+      break;
+    case Collective::kGather:
+      AddBinomialReduce(false, true, 1.0 / n);
+      break;
+    case Collective::kScatter:
+      AddBinomialBroadcast(true, 1.0 / n);
+      break;
+    default:  // kBarrier
+      AddBinomialReduce(false, false, 0);
+      AddBinomialBroadcast(false, 0);
+      break;
+  }
+}
+
+void CostModel::BuildLinear() {
+  const int64_t n = topology_.ranks();
+  switch (collective_) {
+    case Collective::kBroadcast:
+      AddLinear(false, 1, false);
+      break;
+    case Collective::kReduce:
+      AddLinear(true, 1, true);
+      break;
+    case Collective::kGather:
+      AddLinear(true, 1.0 / n, false);
+      break;
+    case Collective::kScatter:
+      AddLinear(false, 1.0 / n, false);
+      break;
+    default:  // kBarrier
+      AddLinear(true, 0, false);
+      AddLinear(false, 0, false);
+      break;
   }
 }
 

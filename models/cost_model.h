@@ -181,6 +181,9 @@ class CostModel {
   void BuildPipelinedRing(double reducing_rounds, double copying_rounds);
   void BuildChain(bool reduces);
   void BuildDoubleBinaryTree();
+  void BuildBidirectionalRing(double reducing_rounds, double copying_rounds);
+  void BuildBinomialTree();
+  void BuildLinear();
   void BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees);
 
   double Overlap(double move, double reduce) const;
