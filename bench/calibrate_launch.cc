@@ -7,19 +7,11 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 namespace bench {
-namespace {
-
-bool IsSet(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
-
-}  // namespace
-
-bool UnderMpiLauncher() { return IsSet("OMPI_COMM_WORLD_SIZE") || IsSet("PMIX_RANK"); }
+bool UnderMpiLauncher() { return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr; }
 
 std::string ResolveOutputPath(const std::string& path, const std::string& build_working_directory,
                               const std::string& cwd) {

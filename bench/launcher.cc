@@ -10,38 +10,34 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collectives/env.h"
 #include "kcoll_mpi_paths.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
 
-const char* Env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
 constexpr char kLaunchedVar[] = "KCOLL_BENCH_LAUNCHED";
 
 }  // namespace
 
 bool StartedByMpiLauncher() {
-  return Env("OMPI_COMM_WORLD_SIZE") != nullptr || Env("PMIX_RANK") != nullptr || Env("PMI_RANK") != nullptr ||
-         Env("PMI_SIZE") != nullptr;
+  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr ||
+         GetEnv("PMI_SIZE") != nullptr;
 }
 
 int RankFromEnvironment() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
     int rank = 0;
-    if (const char* v = Env(name); v != nullptr && absl::SimpleAtoi(v, &rank)) return rank;
+    if (const char* v = GetEnv(name); v != nullptr && absl::SimpleAtoi(v, &rank)) return rank;
   }
   return 0;
 }
 
-bool LaunchedByBenchmark() { return Env(kLaunchedVar) != nullptr; }
+bool LaunchedByBenchmark() { return GetEnv(kLaunchedVar) != nullptr; }
 
 std::string MpirunPath() {
-  if (const char* v = Env("KCOLL_MPIRUN")) return v;
+  if (const char* v = GetEnv("KCOLL_MPIRUN")) return v;
   return KCOLL_MPIRUN;
 }
 

@@ -3,22 +3,17 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collectives/env.h"
 
 namespace kcoll {
 namespace {
 
 constexpr char kRunfilesProfiles[] = "/kcoll/models/profiles";
 constexpr char kInstalledProfiles[] = "/../share/kcoll/profiles";
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
 
 std::string DirectoryOf(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -43,10 +38,10 @@ bool Readable(const std::string& path) { return std::ifstream(path).good(); }
 }  // namespace
 
 std::vector<std::string> ShippedProfileDirectories() {
-  if (const std::string dir = Env("KCOLL_PROFILE_DIR"); !dir.empty()) return {dir};
+  if (const char* dir = GetEnv("KCOLL_PROFILE_DIR")) return {dir};
   std::vector<std::string> out;
   for (const char* root : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const std::string r = Env(root); !r.empty()) out.push_back(r + kRunfilesProfiles);
+    if (const char* r = GetEnv(root)) out.push_back(std::string(r) + kRunfilesProfiles);
   }
   const std::string program = ProgramPath();
   if (!program.empty()) out.push_back(program + ".runfiles" + kRunfilesProfiles);
@@ -63,7 +58,7 @@ absl::StatusOr<std::string> FindShippedProfile(absl::string_view file_name) {
     if (Readable(path)) return path;
   }
   return absl::NotFoundError(absl::StrCat("no ", file_name, " in ", absl::StrJoin(dirs, ", "),
-                                          Env("KCOLL_PROFILE_DIR").empty() ? "" : " (KCOLL_PROFILE_DIR)"));
+                                          GetEnv("KCOLL_PROFILE_DIR") == nullptr ? "" : " (KCOLL_PROFILE_DIR)"));
 }
 
 }  // namespace kcoll
