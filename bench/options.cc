@@ -275,7 +275,9 @@ absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseCo
     return absl::OkStatus();
   }
   for (const auto& [switch_flag, field] : kSwitches) {
-    if (name == switch_flag) o.*field = true;
+    if (name != switch_flag) continue;
+    o.*field = true;
+    return absl::OkStatus();
   }
   if (name == "minbytes" || name == "maxbytes" || name == "stepbytes") {
     auto bytes = ParseByteSize(value);

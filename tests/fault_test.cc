@@ -25,6 +25,7 @@
 #include "collectives/validate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/make_communicator.h"
 #include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
@@ -38,13 +39,11 @@ constexpr size_t kCount = 64;
 constexpr size_t kGuardBytes = 256;
 constexpr unsigned char kGuard = 0xA5;
 
-std::unique_ptr<Communicator> MakeCommunicator(bool check_args = false) {
+std::unique_ptr<Communicator> TimedCommunicator(bool check_args = false) {
   CommunicatorOptions options;
   options.timeout = kTimeout;
   options.check_args = check_args;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
+  return MakeCommunicator(options);
 }
 
 // Send and receive buffers large enough for any collective of `count` float32 elements, the receive buffer
@@ -119,7 +118,7 @@ void CheckStall(Collective collective, Algorithm algorithm) {
   const int n = WorldSize(), me = WorldRank();
   const std::string label = absl::StrCat(CollectiveName(collective), " (", AlgorithmName(algorithm), ")");
   SCOPED_TRACE(label);
-  auto comm = MakeCommunicator();
+  auto comm = TimedCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const StallCase stall = ChooseStall(collective);
   Buffers buffers(kCount);
@@ -198,7 +197,7 @@ TEST_F(StallTest, EveryAlgorithmOfEveryOtherCollectiveTimesOut) {
 TEST_F(StallTest, ALargeTransferInFlightTimesOutAndIsWithdrawn) {
   // 4 MiB per rank: above Open MPI's eager limit, so the receives wait for a rendezvous that never comes.
   const int n = WorldSize(), me = WorldRank();
-  auto comm = MakeCommunicator();
+  auto comm = TimedCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const size_t count = size_t{1} << 20;
   Buffers buffers(count);
@@ -223,7 +222,7 @@ TEST_F(StallTest, ALargeTransferInFlightTimesOutAndIsWithdrawn) {
 
 TEST_F(StallTest, TheArgumentCheckTimesOutToo) {
   const int n = WorldSize(), me = WorldRank();
-  auto comm = MakeCommunicator(/*check_args=*/true);
+  auto comm = TimedCommunicator(/*check_args=*/true);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   Buffers buffers(kCount);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -255,7 +254,7 @@ class MismatchTest : public ::testing::Test {
 
   // Runs AllReduce with this rank's arguments; every rank must fail, and some rank must say why.
   void ExpectAllReduceFails(size_t count, DataType type, ReduceOp op, Algorithm algorithm) {
-    auto comm = MakeCommunicator();
+    auto comm = TimedCommunicator();
     ASSERT_TRUE(AllRanks(comm != nullptr));
     Buffers buffers(kCount + 1);
     absl::Status s = Call(*comm, Collective::kAllReduce, algorithm, buffers, count, type, op);
@@ -290,7 +289,7 @@ TEST_F(MismatchTest, Algorithm) {
 TEST_F(MismatchTest, Root) {
   // A rank may complete where its own view of the call needs nothing from a rank that disagrees (the ranks that
   // agree with each other, a root that only sends), and then holds its root's data; every other rank times out.
-  auto comm = MakeCommunicator();
+  auto comm = TimedCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   Buffers buffers(kCount);
   for (size_t i = 0; i < kCount; ++i) buffers.send[i] = static_cast<float>(WorldRank() * 1000 + i);

@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/make_communicator.h"
 #include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 #include "tests/scoped_env.h"
@@ -39,12 +40,6 @@ CallOptions RingCall() {
 // Emulated nodes of 2 ranks when the rank count is even, else one node of all ranks.
 int TestRanksPerNode() { return WorldSize() % 2 == 0 ? 2 : WorldSize(); }
 
-std::unique_ptr<Communicator> MakeComm(const CommunicatorOptions& options) {
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
-}
-
 bool AllEqual(uint64_t value) {
   uint64_t lo = value, hi = value;
   MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -59,7 +54,7 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
   CommunicatorOptions options;
   options.ranks_per_node = rpn;
   options.nchannels = 2;  // both channels' rings in the block
-  auto comm = MakeComm(options);
+  auto comm = MakeCommunicator(options);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   std::vector<float> data(3 * n + 1, 1.0f);
   ASSERT_TRUE(AllRanks(
@@ -108,7 +103,7 @@ TEST(TraceLog, PrintsOneLinePerCall) {
   const int rank = WorldRank();
   ScopedEnv level("KCOLL_DEBUG", "trace");
   ScopedEnv file("KCOLL_DEBUG_FILE", TempDir() + "/trace.%r.log");
-  auto comm = MakeComm({});
+  auto comm = MakeCommunicator({});
   ASSERT_TRUE(AllRanks(comm != nullptr));
   std::vector<int32_t> data(100, 1);
   for (size_t count : {size_t{1}, size_t{17}, size_t{100}}) {
@@ -132,7 +127,7 @@ TEST(TraceLog, PrintsOneLinePerCall) {
 }
 
 TEST(Topology, GathersEveryRanksMachine) {
-  auto comm = MakeComm({});
+  auto comm = MakeCommunicator({});
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const Topology& t = comm->topology();
   ASSERT_EQ(static_cast<int>(t.ranks.size()), WorldSize());
@@ -151,8 +146,8 @@ TEST(Topology, GathersEveryRanksMachine) {
 }
 
 TEST(Topology, CommIdIsTheSameOnEveryRankAndNewForEveryCommunicator) {
-  auto a = MakeComm({});
-  auto b = MakeComm({});
+  auto a = MakeCommunicator({});
+  auto b = MakeCommunicator({});
   ASSERT_TRUE(AllRanks(a != nullptr && b != nullptr));
   EXPECT_TRUE(AllEqual(a->topology().comm_id));
   EXPECT_TRUE(AllEqual(b->topology().comm_id));
@@ -162,7 +157,7 @@ TEST(Topology, CommIdIsTheSameOnEveryRankAndNewForEveryCommunicator) {
 
 TEST(Topology, ChannelCountComesFromOptionsThenEnvironment) {
   {
-    auto comm = MakeComm({});
+    auto comm = MakeCommunicator({});
     ASSERT_TRUE(AllRanks(comm != nullptr));
     EXPECT_EQ(comm->topology().nchannels(), 1);  // the MPI transport's default (topology/discover.h)
     // NCCL's default, as its communicator asks for it (no GPU here to build one).
@@ -170,13 +165,13 @@ TEST(Topology, ChannelCountComesFromOptionsThenEnvironment) {
   }
   ScopedEnv env("KCOLL_NCHANNELS", "5");
   {
-    auto comm = MakeComm({});
+    auto comm = MakeCommunicator({});
     ASSERT_TRUE(AllRanks(comm != nullptr));
     EXPECT_EQ(comm->topology().nchannels(), 5);
   }
   CommunicatorOptions options;
   options.nchannels = 32;
-  auto comm = MakeComm(options);
+  auto comm = MakeCommunicator(options);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   EXPECT_EQ(comm->topology().nchannels(), 32);
 }
@@ -211,7 +206,7 @@ TEST(Settings, BadValuesAreInvalidArgumentNamingThem) {
     EXPECT_THAT(comm.status().message(),
                 HasSubstr(absl::StrCat("KCOLL_DEBUG_FILE: cannot open '/nonexistent-dir/kcoll.", WorldRank(), "'")));
   }
-  auto comm = MakeComm({});  // still in step
+  auto comm = MakeCommunicator({});  // still in step
   ASSERT_TRUE(AllRanks(comm != nullptr));
   int32_t one = 1, total = 0;
   ASSERT_TRUE(comm->AllReduce(&one, &total, 1, DataType::kInt32, ReduceOp::kSum).ok());
@@ -223,7 +218,7 @@ TEST(DescribeJson, MatchesTheTopologyAndCounters) {
   CommunicatorOptions options;
   options.ranks_per_node = rpn;
   options.nchannels = 3;
-  auto comm = MakeComm(options);
+  auto comm = MakeCommunicator(options);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   std::vector<double> data(2 * n + 1, 2.0);
   ASSERT_TRUE(
@@ -259,7 +254,7 @@ TEST(DescribeJson, MatchesTheTopologyAndCounters) {
 }
 
 TEST(Counters, AccumulateAndReset) {
-  auto comm = MakeComm({});
+  auto comm = MakeCommunicator({});
   ASSERT_TRUE(AllRanks(comm != nullptr));
   int32_t x[4] = {1, 2, 3, 4};
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(comm->AllReduce(x, x, 4, DataType::kInt32, ReduceOp::kMin, RingCall()).ok());

@@ -21,6 +21,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
+#include "tests/make_communicator.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
@@ -65,9 +66,7 @@ const std::vector<size_t>& Counts() {
 std::unique_ptr<Communicator> MakeComm(int rpn) {
   CommunicatorOptions options;
   options.ranks_per_node = rpn;
-  auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-  EXPECT_TRUE(comm.ok()) << comm.status();
-  return comm.ok() ? std::move(comm).value() : nullptr;
+  return MakeCommunicator(options);
 }
 
 // Runs one AllReduce of `count` elements of `type` with `algorithm` and returns the primitives it issued.
