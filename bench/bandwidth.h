@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
 #include "collectives/execution.h"
-#include "collectives/status_macros.h"
 #include "collectives/topology/discover.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "models/calibration.h"

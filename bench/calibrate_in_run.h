@@ -11,9 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/topology.h"
 #include "calibration/calibrate.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 
 namespace kcoll {
 namespace bench {

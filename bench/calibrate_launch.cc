@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
+#include "base/env.h"
 
 namespace kcoll {
 namespace bench {

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/topology.h"
 #include "bench/calibrate_in_run.h"
 #include "bench/calibrate_launch.h"
 #include "calibration/calibrate.h"
@@ -29,7 +30,6 @@
 #include "calibration/report.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
-#include "collectives/topology/topology.h"
 #include "kcoll_mpi_paths.h"
 
 ABSL_FLAG(int, ranks, 0, "ranks to launch (0: one per core, at least 2); under mpirun, must match the job or be 0");

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/names.h"
+#include "base/names.h"
 
 namespace kcoll {
 namespace bench {

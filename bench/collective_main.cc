@@ -2,8 +2,8 @@
 #include <string>
 #include <vector>
 
+#include "base/names.h"
 #include "bench/collective_bench.h"
-#include "collectives/names.h"
 
 #ifndef KCOLL_BENCH_COLLECTIVE
 #error "KCOLL_BENCH_COLLECTIVE must name the collective (set by bench/BUILD)"

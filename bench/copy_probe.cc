@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/byte_size.h"
 #include "bench/bandwidth.h"
-#include "collectives/byte_size.h"
 
 namespace kcoll {
 namespace bench {

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "base/names.h"
+#include "base/types.h"
 #include "bench/layout.h"
-#include "collectives/names.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {

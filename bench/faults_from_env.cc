@@ -3,8 +3,8 @@
 // KCOLL_BENCH_INJECT_HANG=1, KCOLL_BENCH_INJECT_WRONG=1: see InjectedFaults.
 #include <cstdlib>
 
+#include "base/env.h"
 #include "bench/injected_faults.h"
-#include "collectives/env.h"
 
 namespace kcoll {
 namespace bench {

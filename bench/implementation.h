@@ -8,9 +8,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "base/names.h"
+#include "base/types.h"
 #include "bench/layout.h"
-#include "collectives/names.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {

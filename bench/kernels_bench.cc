@@ -31,10 +31,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/types.h"
 #include "bench/device_memory.h"
 #include "bench/sizes.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 namespace bench {

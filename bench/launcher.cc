@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collectives/env.h"
+#include "base/env.h"
 #include "kcoll_mpi_paths.h"
 
 namespace kcoll {

@@ -19,7 +19,7 @@
 
 #include <cstddef>
 
-#include "collectives/names.h"
+#include "base/names.h"
 
 namespace kcoll {
 namespace bench {

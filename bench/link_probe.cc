@@ -1,8 +1,8 @@
 #include "bench/link_probe.h"
 
+#include "base/status_macros.h"
 #include "calibration/calibrate.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/status_macros.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 
 // GCC 12 at -O2 reports the absl::StatusOr members of the step series, destroyed at the end of Seconds(), as "may be

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/topology.h"
 #include "calibration/calibrate.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "models/machine.h"
 

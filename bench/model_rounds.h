@@ -6,9 +6,9 @@
 
 #include <optional>
 
+#include "base/names.h"
 #include "bench/bench_case.h"
 #include "bench/results.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 #include "collectives/transport/mpi/mpi_datatypes.h"
 
 namespace kcoll {

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "base/names.h"
 #include "bench/implementation.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
-#include "collectives/types.h"
+#include "base/names.h"
+#include "base/types.h"
 
 namespace kcoll {
 

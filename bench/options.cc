@@ -17,8 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/named_values.h"
 #include "bench/sizes.h"
-#include "collectives/named_values.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport_kind.h"
 

@@ -13,8 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "collectives/names.h"
-#include "collectives/types.h"
+#include "base/names.h"
+#include "base/types.h"
 
 namespace kcoll {
 namespace bench {

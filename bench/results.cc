@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 #include "models/statistics.h"
 
 namespace kcoll {
@@ -23,9 +23,7 @@ bool SameRow(const Row& a, const Row& b) {
 }
 
 // The identity of the row's size.
-SizeIdentity IdentityOf(const Row& r) {
-  return SizeIdentity{r.collective, r.bytes, r.type, r.op, r.root};
-}
+SizeIdentity IdentityOf(const Row& r) { return SizeIdentity{r.collective, r.bytes, r.type, r.op, r.root}; }
 
 }  // namespace
 

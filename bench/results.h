@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
-#include "collectives/names.h"
-#include "collectives/types.h"
+#include "base/names.h"
+#include "base/types.h"
 #include "models/model_check.h"
 
 namespace kcoll {

@@ -13,12 +13,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/names.h"
 #include "bench/bench_case.h"
 #include "bench/implementation.h"
 #include "bench/options.h"
 #include "bench/results.h"
 #include "collectives/communicator.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 namespace bench {

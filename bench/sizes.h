@@ -1,5 +1,5 @@
 // The list of sizes a sweep visits (-b min, -e max, stepping by -f factor or -i bytes); sizes are parsed and
-// formatted by collectives/byte_size.h.
+// formatted by base/byte_size.h.
 #ifndef KCOLL_BENCH_SIZES_H_
 #define KCOLL_BENCH_SIZES_H_
 
@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "collectives/byte_size.h"
+#include "base/byte_size.h"
 
 namespace kcoll {
 namespace bench {

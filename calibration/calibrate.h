@@ -45,8 +45,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/topology.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 #include "collectives/transport/transport_kind.h"
 #include "models/calibration.h"

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_macros.h"
 #include "calibration/calibrate.h"
-#include "collectives/status_macros.h"
 #include "models/statistics.h"
 
 namespace kcoll {

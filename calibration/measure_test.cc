@@ -2,9 +2,9 @@
 // The measuring itself runs in bench/calibrate_run_test.sh.
 #include <vector>
 
+#include "base/topology.h"
 #include "calibration/calibrate.h"
 #include "calibration/test_results.h"
-#include "collectives/topology/topology.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

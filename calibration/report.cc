@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/seconds_format.h"
 #include "calibration/profile.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/auto_choice.h"
-#include "collectives/seconds_format.h"
 #include "models/measured_curve.h"
 
 namespace kcoll {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/topology.h"
 #include "calibration/calibrate.h"
-#include "collectives/topology/topology.h"
 #include "models/machine.h"
 
 namespace kcoll {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "base/topology.h"
 #include "calibration/calibrate.h"
-#include "collectives/topology/topology.h"
 
 namespace kcoll {
 namespace calibration {

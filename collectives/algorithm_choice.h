@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "collectives/topology/topology.h"
-#include "collectives/names.h"
+#include "base/names.h"
+#include "base/topology.h"
 
 namespace kcoll {
 

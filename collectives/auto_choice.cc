@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/shipped_profiles.h"
-#include "collectives/status_macros.h"
 #include "models/bus_bandwidth.h"
 #include "models/calibration.h"
 

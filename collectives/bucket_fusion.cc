@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/status_macros.h"
+#include "base/status_macros.h"
 
 namespace kcoll {
 namespace {

@@ -22,20 +22,20 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/names.h"
+#include "base/tick_clock.h"
+#include "base/topology.h"
+#include "base/types.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/auto_choice.h"
 #include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/names.h"
 #include "collectives/observability/counters.h"
 #include "collectives/observability/log.h"
-#include "collectives/observability/tick_clock.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/shm/registered_memory.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 
@@ -65,7 +65,7 @@ struct CommunicatorOptions {
   // one latency-bound collective per call; must be the same on every rank. Unset: $KCOLL_CHECK_ARGS (0 or 1), else
   // off.
   std::optional<bool> check_args;
-  // Rings the topology builds (1..32; see collectives/topology/graph.h). 0: $KCOLL_NCHANNELS if set, else 1 on the
+  // Rings the topology builds (1..32; see base/graph.h). 0: $KCOLL_NCHANNELS if set, else 1 on the
   // MPI transport and 2 on NCCL (collectives/topology/discover.h says why).
   int nchannels = 0;
   // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).

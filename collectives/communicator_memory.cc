@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "collectives/algorithm_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
-#include "collectives/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/validate.h"
 

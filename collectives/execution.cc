@@ -4,7 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
+#include "base/env.h"
 
 namespace kcoll {
 

@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "base/topology.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/execution.h"
 #include "collectives/transport/transport_kind.h"
 #include "collectives/transport/transports.h"

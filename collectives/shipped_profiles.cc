@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collectives/env.h"
+#include "base/env.h"
 
 namespace kcoll {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 #include "models/cost_model.h"
 #include "models/machine.h"
 

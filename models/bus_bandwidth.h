@@ -30,18 +30,18 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 
 namespace kcoll {
 namespace models {
 
 inline constexpr double kBytesPerGB = 1e9;
 
-// The busbw correction factor of the table above (collectives/names.h keeps it). InvalidArgument if nranks < 1.
+// The busbw correction factor of the table above (base/names.h keeps it). InvalidArgument if nranks < 1.
 absl::StatusOr<double> BusBwFactor(Collective collective, int64_t nranks);
 
 // S in bytes for a call with `count` elements of `elem_bytes` bytes on `nranks` ranks (table above; the rule is
-// collectives/names.h's NcclTestsBytes, in doubles).
+// base/names.h's NcclTestsBytes, in doubles).
 // InvalidArgument if count < 0, elem_bytes < 1 or nranks < 1.
 absl::StatusOr<double> CollectiveBytes(Collective collective, int64_t count, int64_t elem_bytes, int64_t nranks);
 

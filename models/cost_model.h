@@ -100,7 +100,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 #include "models/link_load.h"
 #include "models/machine.h"
 

@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
+#include "base/names.h"
 #include "models/algorithm_choice.h"
 #include "models/cost_model.h"
 #include "models/machine.h"

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "collectives/seconds_format.h"
+#include "base/seconds_format.h"
 #include "models/statistics.h"
 
 namespace kcoll {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "collectives/names.h"
-#include "collectives/seconds_format.h"  // FormatSeconds, used by the reports
+#include "base/names.h"
+#include "base/seconds_format.h"  // FormatSeconds, used by the reports
 #include "models/cost_model.h"
 #include "models/crossover.h"
 #include "models/machine.h"

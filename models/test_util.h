@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/machine.h"
@@ -26,20 +27,6 @@ T Unwrap(absl::StatusOr<T> value) {
     std::abort();
   }
   return *std::move(value);
-}
-
-inline absl::Status StatusOf(const absl::Status& s) { return s; }
-template <typename T>
-absl::Status StatusOf(const absl::StatusOr<T>& s) {
-  return s.status();
-}
-
-// Matches an absl::Status (or StatusOr) that is InvalidArgument with `substring` in its message.
-MATCHER_P(IsInvalidArgument, substring, "is InvalidArgument mentioning \"" + std::string(substring) + "\"") {
-  const absl::Status status = StatusOf(arg);
-  *result_listener << "status is " << status.ToString();
-  return status.code() == absl::StatusCode::kInvalidArgument &&
-         status.message().find(substring) != absl::string_view::npos;
 }
 
 // A link of `alpha_s` latency and `bytes_per_s` bandwidth.

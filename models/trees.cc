@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "collectives/topology/graph.h"
+#include "base/graph.h"
 
 namespace kcoll {
 namespace models {

@@ -8,7 +8,7 @@
 namespace kcoll {
 namespace models {
 
-// The trees are the ones the algorithms run on (collectives/topology/graph.h), over the identity ring order, so the
+// The trees are the ones the algorithms run on (base/graph.h), over the identity ring order, so the
 // model prices exactly what the code constructs.
 
 // Binomial tree rooted at rank 0: the parent of r > 0 is r with its lowest set bit cleared. Reduce runs

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collectives/names.h"
+#include "base/names.h"
 #include "gtest/gtest.h"
 
 namespace kcoll {

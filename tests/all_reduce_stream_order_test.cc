@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/topology.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "gtest/gtest.h"
 #include "tests/algorithm_param.h"

@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "collectives/names.h"
-#include "collectives/types.h"
+#include "base/names.h"
+#include "base/types.h"
 #include "tests/exact_values.h"
 
 namespace kcoll {

@@ -111,7 +111,7 @@ struct Shape {
   bool rooted = false;
 };
 
-// The dimensions of `collective`, from its row of facts (collectives/names.h).
+// The dimensions of `collective`, from its row of facts (base/names.h).
 inline Shape ShapeOf(Collective collective) { return Shape{Reduces(collective), IsRooted(collective)}; }
 
 // Base fixture of the per-collective suites. A test body hands a check of one Case to RunSmallCounts or

@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/types.h"
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/reference_values.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 namespace testing {

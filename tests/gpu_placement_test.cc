@@ -3,7 +3,7 @@
 #include "collectives/transport/cuda/gpu_placement.h"
 
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
+#include "base/env.h"
 #include "collectives/transport/device_path.h"
 #include "collectives/transport/transport_kind.h"
 #include "gmock/gmock.h"

@@ -1,7 +1,7 @@
-// The rings and trees of collectives/topology/graph.h on 1..32 ranks and several node layouts: every ring visits
+// The rings and trees of base/graph.h on 1..32 ranks and several node layouts: every ring visits
 // every rank once, channels cross node boundaries at different ranks, every tree spans the ranks, and in the double
 // binary tree no rank is interior in both trees.
-#include "collectives/topology/graph.h"
+#include "base/graph.h"
 
 #include <algorithm>
 #include <set>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collectives/topology/topology.h"
+#include "base/topology.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "base/topology.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/graph.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/algorithms/ring_pipelined.h"
-#include "collectives/topology/graph.h"
 #include "gtest/gtest.h"
 #include "models/cost_model.h"
 #include "models/test_util.h"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/types.h"
 #include "collectives/transport/mpi/mpi_datatypes.h"
-#include "collectives/types.h"
 #include "tests/exact_values.h"
 
 namespace kcoll {

@@ -1,8 +1,8 @@
 // Names and parsers of types, ops, collectives, algorithms and the KCOLL_ALGO override syntax.
-#include "collectives/names.h"
+#include "base/names.h"
 
+#include "base/types.h"
 #include "collectives/algorithm_choice.h"
-#include "collectives/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

@@ -1,5 +1,5 @@
 // Local machine discovery (host, pid, affinity, NUMA, interfaces), CPU lists, the gathering format, the stable hash.
-#include "collectives/topology/rank_info.h"
+#include "base/rank_info.h"
 
 #include <dirent.h>
 #include <sched.h>
@@ -11,7 +11,9 @@
 #include <set>
 #include <string>
 
+#include "base/rank_info_json.h"
 #include "collectives/topology/gpu_info.h"
+#include "collectives/topology/local_machine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
+#include "base/topology.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/algorithms/rooted_group.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "tests/collective_test_util.h"
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/topology.h"
 #include "collectives/algorithms/ring.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

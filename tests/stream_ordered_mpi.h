@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "base/topology.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/transport.h"
 #include "tests/mpi_test_env.h"

@@ -95,14 +95,14 @@ cp models/profiles/*.json "$prefix/share/kcoll/profiles/"
 say "share/kcoll/profiles ($(ls models/profiles/*.json | wc -l) profiles)"
 
 # --- Headers: the public API and every kcoll header it includes ------------------------------------------------------
-public=(collectives/communicator.h collectives/views.h collectives/bucket_fusion.h collectives/types.h
+public=(collectives/communicator.h collectives/views.h collectives/bucket_fusion.h base/types.h
         collectives/kcoll.h)
 mpi_include=()
 for dir in $(mpicxx --showme:incdirs 2>/dev/null); do mpi_include+=("-I$dir"); done
 probe="$(mktemp --suffix=.cc)"
 for h in "${public[@]}"; do echo "#include \"$h\""; done > "$probe"
 headers="$(g++ -std=c++17 -fopenmp -DOMPI_SKIP_MPICXX -MM -I. -I"$kokkos_root/include" "${mpi_include[@]}" \
-  "$probe" | tr ' \\' '\n\n' | grep -E "^(collectives|models)/.*\.h$" | sort -u)"
+  "$probe" | tr ' \\' '\n\n' | grep -E "^(base|collectives|models)/.*\.h$" | sort -u)"
 rm -f "$probe"
 count=0
 for h in $headers; do

@@ -7,12 +7,12 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
+#include "base/names.h"
+#include "base/topology.h"
+#include "base/types.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/peer_memory.h"
 #include "collectives/transport/transport.h"
-#include "collectives/types.h"
-#include "collectives/names.h"
 
 namespace kcoll {
 
@@ -39,7 +39,7 @@ struct Resources {
   Transport& transport;
   Kernels& kernels;
   // Nodes, the channels' rings and the trees (binomial, double binary): read orders from here rather than
-  // deriving them, so every algorithm and the logs agree (collectives/topology/graph.h explains them).
+  // deriving them, so every algorithm and the logs agree (base/graph.h explains them).
   const Topology& topology;
   // The zero-copy path (direct.h): the node's registered memory when the communicator has one and its ranks share a
   // node, and this call's buffers of every rank when all of them are registered; else null.

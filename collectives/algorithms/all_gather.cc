@@ -19,10 +19,10 @@
 // rank * count) skips the initial copy.
 #include "collectives/algorithms/all_gather.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
 #include "collectives/algorithms/power_of_two_fold.h"
 #include "collectives/algorithms/rooted_group.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

@@ -9,8 +9,8 @@
 // outgoing ones.
 #include "collectives/algorithms/all_to_all.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

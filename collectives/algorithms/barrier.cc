@@ -13,8 +13,8 @@
 //   T = 2 alpha + 2 (n-1) o    (o: the root's per-message overhead)
 #include "collectives/algorithms/barrier.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

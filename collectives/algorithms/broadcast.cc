@@ -23,9 +23,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/rooted_group.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

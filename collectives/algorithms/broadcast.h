@@ -1,9 +1,9 @@
 #ifndef KCOLL_COLLECTIVES_ALGORITHMS_BROADCAST_H_
 #define KCOLL_COLLECTIVES_ALGORITHMS_BROADCAST_H_
 
+#include "base/graph.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/group.h"
-#include "collectives/topology/graph.h"
 
 namespace kcoll {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

@@ -7,7 +7,7 @@
 // about log2(n).
 //
 // The trees are the topology's (Topology::double_binary_tree, built once per communicator over the ring order; the
-// construction is explained in collectives/topology/graph.h). In short: tree 0 is the in-order binary tree on
+// construction is explained in base/graph.h). In short: tree 0 is the in-order binary tree on
 // positions 0..m-1 where position v with lowest set bit b has children v - b/2 and v + b/2, so the odd positions
 // are its leaves, and position 0 is a root with the single child at the highest power of two below m; tree 1 is
 // its mirror image (v -> m-1-v), whose leaves are the even positions. For odd n the trees cover the first n-1

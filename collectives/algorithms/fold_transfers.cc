@@ -1,6 +1,6 @@
 #include "collectives/algorithms/fold_transfers.h"
 
-#include "collectives/status_macros.h"
+#include "base/status_macros.h"
 
 namespace kcoll {
 

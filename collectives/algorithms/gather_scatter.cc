@@ -21,9 +21,9 @@
 // root; the root's own block then stays where it is.
 #include "collectives/algorithms/gather_scatter.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

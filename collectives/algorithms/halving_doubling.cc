@@ -20,10 +20,10 @@
 // order, lower participant's data first.
 #include "collectives/algorithms/halving_doubling.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/fold_transfers.h"
 #include "collectives/algorithms/group.h"
 #include "collectives/algorithms/power_of_two_fold.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

@@ -26,11 +26,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/group.h"
 #include "collectives/algorithms/ring_pipeline.h"
 #include "collectives/algorithms/tree.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

@@ -12,10 +12,10 @@
 // otherwise end up with different bits. The first step reads `in` directly; each step's result goes to `out`.
 #include "collectives/algorithms/recursive_doubling.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/fold_transfers.h"
 #include "collectives/algorithms/group.h"
 #include "collectives/algorithms/power_of_two_fold.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 namespace {

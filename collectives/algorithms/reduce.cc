@@ -26,10 +26,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/broadcast.h"
 #include "collectives/algorithms/chunking.h"
 #include "collectives/algorithms/rooted_group.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

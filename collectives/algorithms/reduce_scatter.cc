@@ -23,10 +23,10 @@
 // that block, so in place (recv == send + rank * count) needs no copy.
 #include "collectives/algorithms/reduce_scatter.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
 #include "collectives/algorithms/power_of_two_fold.h"
 #include "collectives/algorithms/rooted_group.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

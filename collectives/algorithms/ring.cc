@@ -11,8 +11,8 @@
 // buffer, so an out-of-place call needs no initial copy; in place, send and recv are the same buffer.
 #include "collectives/algorithms/ring.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

@@ -30,8 +30,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/chunking.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

@@ -7,8 +7,8 @@
 // In place (send == recv) the message is received into scratch and copied over once the outgoing one has left.
 #include "collectives/algorithms/send_recv.h"
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/partition.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

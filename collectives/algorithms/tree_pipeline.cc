@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/status_macros.h"
 #include "collectives/algorithms/binomial_tree.h"
 #include "collectives/algorithms/chunking.h"
-#include "collectives/status_macros.h"
 
 namespace kcoll {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/graph.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/group.h"
-#include "collectives/topology/graph.h"
 
 namespace kcoll {
 

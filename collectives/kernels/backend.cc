@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/named_values.h"
 #include "collectives/kernels/backend_factories.h"
-#include "collectives/named_values.h"
 
 namespace kcoll {
 

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/types.h"
 #include "collectives/kernels/half.h"
 #include "collectives/kernels/portability.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 

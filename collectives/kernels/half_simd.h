@@ -10,8 +10,8 @@
 
 #include <cstddef>
 
+#include "base/types.h"
 #include "collectives/kernels/half.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 

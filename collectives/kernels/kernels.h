@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "collectives/types.h"
+#include "base/types.h"
 
 namespace kcoll {
 

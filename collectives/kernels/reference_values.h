@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/types.h"
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/half.h"
-#include "collectives/types.h"
 
 namespace kcoll {
 namespace reference {

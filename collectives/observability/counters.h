@@ -14,9 +14,9 @@
 #include <optional>
 #include <vector>
 
+#include "base/names.h"
+#include "base/topology.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/names.h"
-#include "collectives/topology/topology.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
@@ -60,7 +60,7 @@ struct CollectiveCounts {
   Collective collective = Collective::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
   uint64_t calls = 0;
-  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (NcclTestsBytes, collectives/names.h)
+  uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (NcclTestsBytes, base/names.h)
   double seconds = 0;  // wall time inside the communicator, summed over calls
   PrimitiveCounts primitives;
 };

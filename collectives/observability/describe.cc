@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "collectives/seconds_format.h"
-#include "collectives/topology/rank_info_json.h"
+#include "base/rank_info_json.h"
+#include "base/seconds_format.h"
 
 namespace kcoll {
 namespace {

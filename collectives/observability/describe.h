@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "base/names.h"
+#include "base/topology.h"
+#include "base/types.h"
 #include "collectives/observability/counters.h"
-#include "collectives/topology/topology.h"
-#include "collectives/types.h"
-#include "collectives/names.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {

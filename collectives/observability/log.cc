@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "collectives/env.h"
-#include "collectives/named_values.h"
+#include "base/env.h"
+#include "base/named_values.h"
 
 namespace kcoll {
 

@@ -6,8 +6,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "collectives/status_macros.h"
-#include "collectives/env.h"
+#include "base/env.h"
+#include "base/rank_info_json.h"
+#include "base/status_macros.h"
+#include "collectives/topology/local_machine.h"
 
 namespace kcoll {
 namespace {

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "collectives/topology/rank_info.h"
-#include "collectives/topology/topology.h"
+#include "base/rank_info.h"
+#include "base/topology.h"
 
 namespace kcoll {
 

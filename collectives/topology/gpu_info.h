@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "collectives/topology/rank_info.h"
+#include "base/rank_info.h"
 
 namespace kcoll {
 

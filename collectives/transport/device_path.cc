@@ -1,7 +1,7 @@
 #include "collectives/transport/device_path.h"
 
 #include "absl/status/status.h"
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 
 namespace kcoll {
 

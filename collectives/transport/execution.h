@@ -33,7 +33,7 @@ struct ExecutionRequest {
   ExecBackend backend = ExecBackend::kSerial;
   GpuOptions gpu;
   TimeoutSettings timeout;
-  // The node of every rank (collectives/topology/topology.h: node_of, emulated nodes included); empty: one node.
+  // The node of every rank (base/topology.h: node_of, emulated nodes included); empty: one node.
   std::vector<int> node_of;
 };
 

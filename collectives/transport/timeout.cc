@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
+#include "base/env.h"
 
 namespace kcoll {
 absl::StatusOr<absl::Duration> ParseTimeout(absl::string_view text, absl::string_view source) {

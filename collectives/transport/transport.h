@@ -20,8 +20,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "base/tick_clock.h"
 #include "collectives/kernels/kernels.h"
-#include "collectives/observability/tick_clock.h"
 
 namespace kcoll {
 

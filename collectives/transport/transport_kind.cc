@@ -1,6 +1,6 @@
 #include "collectives/transport/transport_kind.h"
 
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 
 namespace kcoll {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <utility>
 
+#include "base/status_macros.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/status_macros.h"
 #include "collectives/transport/cuda/cuda_staging.h"
 #include "collectives/transport/staging_transport.h"
 

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "collectives/types.h"
+#include "base/types.h"
 
 namespace kcoll {
 

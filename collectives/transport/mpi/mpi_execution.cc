@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
-#include "collectives/status_macros.h"
+#include "base/env.h"
+#include "base/status_macros.h"
 #include "collectives/transport/cuda/host_staging.h"
 #include "collectives/transport/device_path.h"
 #include "collectives/transport/mpi/mpi_cuda_support.h"

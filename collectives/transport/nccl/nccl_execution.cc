@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/env.h"
-#include "collectives/status_macros.h"
+#include "base/env.h"
+#include "base/status_macros.h"
 #include "collectives/transport/connect_peers.h"
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/cuda/gpu_placement.h"

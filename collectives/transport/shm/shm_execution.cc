@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/byte_size.h"
-#include "collectives/env.h"
-#include "collectives/status_macros.h"
+#include "base/byte_size.h"
+#include "base/env.h"
+#include "base/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/routed_transport.h"
 #include "collectives/transport/shm/shm_transport.h"

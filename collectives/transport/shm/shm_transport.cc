@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "collectives/byte_size.h"
+#include "base/byte_size.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/transport/shm/spin_policy.h"

@@ -1,4 +1,4 @@
-#include "collectives/byte_size.h"
+#include "base/byte_size.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Byte sizes as people write them and as nccl-tests reads them ("8", "1K", "128M", "1.5G"; K/M/G/T are powers of
 // 1024), for command lines, environment variables and messages.
-#ifndef KCOLL_COLLECTIVES_BYTE_SIZE_H_
-#define KCOLL_COLLECTIVES_BYTE_SIZE_H_
+#ifndef KCOLL_BASE_BYTE_SIZE_H_
+#define KCOLL_BASE_BYTE_SIZE_H_
 
 #include <cstddef>
 #include <string>
@@ -20,4 +20,4 @@ std::string FormatByteSize(size_t bytes);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_BYTE_SIZE_H_
+#endif  // KCOLL_BASE_BYTE_SIZE_H_

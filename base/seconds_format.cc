@@ -1,4 +1,4 @@
-#include "collectives/seconds_format.h"
+#include "base/seconds_format.h"
 
 #include <cmath>
 

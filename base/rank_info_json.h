@@ -1,9 +1,12 @@
 // RankInfo <-> JSON: the gathering format and the "ranks" entries of the communicator's JSON description.
-#ifndef KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_JSON_H_
-#define KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_JSON_H_
+#ifndef KCOLL_BASE_RANK_INFO_JSON_H_
+#define KCOLL_BASE_RANK_INFO_JSON_H_
+
+#include <string>
 
 #include "absl/status/statusor.h"
-#include "collectives/topology/rank_info.h"
+#include "absl/strings/string_view.h"
+#include "base/rank_info.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {
@@ -15,6 +18,10 @@ absl::StatusOr<RankInfo> RankInfoFromJson(const nlohmann::json& j);
 
 nlohmann::json InterfaceToJson(const NetworkInterface& nic);
 
+// A self-describing byte encoding (JSON text) for gathering RankInfos over MPI, and its inverse.
+std::string SerializeRankInfo(const RankInfo& info);
+absl::StatusOr<RankInfo> DeserializeRankInfo(absl::string_view bytes);
+
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_JSON_H_
+#endif  // KCOLL_BASE_RANK_INFO_JSON_H_

@@ -23,8 +23,8 @@
 //    m-1-v): its interior nodes are odd positions. With m = n even the interior sets are disjoint. With n odd,
 //    the two trees are built on the first m = n-1 positions and the last position hangs as a leaf under both
 //    roots (each of which had a single child), so the property still holds.
-#ifndef KCOLL_COLLECTIVES_TOPOLOGY_GRAPH_H_
-#define KCOLL_COLLECTIVES_TOPOLOGY_GRAPH_H_
+#ifndef KCOLL_BASE_GRAPH_H_
+#define KCOLL_BASE_GRAPH_H_
 
 #include <array>
 #include <vector>
@@ -57,4 +57,4 @@ std::array<Tree, 2> DoubleBinaryTree(const std::vector<int>& order);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TOPOLOGY_GRAPH_H_
+#endif  // KCOLL_BASE_GRAPH_H_

@@ -1,8 +1,8 @@
 // Cheap timestamps for the per-call time counters: the CPU's time-stamp counter where it runs at a constant rate
 // (x86 with an invariant TSC), else steady_clock. Reading the counter costs a fraction of a steady_clock read, which
 // matters for calls that take a fraction of a microsecond.
-#ifndef KCOLL_COLLECTIVES_OBSERVABILITY_TICK_CLOCK_H_
-#define KCOLL_COLLECTIVES_OBSERVABILITY_TICK_CLOCK_H_
+#ifndef KCOLL_BASE_TICK_CLOCK_H_
+#define KCOLL_BASE_TICK_CLOCK_H_
 
 #include <chrono>
 #include <cstdint>
@@ -34,4 +34,4 @@ class TickClock {
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_OBSERVABILITY_TICK_CLOCK_H_
+#endif  // KCOLL_BASE_TICK_CLOCK_H_

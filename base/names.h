@@ -1,8 +1,8 @@
 // The vocabulary every layer speaks: the collectives kcoll implements, the algorithms that can run them, and what
 // each collective is (rooted, reducing, its size and bus-bandwidth factor as nccl-tests count them), in one table.
 // A leaf target, so that the communicator, the cost model and the benchmarks all read the same facts.
-#ifndef KCOLL_MODELS_NAMES_H_
-#define KCOLL_MODELS_NAMES_H_
+#ifndef KCOLL_BASE_NAMES_H_
+#define KCOLL_BASE_NAMES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -95,4 +95,4 @@ absl::StatusOr<Algorithm> ParseAlgorithm(absl::string_view text);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_NAMES_H_
+#endif  // KCOLL_BASE_NAMES_H_

@@ -1,17 +1,15 @@
-#include "collectives/names.h"
+#include "base/names.h"
 
 #include <set>
 #include <string>
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "models/test_util.h"
 #include "tests/matchers.h"
 
 namespace kcoll {
 namespace {
-
-using ::kcoll::models::IsInvalidArgument;
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {
   std::set<std::string> seen;

@@ -1,10 +1,10 @@
-#include "collectives/types.h"
+#include "base/types.h"
 
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 
 namespace kcoll {
 namespace {

@@ -1,7 +1,7 @@
 // Names of enum values kept as one table per enum: the name of a value, and the value of a name (ASCII case ignored,
 // surrounding white space trimmed) with one error wording for every enum kcoll parses.
-#ifndef KCOLL_COLLECTIVES_NAMED_VALUES_H_
-#define KCOLL_COLLECTIVES_NAMED_VALUES_H_
+#ifndef KCOLL_BASE_NAMED_VALUES_H_
+#define KCOLL_BASE_NAMED_VALUES_H_
 
 #include <cstddef>
 #include <string>
@@ -65,4 +65,4 @@ absl::StatusOr<Enum> ParseNameIn(const NamedValue<Enum> (&table)[N], absl::strin
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_NAMED_VALUES_H_
+#endif  // KCOLL_BASE_NAMED_VALUES_H_

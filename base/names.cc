@@ -1,6 +1,6 @@
-#include "collectives/names.h"
+#include "base/names.h"
 
-#include "collectives/named_values.h"
+#include "base/named_values.h"
 
 namespace kcoll {
 

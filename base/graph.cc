@@ -1,4 +1,4 @@
-#include "collectives/topology/graph.h"
+#include "base/graph.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // Reading kcoll's environment variables: an unset variable and an empty one mean the same (not set).
-#ifndef KCOLL_COLLECTIVES_ENV_H_
-#define KCOLL_COLLECTIVES_ENV_H_
+#ifndef KCOLL_BASE_ENV_H_
+#define KCOLL_BASE_ENV_H_
 
 #include <cstdlib>
 
@@ -20,4 +20,4 @@ absl::StatusOr<bool> ParseFlag(absl::string_view text, absl::string_view source)
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_ENV_H_
+#endif  // KCOLL_BASE_ENV_H_

@@ -1,7 +1,8 @@
 // What one rank knows about the machine it runs on: host, process, CPU affinity, NUMA node, network interfaces and,
-// when it drives a GPU, the device. Discovered locally by each rank, then gathered so every rank holds everyone's.
-#ifndef KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_H_
-#define KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_H_
+// when it drives a GPU, the device. Discovered locally by each rank (collectives/topology/local_machine.h), then
+// gathered so every rank holds everyone's.
+#ifndef KCOLL_BASE_RANK_INFO_H_
+#define KCOLL_BASE_RANK_INFO_H_
 
 #include <cstdint>
 #include <optional>
@@ -50,27 +51,13 @@ struct RankInfo {
   }
 };
 
-// This process's RankInfo (without `gpu`, which the GPU owner fills). `sysfs_node_dir` is where the NUMA nodes are
-// described (node<N>/cpulist files).
-RankInfo DiscoverLocalRankInfo(absl::string_view sysfs_node_dir = "/sys/devices/system/node");
-
 // Compact CPU lists as Linux prints them: "0-3,8,10-11" <-> {0,1,2,3,8,10,11}. Parse errors name the text.
 std::string FormatCpuList(const std::vector<int>& cpus);
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text);
-
-// The NUMA nodes whose cpulist under `sysfs_node_dir` shares a core with `cpus`.
-std::vector<int> NumaNodesOf(const std::vector<int>& cpus, absl::string_view sysfs_node_dir);
-
-// The network interfaces of this machine (every getifaddrs entry, loopback and down ones included).
-std::vector<NetworkInterface> DiscoverNetworkInterfaces();
-
-// A self-describing byte encoding (JSON text) for gathering RankInfos over MPI, and its inverse.
-std::string SerializeRankInfo(const RankInfo& info);
-absl::StatusOr<RankInfo> DeserializeRankInfo(absl::string_view bytes);
 
 // 64-bit FNV-1a: a hash that is the same on every rank and every build (absl::Hash is salted per process).
 uint64_t StableHash(absl::string_view bytes);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TOPOLOGY_RANK_INFO_H_
+#endif  // KCOLL_BASE_RANK_INFO_H_

@@ -1,6 +1,6 @@
 // Early return on error, for schedules that are long sequences of fallible steps.
-#ifndef KCOLL_COLLECTIVES_STATUS_MACROS_H_
-#define KCOLL_COLLECTIVES_STATUS_MACROS_H_
+#ifndef KCOLL_BASE_STATUS_MACROS_H_
+#define KCOLL_BASE_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -23,4 +23,4 @@
   if (!tmp.ok()) return tmp.status();                \
   decl = std::move(tmp).value()
 
-#endif  // KCOLL_COLLECTIVES_STATUS_MACROS_H_
+#endif  // KCOLL_BASE_STATUS_MACROS_H_

@@ -1,4 +1,4 @@
-#include "collectives/observability/tick_clock.h"
+#include "base/tick_clock.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

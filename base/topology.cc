@@ -1,4 +1,4 @@
-#include "collectives/topology/topology.h"
+#include "base/topology.h"
 
 #include <algorithm>
 #include <map>

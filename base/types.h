@@ -1,6 +1,6 @@
 // Element types and reduction operators, as NCCL names them.
-#ifndef KCOLL_COLLECTIVES_TYPES_H_
-#define KCOLL_COLLECTIVES_TYPES_H_
+#ifndef KCOLL_BASE_TYPES_H_
+#define KCOLL_BASE_TYPES_H_
 
 #include <cstddef>
 #include <vector>
@@ -47,4 +47,4 @@ absl::StatusOr<ReduceOp> ParseReduceOp(absl::string_view text);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TYPES_H_
+#endif  // KCOLL_BASE_TYPES_H_

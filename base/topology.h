@@ -1,16 +1,16 @@
 // Who is on which node, and the rings and trees every algorithm runs on. Built once per communicator: nodes from
 // MPI's shared-memory split (ranks that can share memory form a node), or emulated with a fixed number of ranks per
 // node so one machine can stand in for several; rings and trees from the node layout (see graph.h).
-#ifndef KCOLL_COLLECTIVES_TOPOLOGY_TOPOLOGY_H_
-#define KCOLL_COLLECTIVES_TOPOLOGY_TOPOLOGY_H_
+#ifndef KCOLL_BASE_TOPOLOGY_H_
+#define KCOLL_BASE_TOPOLOGY_H_
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "collectives/topology/graph.h"
-#include "collectives/topology/rank_info.h"
+#include "base/graph.h"
+#include "base/rank_info.h"
 
 namespace kcoll {
 
@@ -69,4 +69,4 @@ Topology MakeEmulatedTopology(int rank, int nranks, int ranks_per_node, int ncha
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_TOPOLOGY_TOPOLOGY_H_
+#endif  // KCOLL_BASE_TOPOLOGY_H_

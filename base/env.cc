@@ -1,4 +1,4 @@
-#include "collectives/env.h"
+#include "base/env.h"
 
 #include <string>
 
