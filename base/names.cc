@@ -1,5 +1,8 @@
 #include "base/names.h"
 
+#include <iterator>
+#include <limits>
+
 #include "base/named_values.h"
 
 namespace kcoll {
@@ -31,31 +34,31 @@ constexpr bool RowsInDeclarationOrder() {
 }
 static_assert(RowsInDeclarationOrder(), "kCollectives must list the collectives in declaration order");
 
-// Every algorithm, `auto` first, then in the order of names.h.
-constexpr NamedValue<Algorithm> kAlgorithmNames[] = {
-    {Algorithm::kAuto, "auto"},
-    {Algorithm::kRing, "ring"},
-    {Algorithm::kRingPipelined, "ring_pipelined"},
-    {Algorithm::kBidirectionalRing, "bidirectional_ring"},
-    {Algorithm::kTree, "tree"},
-    {Algorithm::kDoubleBinaryTree, "double_binary_tree"},
-    {Algorithm::kHalvingDoubling, "halving_doubling"},
-    {Algorithm::kRecursiveDoubling, "recursive_doubling"},
-    {Algorithm::kHierarchical, "hierarchical"},
-    {Algorithm::kHierarchicalRingTree, "hierarchical_ring_tree"},
-    {Algorithm::kChain, "chain"},
-    {Algorithm::kPairwise, "pairwise"},
-    {Algorithm::kLinear, "linear"},
-    {Algorithm::kDirect, "direct"},
+// Every algorithm, `auto` first, then in the order of base/algorithm_list.h (the enumeration's order).
+constexpr AlgorithmFacts kAlgorithms[] = {
+    {Algorithm::kAuto, "auto", std::numeric_limits<int>::max(), AlgorithmNeeds::kNothing},
+#define KCOLL_ALGORITHM_FACTS(enumerator, name, simplicity, needs) \
+  {Algorithm::k##enumerator, name, simplicity, AlgorithmNeeds::needs},
+    KCOLL_ALGORITHMS(KCOLL_ALGORITHM_FACTS)
+#undef KCOLL_ALGORITHM_FACTS
 };
 
-constexpr bool AlgorithmRowsInDeclarationOrder() {
-  for (size_t i = 0; i < sizeof(kAlgorithmNames) / sizeof(kAlgorithmNames[0]); ++i) {
-    if (static_cast<size_t>(kAlgorithmNames[i].value) != i) return false;
-  }
-  return static_cast<size_t>(Algorithm::kDirect) + 1 == sizeof(kAlgorithmNames) / sizeof(kAlgorithmNames[0]);
-}
-static_assert(AlgorithmRowsInDeclarationOrder(), "kAlgorithmNames must name every algorithm, in declaration order");
+// Which algorithm serves which collective, in the list's order.
+struct Served {
+  Collective collective;
+  Algorithm algorithm;
+};
+constexpr Served kSchedules[] = {
+#define KCOLL_SERVED(collective, enumerator, schedule, price) {Collective::k##collective, Algorithm::k##enumerator},
+    KCOLL_SCHEDULES(KCOLL_SERVED)
+#undef KCOLL_SERVED
+};
+
+constexpr NamedValue<Algorithm> kAlgorithmNames[] = {
+#define KCOLL_ALGORITHM_NAME(enumerator, name, simplicity, needs) {Algorithm::k##enumerator, name},
+    {Algorithm::kAuto, "auto"}, KCOLL_ALGORITHMS(KCOLL_ALGORITHM_NAME)
+#undef KCOLL_ALGORITHM_NAME
+};
 
 // The row of a value outside the enumeration (a C caller's bad integer), so that no lookup reads past the table.
 constexpr CollectiveFacts kInvalidCollective = {Collective::kBarrier, "invalid", false, false, false,
@@ -103,6 +106,29 @@ double BusBwFactorValue(Collective c, int64_t nranks) {
   }
   return 0.0;
 }
+
+const AlgorithmFacts& FactsOf(Algorithm a) {
+  const size_t i = static_cast<size_t>(a);
+  return i < std::size(kAlgorithms) ? kAlgorithms[i] : kAlgorithms[0];
+}
+
+std::vector<Algorithm> AlgorithmsFor(Collective c) {
+  std::vector<Algorithm> out;
+  for (const Served& s : kSchedules) {
+    if (s.collective == c) out.push_back(s.algorithm);
+  }
+  return out;
+}
+
+std::vector<Algorithm> TransferAlgorithmsFor(Collective c) {
+  std::vector<Algorithm> out;
+  for (Algorithm a : AlgorithmsFor(c)) {
+    if (FactsOf(a).needs != AlgorithmNeeds::kRegisteredBuffers) out.push_back(a);
+  }
+  return out;
+}
+
+int SimplicityRank(Algorithm a) { return FactsOf(a).simplicity; }
 
 const std::vector<Algorithm>& AllAlgorithms() {
   static const auto* all = new std::vector<Algorithm>(ValuesIn(kAlgorithmNames));

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/algorithm_list.h"
 
 namespace kcoll {
 
@@ -28,20 +29,25 @@ enum class Collective {
 };
 
 enum class Algorithm {
-  kAuto,                  // chosen per call by the cost model (or a size threshold)
-  kRing,                  // ReduceScatter + AllGather around one ring
-  kRingPipelined,         // several channels, each a ring cut into chunks that overlap transfer and reduce
-  kBidirectionalRing,     // half the data clockwise, half counter-clockwise
-  kTree,                  // binomial tree: reduce to the root, then broadcast
-  kDoubleBinaryTree,      // two complementary binary trees, each carrying half of the data
-  kHalvingDoubling,       // Rabenseifner: recursive-halving ReduceScatter + recursive-doubling AllGather
-  kRecursiveDoubling,     // log2(n) full-size exchanges
-  kHierarchical,          // 2D: intra-node ReduceScatter, inter-node AllReduce, intra-node AllGather
-  kHierarchicalRingTree,  // ring inside a node, tree across nodes
-  kChain,                 // pipelined chain (Broadcast, Reduce)
-  kPairwise,              // pairwise exchange (AllToAll, SendRecv)
-  kLinear,                // root talks to every rank in turn (Gather, Scatter, Barrier fallback)
-  kDirect,                // zero-copy on registered buffers: ranks of one node read each other's buffers in place
+  kAuto,  // chosen per call by the cost model (or a size threshold)
+#define KCOLL_ALGORITHM_ENUMERATOR(enumerator, name, simplicity, needs) k##enumerator,
+  KCOLL_ALGORITHMS(KCOLL_ALGORITHM_ENUMERATOR)
+#undef KCOLL_ALGORITHM_ENUMERATOR
+};
+
+// What a call needs before an algorithm can run (base/algorithm_list.h says which needs what).
+enum class AlgorithmNeeds {
+  kNothing,
+  kRegisteredBuffers,  // every rank's buffers from Communicator::Allocate, on one node over shared memory
+  kEqualNodes,         // the same number of ranks on every node
+};
+
+// An algorithm's row of base/algorithm_list.h.
+struct AlgorithmFacts {
+  Algorithm algorithm;
+  absl::string_view name;
+  int simplicity;  // ties between predicted times go to the smaller
+  AlgorithmNeeds needs;
 };
 
 // Every collective / algorithm, in declaration order.
@@ -75,6 +81,17 @@ struct CollectiveFacts {
 
 // The table's row of `c`; for a value outside the enumeration, a row named "invalid" with no size.
 const CollectiveFacts& FactsOf(Collective c);
+
+// The row of `a`; kAuto's has the name "auto", the largest simplicity and no needs.
+const AlgorithmFacts& FactsOf(Algorithm a);
+
+// The algorithms that serve `c` (KCOLL_SCHEDULES), in the list's order: the first is its fallback default.
+std::vector<Algorithm> AlgorithmsFor(Collective c);
+// The same without those that need registered buffers: the algorithms any buffers can take.
+std::vector<Algorithm> TransferAlgorithmsFor(Collective c);
+
+// FactsOf(a).simplicity: ties between predicted times go to the algorithm with the smaller rank.
+int SimplicityRank(Algorithm a);
 
 // Whether `c` is one of the enumerators (a C caller can pass any integer).
 bool IsValid(Collective c);

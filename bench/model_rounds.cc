@@ -11,7 +11,7 @@
 #include "bench/calibrate_in_run.h"
 #include "bench/injected_faults.h"
 #include "bench/timing.h"
-#include "collectives/auto_choice.h"
+#include "choice/auto_choice.h"
 #include "models/statistics.h"
 
 namespace kcoll {

@@ -18,9 +18,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/named_values.h"
+#include "base/transport_kind.h"
 #include "bench/sizes.h"
 #include "collectives/transport/timeout.h"
-#include "collectives/transport/transport_kind.h"
 
 namespace kcoll {
 namespace bench {

@@ -46,9 +46,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/topology.h"
+#include "base/transport_kind.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/transport/transport.h"
-#include "collectives/transport/transport_kind.h"
 #include "models/calibration.h"
 #include "models/machine.h"
 

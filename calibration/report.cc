@@ -8,8 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "base/seconds_format.h"
 #include "calibration/profile.h"
+#include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/auto_choice.h"
 #include "models/measured_curve.h"
 
 namespace kcoll {

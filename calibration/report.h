@@ -16,7 +16,7 @@ namespace calibration {
 // The readable report: each series with its fit, alpha / beta / R^2 per link class, gamma, copy bandwidth.
 std::string FormatReport(const CalibrationResult& result, const models::Profile& profile);
 
-// What `auto` (collectives/auto_choice.h) would run with this profile on the measured topology: for every
+// What `auto` (choice/auto_choice.h) would run with this profile on the measured topology: for every
 // collective with registered algorithms, the choice at each of `sizes` (count * element size).
 std::string FormatAutoChoices(const Topology& topology, const models::Profile& profile,
                               const std::vector<size_t>& sizes);

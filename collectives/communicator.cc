@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "base/env.h"
 #include "base/status_macros.h"
-#include "collectives/algorithm_choice.h"
+#include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/args_check.h"
 #include "collectives/execution.h"

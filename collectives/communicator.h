@@ -26,8 +26,8 @@
 #include "base/tick_clock.h"
 #include "base/topology.h"
 #include "base/types.h"
+#include "choice/auto_choice.h"
 #include "collectives/algorithms/algorithm.h"
-#include "collectives/auto_choice.h"
 #include "collectives/execution.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
@@ -68,14 +68,14 @@ struct CommunicatorOptions {
   // Rings the topology builds (1..32; see base/graph.h). 0: $KCOLL_NCHANNELS if set, else 1 on the
   // MPI transport and 2 on NCCL (collectives/topology/discover.h says why).
   int nchannels = 0;
-  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (collectives/auto_choice.h).
+  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (choice/auto_choice.h).
   // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
   std::string profile_path;
 };
 
 struct CallOptions {
   // kAuto: $KCOLL_ALGO (as it was when the communicator was created) if it names an algorithm for this collective,
-  // else the registered algorithm the cost model predicts fastest for the size (collectives/auto_choice.h).
+  // else the registered algorithm the cost model predicts fastest for the size (choice/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
 };

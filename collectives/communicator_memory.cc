@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "collectives/algorithm_choice.h"
+#include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/transport/mpi/agreement.h"

@@ -13,9 +13,9 @@
 
 #include "absl/status/statusor.h"
 #include "base/topology.h"
+#include "base/transport_kind.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/transport/execution.h"
-#include "collectives/transport/transport_kind.h"
 #include "collectives/transport/transports.h"
 
 namespace kcoll {

@@ -8,33 +8,6 @@
 namespace kcoll {
 namespace models {
 
-namespace {
-
-constexpr Algorithm kSimplicityOrder[] = {
-    Algorithm::kLinear,
-    Algorithm::kPairwise,
-    Algorithm::kRing,
-    Algorithm::kChain,
-    Algorithm::kTree,
-    Algorithm::kRecursiveDoubling,
-    Algorithm::kHalvingDoubling,
-    Algorithm::kBidirectionalRing,
-    Algorithm::kRingPipelined,
-    Algorithm::kDoubleBinaryTree,
-    Algorithm::kHierarchical,
-    Algorithm::kHierarchicalRingTree,
-};
-
-}  // namespace
-
-int SimplicityRank(Algorithm algorithm) {
-  const int count = static_cast<int>(std::size(kSimplicityOrder));
-  for (int i = 0; i < count; ++i) {
-    if (kSimplicityOrder[i] == algorithm) return i;
-  }
-  return count;
-}
-
 absl::StatusOr<AlgorithmChooser> AlgorithmChooser::Create(const Topology& topology, const Profile& profile,
                                                           const CostOptions& options,
                                                           const std::vector<Collective>& collectives) {

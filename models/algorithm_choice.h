@@ -1,9 +1,8 @@
 // Picking the algorithm with the least predicted time (cost_model.h) for a collective of a given size.
 //
-// Ties (predicted times within a relative 1e-9 of each other) go to the simpler algorithm, in this order, simplest
-// first: linear, pairwise, ring, chain, tree, recursive_doubling, halving_doubling, bidirectional_ring,
-// ring_pipelined, double_binary_tree, hierarchical, hierarchical_ring_tree. For instance ring_pipelined with one
-// channel and one chunk per round costs exactly what ring does, and ring is chosen.
+// Ties (predicted times within a relative 1e-9 of each other) go to the simpler algorithm: the smaller simplicity of
+// base/algorithm_list.h (SimplicityRank). For instance ring_pipelined with one channel and one chunk per round costs
+// exactly what ring does, and ring is chosen.
 #ifndef KCOLL_MODELS_ALGORITHM_CHOICE_H_
 #define KCOLL_MODELS_ALGORITHM_CHOICE_H_
 
@@ -19,9 +18,6 @@ namespace models {
 
 // Relative difference under which two predicted times count as a tie.
 inline constexpr double kTieTolerance = 1e-9;
-
-// Position of `algorithm` in the simplicity order above (0 = simplest; kAuto comes last).
-int SimplicityRank(Algorithm algorithm);
 
 struct Candidate {
   Algorithm algorithm = Algorithm::kAuto;

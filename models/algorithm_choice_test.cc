@@ -12,14 +12,15 @@ namespace models {
 namespace {
 
 TEST(SimplicityRankTest, RanksEveryModelledAlgorithmOnceAndTheRestLast) {
+  // Every algorithm has a rank of its own, so a tie between two predicted times always has one winner; `auto`, which
+  // is not an algorithm, comes after all of them.
   std::vector<int> ranks;
   for (Algorithm a : AllAlgorithms()) {
-    if (a != Algorithm::kAuto && a != Algorithm::kDirect) ranks.push_back(SimplicityRank(a));
+    if (a != Algorithm::kAuto) ranks.push_back(SimplicityRank(a));
   }
   std::sort(ranks.begin(), ranks.end());
-  for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(ranks[i], static_cast<int>(i));
-  EXPECT_EQ(SimplicityRank(Algorithm::kAuto), static_cast<int>(ranks.size()));
-  EXPECT_EQ(SimplicityRank(Algorithm::kDirect), static_cast<int>(ranks.size()));
+  EXPECT_EQ(std::adjacent_find(ranks.begin(), ranks.end()), ranks.end()) << "two algorithms share a rank";
+  EXPECT_GT(SimplicityRank(Algorithm::kAuto), ranks.back());
 }
 
 TEST(SimplicityRankTest, SimplerSchedulesWinTies) {

@@ -5,7 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "models/trees.h"
+#include "models/price_builder.h"
+#include "models/prices/prices.h"
 
 namespace kcoll {
 namespace models {
@@ -29,42 +30,7 @@ absl::Status ValidateCostOptions(const CostOptions& options) {
   return absl::OkStatus();
 }
 
-bool Applies(Collective collective, Algorithm algorithm) {
-  switch (collective) {
-    case Collective::kAllReduce:
-      switch (algorithm) {
-        case Algorithm::kRing:
-        case Algorithm::kRingPipelined:
-        case Algorithm::kBidirectionalRing:
-        case Algorithm::kTree:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kHalvingDoubling:
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kHierarchical:
-        case Algorithm::kHierarchicalRingTree:
-          return true;
-        default:
-          return false;
-      }
-    case Collective::kReduceScatter:
-      return algorithm == Algorithm::kRing || algorithm == Algorithm::kHalvingDoubling;
-    case Collective::kAllGather:
-      return algorithm == Algorithm::kRing || algorithm == Algorithm::kRecursiveDoubling;
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-      return algorithm == Algorithm::kTree || algorithm == Algorithm::kChain || algorithm == Algorithm::kLinear;
-    case Collective::kGather:
-    case Collective::kScatter:
-      return algorithm == Algorithm::kTree || algorithm == Algorithm::kLinear;
-    case Collective::kAllToAll:
-    case Collective::kSendRecv:
-      return algorithm == Algorithm::kPairwise;
-    case Collective::kBarrier:
-      return algorithm == Algorithm::kTree || algorithm == Algorithm::kRecursiveDoubling ||
-             algorithm == Algorithm::kLinear;
-  }
-  return false;
-}
+bool Applies(Collective collective, Algorithm algorithm) { return FindPrice(collective, algorithm) != nullptr; }
 
 std::vector<Algorithm> ApplicableAlgorithms(Collective collective) {
   std::vector<Algorithm> out;
@@ -92,132 +58,25 @@ absl::StatusOr<CostModel> CostModel::Create(Collective collective, Algorithm alg
                                                    "'; it takes: ", absl::StrJoin(names, ", ")));
   }
   CostModel model(collective, algorithm, topology, profile, options);
-  model.Build();
+  PriceBuilder builder(model);
+  FindPrice(collective, algorithm)(builder);
   return model;
 }
 
-void CostModel::Build() {
-  const int64_t n = topology_.ranks();
-  const double steps = static_cast<double>(n - 1);
-  const double reducing = collective_ == Collective::kAllGather ? 0 : steps;
-  const double copying = collective_ == Collective::kReduceScatter ? 0 : steps;
-  switch (algorithm_) {
-    case Algorithm::kRing:
-      AddRing(1.0 / n, reducing, copying);
-      break;
-    case Algorithm::kRingPipelined:
-      BuildPipelinedRing(reducing, copying);
-      break;
-    case Algorithm::kBidirectionalRing:
-      BuildBidirectionalRing(reducing, copying);
-      break;
-    case Algorithm::kTree:
-      BuildBinomialTree();
-      break;
-    case Algorithm::kDoubleBinaryTree:
-      BuildDoubleBinaryTree();
-      break;
-    case Algorithm::kHalvingDoubling:
-      if (collective_ == Collective::kAllReduce) {
-        AddHalvingDoublingAllReduce(true);
-      } else {
-        AddHalvingReduceScatter();
-      }
-      break;
-    case Algorithm::kRecursiveDoubling:
-      if (collective_ == Collective::kAllReduce) {
-        AddHalvingDoublingAllReduce(false);
-      } else if (collective_ == Collective::kAllGather) {
-        AddDoublingAllGather();
-      } else {
-        AddDissemination();
-      }
-      break;
-    case Algorithm::kHierarchical:
-      AddHierarchical(false);
-      break;
-    case Algorithm::kHierarchicalRingTree:
-      AddHierarchical(true);
-      break;
-    case Algorithm::kChain:
-      BuildChain(collective_ == Collective::kReduce);
-      break;
-    case Algorithm::kPairwise:
-      if (collective_ == Collective::kAllToAll) {
-        AddPairwise();
-      } else {
-        AddRing(1.0, 0, 1);  // sendrecv: one round, i -> i+1, all of S
-      }
-      break;
-    case Algorithm::kLinear:
-      BuildLinear();
-      break;
-    case Algorithm::kAuto:
-    case Algorithm::kDirect:  // zero-copy on registered buffers: not priced, taken whenever they are registered
-      break;                  // refused by Create
-  }
+void CostModel::AddRounds(double count, std::vector<Transfer> transfers, bool reduces) {
+  if (count <= 0 || transfers.empty()) return;
+  double amount = 0;
+  for (const Transfer& t : transfers) amount += t.src != t.dst ? t.amount : 0;
+  RoundLoad load = SummarizeRound(topology_, std::move(transfers), reduces);
+  if (!load.has_intra && !load.has_inter) return;
+  rounds_.push_back({count, load});
+  sent_per_byte_ += count * amount;
 }
 
-void CostModel::BuildBidirectionalRing(double reducing_rounds, double copying_rounds) {
-  const int64_t n = topology_.ranks();
-  std::vector<Transfer> transfers;
-  for (int64_t i = 0; i < n; ++i) {
-    transfers.push_back({i, (i + 1) % n, 0.5 / n});
-    transfers.push_back({i, (i + n - 1) % n, 0.5 / n});
-  }
-  AddRounds(reducing_rounds, transfers, true);
-  AddRounds(copying_rounds, transfers, false);
-  // Each direction runs the sliced ring schedule (ring_pipeline.cc): slices of n chunks, each through the
-  // ReduceScatter rounds, which read it from memory, then the AllGather rounds, which find it in cache.
-  slice_bytes_ = 2.0 * static_cast<double>(n) * options_.chunk_bytes;
-  cold_rounds_ = 1;
-}
-
-void CostModel::BuildBinomialTree() {
-  const int64_t n = topology_.ranks();
-  switch (collective_) {
-    case Collective::kAllReduce:
-      BuildPipelinedTrees({BinomialTreeParents(n)});
-      break;
-    case Collective::kReduce:
-      AddBinomialReduce(true, false, 1);
-      break;
-    case Collective::kBroadcast:
-      AddBinomialBroadcast(false, 1);
-      break;
-    case Collective::kGather:
-      AddBinomialReduce(false, true, 1.0 / n);
-      break;
-    case Collective::kScatter:
-      AddBinomialBroadcast(true, 1.0 / n);
-      break;
-    default:  // kBarrier
-      AddBinomialReduce(false, false, 0);
-      AddBinomialBroadcast(false, 0);
-      break;
-  }
-}
-
-void CostModel::BuildLinear() {
-  const int64_t n = topology_.ranks();
-  switch (collective_) {
-    case Collective::kBroadcast:
-      AddLinear(false, 1, false);
-      break;
-    case Collective::kReduce:
-      AddLinear(true, 1, true);
-      break;
-    case Collective::kGather:
-      AddLinear(true, 1.0 / n, false);
-      break;
-    case Collective::kScatter:
-      AddLinear(false, 1.0 / n, false);
-      break;
-    default:  // kBarrier
-      AddLinear(true, 0, false);
-      AddLinear(false, 0, false);
-      break;
-  }
+void CostModel::AddRoundLoad(double count, const RoundLoad& load, double sent_fraction) {
+  if (count <= 0) return;
+  rounds_.push_back({count, load});
+  sent_per_byte_ += count * sent_fraction;
 }
 
 double CostModel::Seconds(double bytes) const {

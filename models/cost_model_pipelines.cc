@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "models/cost_model.h"
-#include "models/trees.h"
 
 namespace kcoll {
 namespace models {
@@ -68,11 +67,6 @@ void CostModel::BuildChain(bool reduces) {
   stage_load_.inter = 1;
   stage_load_.reduce = reduces ? 1 : 0;
   sent_per_byte_ = static_cast<double>(topology_.ranks() - 1);  // S over each link of the chain
-}
-
-void CostModel::BuildDoubleBinaryTree() {
-  const DoubleBinaryTree trees = DoubleBinaryTreeParents(topology_.ranks());
-  BuildPipelinedTrees({trees.first, trees.second});
 }
 
 void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees) {
@@ -154,7 +148,7 @@ double CostModel::PipelinedRingSeconds(double bytes) const {
   const int channels = RingChannels(bytes);
   const RoundLoad& load = ring_loads_[channels - 1];
   const double per_channel = bytes / (n * channels);
-  // The AllReduce runs the buffer in slices of n chunks per channel (ring_pipeline.cc). Its ReduceScatter rounds
+  // The AllReduce runs the buffer in slices of n chunks per channel (sliced_ring.cc). Its ReduceScatter rounds
   // read each slice from memory (the whole buffer is the working set); its AllGather rounds forward blocks reduced
   // moments before, still in cache (the slice is the working set), as in hierarchical's slices.
   const double slice = std::min(bytes, n * channels * options_.chunk_bytes);

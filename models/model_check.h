@@ -11,7 +11,7 @@
 // prediction: its rows say so and it has no summary.
 //
 // To compare with what a Communicator's `auto` assumes, pass ModelTopology(comm.topology()),
-// comm.auto_choice().profile() and ModelCostOptions(comm.topology()) (collectives/auto_choice.h).
+// comm.auto_choice().profile() and ModelCostOptions(comm.topology()) (choice/auto_choice.h).
 #ifndef KCOLL_MODELS_MODEL_CHECK_H_
 #define KCOLL_MODELS_MODEL_CHECK_H_
 

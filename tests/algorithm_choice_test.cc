@@ -1,10 +1,9 @@
 // The algorithm table, the choice when a call says auto, $KCOLL_ALGO parsing, and the cross-rank argument
 // comparison's messages: pure functions, no MPI traffic.
-#include "collectives/algorithm_choice.h"
-
 #include <string>
 #include <vector>
 
+#include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/args_check.h"
 #include "gmock/gmock.h"

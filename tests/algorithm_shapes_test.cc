@@ -3,9 +3,9 @@
 // trees the tree algorithms run on are the topology's, checked in graph_test.)
 #include <set>
 
-#include "collectives/algorithms/fold_transfers.h"
-#include "collectives/algorithms/power_of_two_fold.h"
-#include "collectives/algorithms/ring_pipeline.h"
+#include "collectives/algorithms/engines/fold_transfers.h"
+#include "collectives/algorithms/engines/power_of_two_fold.h"
+#include "collectives/algorithms/engines/sliced_ring.h"
 #include "gtest/gtest.h"
 
 namespace kcoll {
@@ -42,7 +42,7 @@ TEST(VirtualPowerOfTwoTest, EveryRankTakesPartOrSitsOutOnce) {
 TEST(RingPipelineTest, OwnedBlocksCoverTheRing) {
   for (int n = 1; n <= 20; ++n) {
     std::set<int> owned;
-    for (int i = 0; i < n; ++i) owned.insert(RingPipeline::OwnedBlock(i, n));
+    for (int i = 0; i < n; ++i) owned.insert(SlicedRing::OwnedBlock(i, n));
     EXPECT_EQ(static_cast<int>(owned.size()), n);
   }
 }

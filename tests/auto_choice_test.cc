@@ -1,7 +1,7 @@
 // `auto`: the registered algorithm the cost model predicts fastest. Checked three ways: hand-derived choices between
 // two algorithms; the choice over whatever the registry holds against the models' own predictions restricted to it;
 // and the handling of algorithms without a model, of profiles and of topologies.
-#include "collectives/auto_choice.h"
+#include "choice/auto_choice.h"
 
 #include <sys/stat.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "choice/shipped_profiles.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/shipped_profiles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/bus_bandwidth.h"

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
+#include "base/transport_kind.h"
 #include "collectives/transport/device_path.h"
-#include "collectives/transport/transport_kind.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

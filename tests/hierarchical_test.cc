@@ -2,13 +2,12 @@
 // node, one rank per node and the 2D cases in between), checked bit for bit against the exact result and
 // MPI_Allreduce; a ranks_per_node that does not divide is refused when the communicator is created, and nodes of
 // different sizes are refused by the algorithms themselves.
-#include "collectives/algorithms/hierarchical.h"
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "base/topology.h"
+#include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_transport.h"
@@ -85,8 +84,8 @@ TEST(HierarchicalTest, NodesOfDifferentSizesAreRefused) {
   args.send = data.data();
   args.recv = data.data();
   args.count = data.size();
-  for (auto* fn : {&HierarchicalAllReduce, &HierarchicalRingTreeAllReduce}) {
-    const absl::Status s = fn(args, res);
+  for (Algorithm algorithm : {Algorithm::kHierarchical, Algorithm::kHierarchicalRingTree}) {
+    const absl::Status s = FindAlgorithm(Collective::kAllReduce, algorithm).value()(args, res);
     ASSERT_TRUE(AllRanks(absl::IsInvalidArgument(s))) << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr("different numbers of ranks (1, " + std::to_string(n - 1) + ")"));
   }

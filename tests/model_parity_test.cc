@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "base/graph.h"
-#include "collectives/algorithms/chunking.h"
+#include "collectives/algorithms/all_reduce/ring_pipelined.h"
+#include "collectives/algorithms/engines/chunking.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/algorithms/ring_pipelined.h"
 #include "gtest/gtest.h"
 #include "models/cost_model.h"
 #include "models/test_util.h"

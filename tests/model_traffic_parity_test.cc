@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/auto_choice.h"
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
 #include "models/cost_model.h"

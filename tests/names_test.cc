@@ -2,7 +2,7 @@
 #include "base/names.h"
 
 #include "base/types.h"
-#include "collectives/algorithm_choice.h"
+#include "choice/default_algorithm.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

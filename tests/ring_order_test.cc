@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "base/topology.h"
+#include "collectives/algorithms/engines/rooted_group.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/algorithms/rooted_group.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "tests/collective_test_util.h"

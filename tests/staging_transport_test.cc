@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/topology.h"
-#include "collectives/algorithms/ring.h"
+#include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "gmock/gmock.h"
@@ -129,7 +129,7 @@ class StagingTransportTest : public ::testing::Test {
     args.count = count;
     args.type = type;
     args.op = op;
-    absl::Status s = RingAllReduce(args, res);
+    absl::Status s = FindAlgorithm(Collective::kAllReduce, Algorithm::kRing).value()(args, res);
     if (s.ok()) s = staging_->Synchronize();
     EXPECT_TRUE(s.ok()) << s;
     std::vector<char> want(elem);

@@ -89,7 +89,7 @@ g++ -shared -o "$prefix/lib/libkcoll.so.$version" -Wl,-soname,"libkcoll.so.$majo
 ln -sf "libkcoll.so.$version" "$prefix/lib/libkcoll.so.$major"
 ln -sf "libkcoll.so.$major" "$prefix/lib/libkcoll.so"
 
-# --- Profiles: the built-in ones `auto` reads at run time, found from lib/ (collectives/shipped_profiles.h) -----------
+# --- Profiles: the built-in ones `auto` reads at run time, found from lib/ (choice/shipped_profiles.h) -----------
 mkdir -p "$prefix/share/kcoll/profiles"
 cp models/profiles/*.json "$prefix/share/kcoll/profiles/"
 say "share/kcoll/profiles ($(ls models/profiles/*.json | wc -l) profiles)"

@@ -8,15 +8,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/transport_kind.h"
 #include "base/types.h"
 
 namespace kcoll {
-
-// Where a buffer lives, as far as a transport is concerned.
-enum class MemoryKind {
-  kHost,    // reachable by the CPU (HostSpace, CudaHostPinnedSpace, CudaUVMSpace)
-  kDevice,  // GPU memory only (CudaSpace)
-};
 
 class Kernels {
  public:

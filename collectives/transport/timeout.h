@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "collectives/transport/transport_kind.h"
+#include "base/transport_kind.h"
 
 namespace kcoll {
 

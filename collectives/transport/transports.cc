@@ -3,35 +3,43 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/transport/mpi/mpi_execution.h"
-#include "collectives/transport/nccl/nccl_execution.h"
-#include "collectives/transport/shm/shm_execution.h"
 
 namespace kcoll {
 
-absl::Span<const TransportEntry> Transports() {
-  static constexpr TransportEntry kTransports[] = {
-      {TransportKind::kMpi, std::nullopt, MakeMpiExecution},
-      {TransportKind::kShm, MemoryKind::kHost, MakeShmExecution},
-      {TransportKind::kNccl, MemoryKind::kDevice, MakeNcclExecution},
-  };
-  return kTransports;
-}
+// Every transport's factory, declared here from base/transport_kind.h's list: each is defined in its folder.
+#define KCOLL_DECLARE_FACTORY(enumerator, name, moves, factory) \
+  absl::StatusOr<Execution> factory(ExecutionRequest request);
+KCOLL_TRANSPORTS(KCOLL_DECLARE_FACTORY)
+#undef KCOLL_DECLARE_FACTORY
+
+namespace {
+
+using Factory = absl::StatusOr<Execution> (*)(ExecutionRequest request);
+
+constexpr Factory kFactories[] = {
+#define KCOLL_FACTORY(enumerator, name, moves, factory) &factory,
+    KCOLL_TRANSPORTS(KCOLL_FACTORY)
+#undef KCOLL_FACTORY
+};
+
+}  // namespace
 
 absl::StatusOr<Execution> MakeExecution(TransportKind kind, ExecutionRequest request) {
-  for (const TransportEntry& entry : Transports()) {
-    if (entry.kind != kind) continue;
-    const MemoryKind memory = request.backend == ExecBackend::kCuda ? MemoryKind::kDevice : MemoryKind::kHost;
-    if (entry.buffers.has_value() && *entry.buffers != memory) {
-      return absl::InvalidArgumentError(absl::StrCat("transport '", TransportKindName(kind), "' needs ",
-                                                     *entry.buffers == MemoryKind::kDevice
-                                                         ? "the cuda execution backend (its buffers are device memory)"
-                                                         : "a host execution backend (its buffers are host memory)",
-                                                     ", not '", ExecBackendName(request.backend), "'"));
-    }
-    return entry.make(std::move(request));
+  const size_t index = static_cast<size_t>(kind);
+  if (index >= std::size(kFactories)) {
+    return absl::InvalidArgumentError(absl::StrCat("no transport of kind ", static_cast<int>(kind)));
   }
-  return absl::InvalidArgumentError(absl::StrCat("no transport of kind ", static_cast<int>(kind)));
+  const MemoryKind memory = request.backend == ExecBackend::kCuda ? MemoryKind::kDevice : MemoryKind::kHost;
+  const TransportMemory moves = MemoryMovedBy(kind);
+  const bool host_only = moves == TransportMemory::kHost, device_only = moves == TransportMemory::kDevice;
+  if ((host_only && memory != MemoryKind::kHost) || (device_only && memory != MemoryKind::kDevice)) {
+    return absl::InvalidArgumentError(absl::StrCat("transport '", TransportKindName(kind), "' needs ",
+                                                   device_only
+                                                       ? "the cuda execution backend (its buffers are device memory)"
+                                                       : "a host execution backend (its buffers are host memory)",
+                                                   ", not '", ExecBackendName(request.backend), "'"));
+  }
+  return kFactories[index](std::move(request));
 }
 
 }  // namespace kcoll

@@ -1,0 +1,100 @@
+// Recursive halving-doubling AllReduce (Rabenseifner's algorithm).
+//
+// For p = 2^k participants the buffer is cut into p blocks (sizes differ by at most one element, so any count
+// works, including counts below p where some blocks are empty). Each participant v keeps a window of blocks,
+// initially all p of them.
+//
+// ReduceScatter by recursive halving, distance d = p/2, p/4, ..., 1: v pairs with v XOR d; the window splits into
+// halves, v keeps the lower half if its bit d is clear and the upper half otherwise, sends the other half to its
+// partner, receives the partner's copy of the half it keeps and reduces it in. The window halves at every step;
+// after log2(p) steps v holds block v fully reduced. AllGather by recursive doubling, d = 1, 2, ..., p/2: v sends
+// its window to v XOR d and receives the partner's adjacent window of the same size straight into the result,
+// doubling the window until it covers the buffer.
+//
+// Each participant sends (p-1)/p of the buffer in each phase, like the ring, but in 2 log2(p) steps instead of
+// 2(p-1). Any other rank count is folded onto the largest power of two first (power_of_two_fold.h, fold_transfers.h):
+// the extra ranks hand their data to a partner before and get the result back after.
+//
+// The first step reads this rank's contribution from `in` (or from `out` on a folding partner, which already holds
+// its partner's data reduced with its own), so nothing is copied before the reduction. Pairs combine in a fixed
+// order, lower participant's data first.
+#include "base/status_macros.h"
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/engines/fold_transfers.h"
+#include "collectives/algorithms/engines/group.h"
+#include "collectives/algorithms/engines/power_of_two_fold.h"
+
+namespace kcoll {
+namespace {
+
+constexpr int kTag = 0;
+
+// Elements [offset, offset + count) of blocks [lo, hi) of `count` elements cut into p blocks.
+Block BlocksRange(size_t count, int p, int lo, int hi) {
+  const size_t begin = BlockOf(count, p, lo).offset;
+  const size_t end = hi == p ? count : BlockOf(count, p, hi).offset;
+  return Block{begin, end - begin};
+}
+
+}  // namespace
+
+absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res) {
+  const Group group = MakeGroup(res.topology.ring, res.topology.rank);
+  const int n = group.size();
+  const size_t elem = DataTypeSize(args.type);
+  const char* in = static_cast<const char*>(args.send);
+  char* out = static_cast<char*>(args.recv);
+  if (n == 1) return res.kernels.Copy(out, in, args.count * elem);
+  if (args.count == 0) return absl::OkStatus();
+
+  const VirtualPowerOfTwo fold(n);
+  const int p = fold.p2;
+  const bool partnered = FoldPartner(fold, group.index) >= 0;
+  // The largest receive: the folded-in buffer, or the first (largest) half of the blocks.
+  const size_t scratch_elems = partnered ? args.count : BlocksRange(args.count, p, 0, p / 2).count;
+  KCOLL_ASSIGN_OR_RETURN(void* scratch_ptr, res.kernels.Scratch(0, scratch_elems * elem));
+  char* scratch = static_cast<char*>(scratch_ptr);
+  KCOLL_RETURN_IF_ERROR(FoldIn(res, group, fold, in, out, scratch, args.count, args.type, args.op, kTag));
+
+  if (!fold.SitsOut(group.index)) {
+    const int v = fold.VirtualOf(group.index);
+    const char* mine = partnered ? out : in;
+    int lo = 0, hi = p;
+    for (int d = p / 2; d >= 1; d /= 2) {
+      const int peer = group.ranks[fold.PositionOf(v ^ d)];
+      const bool lower = (v & d) == 0;
+      const int mid = lo + d;
+      const Block keep = lower ? BlocksRange(args.count, p, lo, mid) : BlocksRange(args.count, p, mid, hi);
+      const Block give = lower ? BlocksRange(args.count, p, mid, hi) : BlocksRange(args.count, p, lo, mid);
+      KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, scratch, keep.count * elem, kTag).status());
+      KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, mine + give.offset * elem, give.count * elem, kTag).status());
+      KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
+      const char* own = mine + keep.offset * elem;
+      KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(args.op, args.type, out + keep.offset * elem, lower ? own : scratch,
+                                               lower ? scratch : own, keep.count));
+      mine = out;
+      if (lower) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    for (int d = 1; d < p; d *= 2) {
+      const int peer = group.ranks[fold.PositionOf(v ^ d)];
+      const bool lower = (v & d) == 0;
+      const Block have = BlocksRange(args.count, p, lo, hi);
+      const Block get = lower ? BlocksRange(args.count, p, hi, hi + d) : BlocksRange(args.count, p, lo - d, lo);
+      KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, out + get.offset * elem, get.count * elem, kTag).status());
+      KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, out + have.offset * elem, have.count * elem, kTag).status());
+      KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
+      if (lower) {
+        hi += d;
+      } else {
+        lo -= d;
+      }
+    }
+  }
+  return FoldOut(res, group, fold, out, args.count, args.type, kTag);
+}
+
+}  // namespace kcoll
