@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/kernels/kernels.h"
 
 namespace kcoll {
 namespace bench {

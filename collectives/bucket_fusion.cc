@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "collectives/kernels/kernels.h"
 
 namespace kcoll {
 namespace {

@@ -13,7 +13,9 @@
 #include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/args_check.h"
+#include "collectives/communicator_state.h"
 #include "collectives/execution.h"
+#include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
@@ -79,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
-  c->backend_ = backend;
+  c->state_->backend = backend;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
@@ -91,71 +93,91 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     if (gpu.ok()) topology_options.gpu = *gpu;
     gpu_status = gpu.status();
   }
-  KCOLL_ASSIGN_OR_RETURN(c->topology_, DiscoverTopology(mpi->comm(), topology_options));
-  const TransportKind transport = asked.value_or(AutoTransport(c->topology_, backend));
-  c->transport_kind_ = transport;
+  KCOLL_ASSIGN_OR_RETURN(c->state_->topology, DiscoverTopology(mpi->comm(), topology_options));
+  const TransportKind transport = asked.value_or(AutoTransport(c->state_->topology, backend));
+  c->state_->transport_kind = transport;
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  KCOLL_ASSIGN_OR_RETURN(c->logger_, Logger::Create(log_config, world_rank, c->topology_.rank));
+  KCOLL_ASSIGN_OR_RETURN(c->state_->logger, Logger::Create(log_config, world_rank, c->state_->topology.rank));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path, transport);
   KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
-  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->topology_, *std::move(profile)));
-  c->auto_choice_ = std::make_unique<AutoChoice>(std::move(auto_choice));
-  if (MPI_Comm_dup(mpi->comm(), &c->control_comm_) != MPI_SUCCESS) {
+  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->state_->topology, *std::move(profile)));
+  c->state_->auto_choice = std::make_unique<AutoChoice>(std::move(auto_choice));
+  if (MPI_Comm_dup(mpi->comm(), &c->state_->control_comm) != MPI_SUCCESS) {
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
-  c->check_args_ = check_args;
+  c->state_->check_args = check_args;
   if (const char* algo = GetEnv("KCOLL_ALGO")) {
     for (Collective collective : AllCollectives()) {
-      c->algo_override_.push_back(ParseAlgorithmOverride(algo, collective));
+      c->state_->algo_override.push_back(ParseAlgorithmOverride(algo, collective));
     }
   }
-  c->timeout_ = timeout;
+  c->state_->timeout = timeout;
   // The transport (MPI, shared memory, or NCCL bootstrapped over MPI) and the kernels that go with it.
   ExecutionRequest request;
   request.mpi = std::move(mpi);
   request.backend = backend;
   request.gpu = options.gpu;
   request.timeout = timeout;
-  request.node_of = c->topology_.node_of;
+  request.node_of = c->state_->topology.node_of;
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
-  c->execution_ = std::move(execution.description);
+  c->state_->execution = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.
-  c->kernels_ = std::make_unique<CountingKernels>(std::move(execution.kernels), c->counters_.total);
-  c->transport_ = std::make_unique<CountingTransport>(std::move(execution.transport), c->topology_, c->counters_.total);
+  c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
+  c->state_->transport = std::make_unique<CountingTransport>(std::move(execution.transport), c->state_->topology,
+                                                             c->state_->counters.total);
 
-  if (!gpu_status.ok()) c->logger_.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
-  if (c->logger_.Enabled(LogLevel::kInfo)) {
+  if (!gpu_status.ok()) c->state_->logger.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
+  if (c->state_->logger.Enabled(LogLevel::kInfo)) {
     // Rank 0 prints the whole block; every other rank its own line, so that each per-rank log names its rank.
     const std::vector<std::string> lines =
-        c->rank() == 0 ? c->Describe() : std::vector<std::string>{DescribeRank(c->topology_, c->rank())};
-    c->logger_.Log(LogLevel::kInfo, absl::StrJoin(lines, "\n"));
+        c->rank() == 0 ? c->Describe() : std::vector<std::string>{DescribeRank(c->state_->topology, c->rank())};
+    c->state_->logger.Log(LogLevel::kInfo, absl::StrJoin(lines, "\n"));
   }
   return c;
 }
 
+Communicator::Communicator() : state_(std::make_unique<State>()) {}
+
 Communicator::~Communicator() { Finalize().IgnoreError(); }
 
-int Communicator::rank() const { return topology_.rank; }
-int Communicator::size() const { return topology_.nranks; }
+int Communicator::rank() const { return state_->topology.rank; }
+int Communicator::size() const { return state_->topology.nranks; }
+const Topology& Communicator::topology() const { return state_->topology; }
+ExecBackend Communicator::backend() const { return state_->backend; }
+bool Communicator::checks_args() const { return state_->check_args; }
+const TimeoutSettings& Communicator::timeout() const { return state_->timeout; }
+const absl::Status& Communicator::broken() const { return state_->broken; }
+TransportKind Communicator::transport() const { return state_->transport_kind; }
+const std::string& Communicator::execution() const { return state_->execution; }
+Kernels* Communicator::kernels() { return state_->kernels.get(); }
+const AutoChoice& Communicator::auto_choice() const { return *state_->auto_choice; }
+const Counters& Communicator::counters() const { return state_->counters; }
+void Communicator::ResetCounters() { state_->counters = Counters(); }
+bool Communicator::finalized() const { return state_->transport == nullptr; }
+
+bool Communicator::CanRunZeroCopy() const {
+  return state_->topology.nnodes == 1 && state_->transport_kind == TransportKind::kShm;
+}
 
 std::vector<std::string> Communicator::Describe() const {
   std::vector<std::string> lines = DescribeTopology(
-      topology_, CommInfo{std::string(ExecBackendName(backend_)),
-                          transport_ ? std::string(transport_->name()) : "finalized", transport_ ? execution_ : ""});
-  if (auto_choice_ != nullptr) {
-    lines.push_back(
-        absl::StrCat("comm ", FormatCommId(topology_.comm_id), " auto prices with: ", auto_choice_->profile_source()));
+      state_->topology, CommInfo{std::string(ExecBackendName(state_->backend)),
+                                 state_->transport ? std::string(state_->transport->name()) : "finalized",
+                                 state_->transport ? state_->execution : ""});
+  if (state_->auto_choice != nullptr) {
+    lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
+                                 " auto prices with: ", state_->auto_choice->profile_source()));
   }
   return lines;
 }
 
 std::string Communicator::DescribeJson() const {
-  nlohmann::json j = TopologyToJson(topology_);
-  j["backend"] = std::string(ExecBackendName(backend_));
-  j["transport"] = transport_ ? std::string(transport_->name()) : "finalized";
-  if (auto_choice_ != nullptr) j["profile"] = auto_choice_->profile_source();
-  j["counters"] = CountersToJson(counters_);
+  nlohmann::json j = TopologyToJson(state_->topology);
+  j["backend"] = std::string(ExecBackendName(state_->backend));
+  j["transport"] = state_->transport ? std::string(state_->transport->name()) : "finalized";
+  if (state_->auto_choice != nullptr) j["profile"] = state_->auto_choice->profile_source();
+  j["counters"] = CountersToJson(state_->counters);
   return j.dump();
 }
 
@@ -165,32 +187,32 @@ absl::Status Communicator::Finalize() {
   if (!finalized() && !KokkosRunning()) {
     // Kokkos was finalised first: its memory can no longer be freed. The scratch is left behind (the process is
     // ending); the transport is released as usual.
-    logger_.Log(LogLevel::kWarn, "Finalize after Kokkos::finalize: the kernels' scratch memory is not freed");
-    kernels_.release();
+    state_->logger.Log(LogLevel::kWarn, "Finalize after Kokkos::finalize: the kernels' scratch memory is not freed");
+    state_->kernels.release();
   }
   if (!finalized() && mpi_finalized) {
     // MPI was finalised first: nothing of MPI can be called, nor needs to be (MPI_Finalize freed the communicators).
-    logger_.Log(LogLevel::kWarn, "Finalize after MPI_Finalize: MPI's resources were released by MPI_Finalize");
-    control_comm_ = MPI_COMM_NULL;
+    state_->logger.Log(LogLevel::kWarn, "Finalize after MPI_Finalize: MPI's resources were released by MPI_Finalize");
+    state_->control_comm = MPI_COMM_NULL;
   }
-  if (!finalized() && logger_.Enabled(LogLevel::kInfo)) {
-    logger_.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(topology_, counters_), "\n"));
+  if (!finalized() && state_->logger.Enabled(LogLevel::kInfo)) {
+    state_->logger.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(state_->topology, state_->counters), "\n"));
   }
   // With a timeout, leave nothing behind that could reach a later communicator (see Transport::Quiesce). Without
   // one, Finalize does not wait for the other ranks, as MPI_Comm_free does not.
-  if (!finalized() && !mpi_finalized && broken_.ok() && timeout_.timeout != absl::InfiniteDuration()) {
-    absl::Status quiet = transport_->Quiesce(timeout_.timeout);
-    if (!quiet.ok()) logger_.Log(LogLevel::kWarn, absl::StrCat("Finalize: ", quiet.message()));
+  if (!finalized() && !mpi_finalized && state_->broken.ok() && state_->timeout.timeout != absl::InfiniteDuration()) {
+    absl::Status quiet = state_->transport->Quiesce(state_->timeout.timeout);
+    if (!quiet.ok()) state_->logger.Log(LogLevel::kWarn, absl::StrCat("Finalize: ", quiet.message()));
   }
   // The transport first: destroying it completes (or withdraws) the transfers still in flight, some of which may
   // read or write the kernels' scratch (a stream-ordered transport's last group); then the scratch can go.
-  transport_.reset();
-  kernels_.reset();
-  registered_.reset();
-  if (control_comm_ != MPI_COMM_NULL) {
+  state_->transport.reset();
+  state_->kernels.reset();
+  state_->registered.reset();
+  if (state_->control_comm != MPI_COMM_NULL) {
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
-    if (!mpi_finalized && broken_.ok()) MPI_Comm_free(&control_comm_);
-    control_comm_ = MPI_COMM_NULL;
+    if (!mpi_finalized && state_->broken.ok()) MPI_Comm_free(&state_->control_comm);
+    state_->control_comm = MPI_COMM_NULL;
   }
   return absl::OkStatus();
 }
@@ -207,17 +229,17 @@ absl::Status Communicator::CheckUsable(absl::string_view what) const {
     return absl::FailedPreconditionError(
         absl::StrCat(what, ": Kokkos was finalized before the communicator (call Finalize() before Kokkos::finalize)"));
   }
-  if (!broken_.ok()) {
+  if (!state_->broken.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        what, ": the communicator is broken by an earlier error (create a new one): ", broken_.ToString()));
+        what, ": the communicator is broken by an earlier error (create a new one): ", state_->broken.ToString()));
   }
   return absl::OkStatus();
 }
 
 absl::Status Communicator::Break(absl::Status error) {
-  if (broken_.ok()) broken_ = error;
-  transport_->Abandon();
-  if (error.code() == absl::StatusCode::kDeadlineExceeded && timeout_.on_timeout == OnTimeout::kAbort) {
+  if (state_->broken.ok()) state_->broken = error;
+  state_->transport->Abandon();
+  if (error.code() == absl::StatusCode::kDeadlineExceeded && state_->timeout.on_timeout == OnTimeout::kAbort) {
     std::fprintf(stderr, "kcoll: %s (KCOLL_ON_TIMEOUT=abort: ending the job)\n", error.ToString().c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, kTimeoutExitCode);
@@ -227,29 +249,29 @@ absl::Status Communicator::Break(absl::Status error) {
 
 absl::Status Communicator::SetProfile(const std::string& profile_path) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
-  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, transport_kind_);
-  absl::StatusOr<AutoChoice> choice =
-      profile.ok() ? AutoChoice::Create(topology_, *std::move(profile)) : absl::StatusOr<AutoChoice>(profile.status());
-  absl::Status agreed = AgreeOnProfile(control_comm_, choice.status(), timeout_.timeout);
+  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, state_->transport_kind);
+  absl::StatusOr<AutoChoice> choice = profile.ok() ? AutoChoice::Create(state_->topology, *std::move(profile))
+                                                   : absl::StatusOr<AutoChoice>(profile.status());
+  absl::Status agreed = AgreeOnProfile(state_->control_comm, choice.status(), state_->timeout.timeout);
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   KCOLL_RETURN_IF_ERROR(agreed);
-  auto_choice_ = std::make_unique<AutoChoice>(*std::move(choice));
+  state_->auto_choice = std::make_unique<AutoChoice>(*std::move(choice));
   return absl::OkStatus();
 }
 
 absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, size_t bytes,
                                                          Algorithm requested) const {
   if (requested != Algorithm::kAuto) return requested;
-  if (static_cast<size_t>(collective) < algo_override_.size()) {
-    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, algo_override_[static_cast<size_t>(collective)]);
+  if (static_cast<size_t>(collective) < state_->algo_override.size()) {
+    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
     if (from_env.has_value()) return *from_env;
   }
   // Most programs repeat one call (a training step, a solver iteration): its choice is kept without a lookup.
-  if (last_choice_.valid && last_choice_.collective == collective && last_choice_.bytes == bytes) {
-    return last_choice_.algorithm;
+  if (state_->last_choice.valid && state_->last_choice.collective == collective && state_->last_choice.bytes == bytes) {
+    return state_->last_choice.algorithm;
   }
-  KCOLL_ASSIGN_OR_RETURN(Algorithm chosen, auto_choice_->Choose(collective, bytes));
-  last_choice_ = LastChoice{collective, bytes, chosen, true};
+  KCOLL_ASSIGN_OR_RETURN(Algorithm chosen, state_->auto_choice->Choose(collective, bytes));
+  state_->last_choice = State::LastChoice{collective, bytes, chosen, true};
   return chosen;
 }
 
@@ -328,10 +350,11 @@ absl::Status Communicator::Call(Collective collective, const void* send, void* r
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
-  if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok() || !check_args_) return rejection;
+  if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok() || !state_->check_args) return rejection;
   CollectiveArgs args;
   args.collective = collective;
-  absl::Status checked = CheckArgsAcrossRanks(control_comm_, args, Algorithm::kAuto, rejection, timeout_.timeout);
+  absl::Status checked =
+      CheckArgsAcrossRanks(state_->control_comm, args, Algorithm::kAuto, rejection, state_->timeout.timeout);
   if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
   return checked;
 }
@@ -339,7 +362,7 @@ absl::Status Communicator::RejectCall(Collective collective, absl::Status reject
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
-  const bool reachable = transport_->CanReach(memory) && memory == kernels_->memory();
+  const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
   absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmFn fn = nullptr;
@@ -352,56 +375,56 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     if (found.ok()) fn = *found;
     local = found.status();
   }
-  if (check_args_) {
-    absl::Status checked = CheckArgsAcrossRanks(control_comm_, args, algorithm, local, timeout_.timeout);
+  if (state_->check_args) {
+    absl::Status checked = CheckArgsAcrossRanks(state_->control_comm, args, algorithm, local, state_->timeout.timeout);
     if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
     KCOLL_RETURN_IF_ERROR(checked);
   }
   KCOLL_RETURN_IF_ERROR(local);
-  const PrimitiveCounts before = counters_.total;
+  const PrimitiveCounts before = state_->counters.total;
   // Ticks, not steady_clock: two clock reads were a tenth of an 8-byte AllReduce. Transports read the real clock
   // only when they report a timeout.
-  const uint64_t start = clock_.Now();
-  Resources resources{*transport_, *kernels_, topology_};
+  const uint64_t start = state_->clock.Now();
+  Resources resources{*state_->transport, *state_->kernels, state_->topology};
   PeerMemory::Buffers peer_buffers;
   if (MayRunDirect(args, requested, algorithm, memory)) {
     // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
     const size_t elem = DataTypeSize(args.type);
     absl::StatusOr<bool> registered =
-        registered_->Exchange(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(requested),
-                                                  CallSignature(args, requested), &clock_, start},
-                              args.send, SendCount(args, rank(), size()) * elem, args.recv,
-                              RecvCount(args, rank(), size()) * elem, &peer_buffers);
+        state_->registered->Exchange(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(requested),
+                                                         CallSignature(args, requested), &state_->clock, start},
+                                     args.send, SendCount(args, rank(), size()) * elem, args.recv,
+                                     RecvCount(args, rank(), size()) * elem, &peer_buffers);
     if (registered.status().code() == absl::StatusCode::kDeadlineExceeded) return Break(registered.status());
     KCOLL_RETURN_IF_ERROR(registered.status());
-    resources.peer_memory = registered_.get();
+    resources.peer_memory = state_->registered.get();
     if (*registered) {
       resources.peer_buffers = &peer_buffers;
       algorithm = Algorithm::kDirect;
       KCOLL_ASSIGN_OR_RETURN(fn, FindAlgorithm(args.collective, algorithm));
     }
   }
-  transport_->BeginCall(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm),
-                                            CallSignature(args, algorithm), &clock_, start});
+  state_->transport->BeginCall(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm),
+                                                   CallSignature(args, algorithm), &state_->clock, start});
   absl::Status status = RunAlgorithm(fn, args, resources);
-  const double seconds = clock_.Seconds(clock_.Now() - start);
+  const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
   // communicator any more. One refused before any transfer (an algorithm rejecting its tuning) leaves it usable.
   const bool posted =
-      counters_.total.send.calls != before.send.calls || counters_.total.recv.calls != before.recv.calls;
+      state_->counters.total.send.calls != before.send.calls || state_->counters.total.recv.calls != before.recv.calls;
   if (!status.ok() && (posted || status.code() == absl::StatusCode::kDeadlineExceeded)) return Break(status);
   return status;
 }
 
-absl::Status Communicator::RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources) {
-  KCOLL_RETURN_IF_ERROR(fn(args, resources));
+absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveArgs& args, Resources& resources) {
+  KCOLL_RETURN_IF_ERROR(schedule(args, resources));
   if (args.op == ReduceOp::kAvg) {
     const size_t result_count = RecvCount(args, rank(), size());
-    if (result_count > 0) KCOLL_RETURN_IF_ERROR(kernels_->Divide(args.type, args.recv, result_count, size()));
+    if (result_count > 0) KCOLL_RETURN_IF_ERROR(state_->kernels->Divide(args.type, args.recv, result_count, size()));
   }
   // The result is in place when the call returns (a stream-ordered transport waits for its stream here).
-  return transport_->Synchronize();
+  return state_->transport->Synchronize();
 }
 
 void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before,
@@ -415,14 +438,15 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   call.root = args.root;
   call.bytes = NcclTestsBytes(args.collective, args.count, DataTypeSize(args.type), size());
   call.seconds = seconds;
-  call.primitives = counters_.total;
+  call.primitives = state_->counters.total;
   call.primitives -= before;
-  CollectiveCounts& entry = counters_.Entry(args.collective, algorithm);
+  CollectiveCounts& entry = state_->counters.Entry(args.collective, algorithm);
   ++entry.calls;
   entry.bytes += call.bytes;
   entry.seconds += seconds;
   entry.primitives += call.primitives;
-  if (logger_.Enabled(LogLevel::kTrace)) logger_.Log(LogLevel::kTrace, DescribeCall(topology_, call, status));
+  if (state_->logger.Enabled(LogLevel::kTrace))
+    state_->logger.Log(LogLevel::kTrace, DescribeCall(state_->topology, call, status));
 }
 
 }  // namespace kcoll

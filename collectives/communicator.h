@@ -15,70 +15,27 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/names.h"
-#include "base/tick_clock.h"
 #include "base/topology.h"
+#include "base/transport_kind.h"
 #include "base/types.h"
-#include "choice/auto_choice.h"
-#include "collectives/algorithms/algorithm.h"
-#include "collectives/execution.h"
-#include "collectives/kernels/backend.h"
-#include "collectives/kernels/kernels.h"
-#include "collectives/observability/counters.h"
-#include "collectives/observability/log.h"
-#include "collectives/transport/shm/registered_memory.h"
-#include "collectives/transport/timeout.h"
-#include "collectives/transport/transport.h"
+#include "collectives/counters.h"
+#include "collectives/options.h"
 
 namespace kcoll {
 
-struct CommunicatorOptions {
-  // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
-  // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
-  std::optional<ExecBackend> backend;
-  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set (mpi, shm, nccl or
-  // auto), else auto: with host kernels, shared memory within each node and MPI between nodes; else MPI.
-  std::optional<TransportKind> transport;
-  // Devices and MPI CUDA-awareness for the cuda backend.
-  GpuOptions gpu;
-  // The longest a collective may wait without any of its transfers completing; then it returns DeadlineExceeded on
-  // every rank still waiting, and the communicator is broken (collectives/transport/timeout.h). Zero or
-  // absl::InfiniteDuration(): no limit. Unset: $KCOLL_TIMEOUT ("30s", "2m", "0"), else no limit over MPI (MPI's own
-  // behaviour) and 5 minutes over NCCL ($KCOLL_NCCL_TIMEOUT is read there too).
-  std::optional<absl::Duration> timeout;
-  // What a timeout does: return DeadlineExceeded (kReturn) or print it and end the job with MPI_Abort (kAbort).
-  // Unset: $KCOLL_ON_TIMEOUT ("return" | "abort"), else kReturn.
-  std::optional<OnTimeout> on_timeout;
-  // Emulated nodes: consecutive groups of this many ranks form a node. 0: $KCOLL_RANKS_PER_NODE if set, else the
-  // nodes MPI reports (ranks that share memory). Must divide the number of ranks.
-  int ranks_per_node = 0;
-  // Before every collective, compare its arguments (collective, count, type, op, root, algorithm) across ranks with
-  // one small MPI allgather, and fail every rank with InvalidArgument naming the first rank and field that differ,
-  // instead of hanging in mismatched transfers. A rank that rejects its own arguments fails the others too. Costs
-  // one latency-bound collective per call; must be the same on every rank. Unset: $KCOLL_CHECK_ARGS (0 or 1), else
-  // off.
-  std::optional<bool> check_args;
-  // Rings the topology builds (1..32; see base/graph.h). 0: $KCOLL_NCHANNELS if set, else 1 on the
-  // MPI transport and 2 on NCCL (collectives/topology/discover.h says why).
-  int nchannels = 0;
-  // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (choice/auto_choice.h).
-  // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
-  std::string profile_path;
-};
-
-struct CallOptions {
-  // kAuto: $KCOLL_ALGO (as it was when the communicator was created) if it names an algorithm for this collective,
-  // else the registered algorithm the cost model predicts fastest for the size (choice/auto_choice.h).
-  Algorithm algorithm = Algorithm::kAuto;
-  AlgorithmOptions tuning;
-};
+class AutoChoice;
+class Kernels;
+struct CollectiveArgs;
+struct Resources;
 
 class Communicator {
  public:
@@ -96,18 +53,18 @@ class Communicator {
 
   int rank() const;
   int size() const;
-  const Topology& topology() const { return topology_; }
-  ExecBackend backend() const { return backend_; }
-  bool checks_args() const { return check_args_; }
+  const Topology& topology() const;
+  ExecBackend backend() const;
+  bool checks_args() const;
   // The timeout in force (absl::InfiniteDuration(): none) and what a timeout does.
-  const TimeoutSettings& timeout() const { return timeout_; }
+  const TimeoutSettings& timeout() const;
   // OK, or the error that broke the communicator: a collective that failed after its transfers began (a timeout,
   // an MPI error) leaves the ranks' message streams out of step, so every later call returns FailedPrecondition
   // quoting this error. Finalize still works.
-  const absl::Status& broken() const { return broken_; }
-  TransportKind transport() const { return transport_kind_; }
+  const absl::Status& broken() const;
+  TransportKind transport() const;
   // One line saying what runs: transport, kernels, device, how device buffers reach the network.
-  const std::string& execution() const { return execution_; }
+  const std::string& execution() const;
 
   // recv[i] = op over ranks of send[i], i < count. send == recv is in place. `memory` says where the buffers are.
   absl::Status AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -161,13 +118,13 @@ class Communicator {
   // Whether [data, data + bytes) lies in a buffer from Allocate.
   bool IsRegistered(const void* data, size_t bytes) const;
   // Whether registered buffers can run zero-copy here: every rank on one node, over the shm transport.
-  bool CanRunZeroCopy() const { return topology_.nnodes == 1 && transport_kind_ == TransportKind::kShm; }
+  bool CanRunZeroCopy() const;
 
   // For wrappers that move data before and after a collective (bucket_fusion.h): the kernels this communicator
   // runs, counted in counters(); their Copy and Scratch work in kernels().memory(), on the stream the collectives
   // use. A wrapper takes scratch slots from kWrapperScratchSlot up, which no algorithm uses. Null once finalized.
   static constexpr int kWrapperScratchSlot = 1 << 20;
-  Kernels* kernels() { return kernels_.get(); }
+  Kernels* kernels();
 
   // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
   // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
@@ -177,8 +134,9 @@ class Communicator {
   // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
   // count times the element size.
   absl::StatusOr<Algorithm> ResolveAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
-  // What resolves kAuto: the cost models, the profile and where it came from. SetProfile replaces it.
-  const AutoChoice& auto_choice() const { return *auto_choice_; }
+  // What resolves kAuto: the cost models, the profile and where it came from (choice/auto_choice.h, for kcoll's own
+  // tools and tests). SetProfile replaces it.
+  const AutoChoice& auto_choice() const;
   // From now on `auto` chooses with this profile: ChooseProfile(profile_path), a //bench:calibrate file, or with an
   // empty path $KCOLL_PROFILE, else the built-in profile. For a machine whose speed changed since the communicator was
   // created (calibrate again, then switch). Collective: every rank calls it with a profile of the same content, or the
@@ -190,8 +148,8 @@ class Communicator {
   // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,
   // algorithm) calls and bytes, transfers split into intra- and inter-node bytes. SummarizeTraffic(counters(), ...)
   // gives per-call numbers. Printed at Finalize() under KCOLL_DEBUG=INFO.
-  const Counters& counters() const { return counters_; }
-  void ResetCounters() { counters_ = Counters(); }
+  const Counters& counters() const;
+  void ResetCounters();
 
   // The topology block printed at creation under KCOLL_DEBUG=INFO, one line per entry (docs/observability.md).
   std::vector<std::string> Describe() const;
@@ -202,12 +160,16 @@ class Communicator {
   // Collective. Called by the destructor if not called before. A broken communicator's MPI communicators are not
   // freed (late messages of its peers must not reach a communicator created later).
   absl::Status Finalize();
-  bool finalized() const { return transport_ == nullptr; }
+  bool finalized() const;
 
  private:
-  Communicator() = default;
+  // Everything a communicator holds (communicator_state.h): kept out of this header, which applications include.
+  struct State;
+
+  Communicator();
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
-  absl::Status RunAlgorithm(AlgorithmFn fn, const CollectiveArgs& args, Resources& resources);
+  absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
+                            Resources& resources);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank
   // given the same arguments.
   // `resolved` is what ResolveAlgorithm made of `requested`.
@@ -219,33 +181,7 @@ class Communicator {
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
 
-  ExecBackend backend_ = ExecBackend::kSerial;
-  TransportKind transport_kind_ = TransportKind::kMpi;
-  std::string execution_;
-  Topology topology_;
-  Counters counters_;  // filled by the counting transport and kernels, and by Run
-  Logger logger_;
-  std::unique_ptr<Transport> transport_;
-  std::unique_ptr<Kernels> kernels_;
-  bool check_args_ = false;
-  TimeoutSettings timeout_;
-  absl::Status broken_;
-  MPI_Comm control_comm_ = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
-  std::unique_ptr<AutoChoice> auto_choice_;
-  // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names
-  // for that collective, none, or the error every call of that collective then returns. Empty without $KCOLL_ALGO.
-  std::vector<absl::StatusOr<std::optional<Algorithm>>> algo_override_;
-  struct LastChoice {
-    Collective collective;
-    size_t bytes;
-    Algorithm algorithm;
-    bool valid = false;
-  };
-  mutable LastChoice last_choice_;  // ResolveAlgorithm's latest auto choice
-  TickClock clock_;                 // times each call for the counters
-  // Memory from Allocate, created by the first call; its zero-copy path serves a communicator of one node over shm.
-  std::unique_ptr<RegisteredMemory> registered_;
-  uint32_t allocate_calls_ = 0;  // successful Allocate calls; each allocation is named by its call's number
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace kcoll

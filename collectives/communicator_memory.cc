@@ -7,6 +7,7 @@
 #include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
+#include "collectives/communicator_state.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/validate.h"
 
@@ -16,29 +17,29 @@ absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
   // Every step agrees across the whole communicator, so that Allocate succeeds or fails on every rank alike.
   absl::Status local;
   if (bytes == 0) local = absl::InvalidArgumentError("Allocate: bytes is 0 (ask for at least 1 byte)");
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, local, "Allocate"));
-  if (registered_ == nullptr) {
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(state_->control_comm, local, "Allocate"));
+  if (state_->registered == nullptr) {
     // The ranks of each node (emulated nodes included) share a segment: split by node, first use only.
     MPI_Comm node = MPI_COMM_NULL;
-    if (MPI_Comm_split(control_comm_, topology_.node_of[rank()], rank(), &node) != MPI_SUCCESS) {
+    if (MPI_Comm_split(state_->control_comm, state_->topology.node_of[rank()], rank(), &node) != MPI_SUCCESS) {
       return absl::InternalError("Allocate: MPI_Comm_split by node failed");
     }
     absl::StatusOr<std::unique_ptr<RegisteredMemory>> created =
-        RegisteredMemory::Create(node, topology_.RanksOnNode(topology_.node_of[rank()]));
+        RegisteredMemory::Create(node, state_->topology.RanksOnNode(state_->topology.node_of[rank()]));
     MPI_Comm_free(&node);
-    KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, created.status(), "Allocate"));
-    registered_ = *std::move(created);
-    registered_->set_timeout(timeout_.timeout, timeout_.source);
+    KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(state_->control_comm, created.status(), "Allocate"));
+    state_->registered = *std::move(created);
+    state_->registered->set_timeout(state_->timeout.timeout, state_->timeout.source);
   }
   // Named by its call number, the same on every rank: every earlier call succeeded or failed everywhere.
-  const uint32_t id = allocate_calls_ + 1;
-  absl::StatusOr<void*> data = registered_->Allocate(id, bytes);  // agreed within the node
-  absl::Status everywhere = AgreeAcrossRanks(control_comm_, data.status(), "Allocate");
+  const uint32_t id = state_->allocate_calls + 1;
+  absl::StatusOr<void*> data = state_->registered->Allocate(id, bytes);  // agreed within the node
+  absl::Status everywhere = AgreeAcrossRanks(state_->control_comm, data.status(), "Allocate");
   if (!everywhere.ok()) {
-    if (data.ok()) registered_->Release(id);  // this node succeeded, another did not
+    if (data.ok()) state_->registered->Release(id);  // this node succeeded, another did not
     return everywhere;
   }
-  allocate_calls_ = id;
+  state_->allocate_calls = id;
   return data;
 }
 
@@ -46,9 +47,9 @@ absl::Status Communicator::Free(void* data) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("Free"));
   // Which Allocate call of this communicator `data` came from (0: none), compared across every rank, so that Free
   // succeeds or fails on every rank alike.
-  const uint32_t call = registered_ == nullptr ? 0 : registered_->AllocationAt(data);
+  const uint32_t call = state_->registered == nullptr ? 0 : state_->registered->AllocationAt(data);
   std::vector<uint32_t> calls(static_cast<size_t>(size()));
-  MPI_Allgather(&call, 1, MPI_UINT32_T, calls.data(), 1, MPI_UINT32_T, control_comm_);
+  MPI_Allgather(&call, 1, MPI_UINT32_T, calls.data(), 1, MPI_UINT32_T, state_->control_comm);
   absl::Status local;
   if (call == 0) {
     local = absl::InvalidArgumentError(absl::StrCat("Free: data ", absl::Hex(reinterpret_cast<uintptr_t>(data)),
@@ -61,13 +62,13 @@ absl::Status Communicator::Free(void* data) {
           calls[r], " (Free is collective: every rank frees its buffer of the same Allocate call)"));
     }
   }
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(control_comm_, local, "Free"));
-  registered_->Release(call);
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(state_->control_comm, local, "Free"));
+  state_->registered->Release(call);
   return absl::OkStatus();
 }
 
 bool Communicator::IsRegistered(const void* data, size_t bytes) const {
-  return registered_ != nullptr && registered_->Contains(data, bytes);
+  return state_->registered != nullptr && state_->registered->Contains(data, bytes);
 }
 
 bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested, Algorithm resolved,
@@ -75,7 +76,7 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   const Collective collective = args.collective;
   // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
   // where ranks can read each other's buffers.
-  if (registered_ == nullptr || !CanRunZeroCopy()) return false;
+  if (state_->registered == nullptr || !CanRunZeroCopy()) return false;
   if (memory != MemoryKind::kHost) return false;
   // Asked for by name or by $KCOLL_ALGO (Run has found it registered for the collective).
   if (resolved == Algorithm::kDirect) return true;
@@ -84,9 +85,9 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   const size_t elem = DataTypeSize(args.type);
   const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
   if (buffer < kAutoDirectMinBytes || !FindAlgorithm(collective, Algorithm::kDirect).ok()) return false;
-  if (static_cast<size_t>(collective) < algo_override_.size()) {
+  if (static_cast<size_t>(collective) < state_->algo_override.size()) {
     // $KCOLL_ALGO naming another algorithm for this collective decides instead.
-    const absl::StatusOr<std::optional<Algorithm>>& from_env = algo_override_[static_cast<size_t>(collective)];
+    const absl::StatusOr<std::optional<Algorithm>>& from_env = state_->algo_override[static_cast<size_t>(collective)];
     if (!from_env.ok() || from_env->has_value()) return false;
   }
   return true;

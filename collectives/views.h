@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/half.h"
 #include "collectives/communicator.h"
-#include "collectives/kernels/half.h"
 
 namespace kcoll {
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
 #include "gtest/gtest.h"
 #include "tests/all_reduce_check.h"
 #include "tests/mpi_test_env.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
 #include "gtest/gtest.h"
 #include "tests/algorithm_param.h"
 #include "tests/exact_values.h"

@@ -1,6 +1,6 @@
 // The counting decorators: every primitive is counted once, with the right bytes, split by the peer's node; failed
 // primitives are not counted; and the summaries and descriptions read the counts back.
-#include "collectives/observability/counters.h"
+#include "collectives/counters.h"
 
 #include <map>
 #include <memory>
@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/kernels/kernels.h"
+#include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
+#include "collectives/transport/transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

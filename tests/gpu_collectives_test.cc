@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_cuda_support.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"

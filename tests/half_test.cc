@@ -1,4 +1,4 @@
-#include "collectives/kernels/half.h"
+#include "base/half.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks kcoll the way applications adopt it, from a checkout where tools/setup.sh has run:
-#   1. tools/install.sh into a temporary prefix;
+#   1. tools/install.sh into a temporary prefix, and each public header compiled alone against it;
 #   2. examples/ built with CMake against that install (find_package(kcoll)), and the CG example run on 2 ranks with
 #      kcoll and with MPI_Allreduce (same iterations);
 #   3. a C program (tests/c_api_test.c) built with pkg-config against the install, run on 2 ranks;
@@ -78,6 +78,20 @@ relocated_bundle() {
 }
 
 check "tools/install.sh --prefix $prefix" tools/install.sh --prefix "$prefix" --no-setup
+# Each public header alone, with nothing on the include path but what pkg-config names: the install's include/, Kokkos
+# and MPI. C++ for the C++ API, C and C++ for kcoll.h.
+public_header_alone() {  # public_header_alone HEADER LANGUAGE
+  local flags
+  flags="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags kcoll)" || return 1
+  local compiler=(g++ -std=c++17 -x c++)
+  [[ "$2" == c ]] && compiler=(gcc -x c)
+  # shellcheck disable=SC2086
+  printf '#include "%s"\nint kcoll_probe;\n' "$1" | "${compiler[@]}" -fsyntax-only -Wall -Werror $flags -
+}
+for h in collectives/communicator.h collectives/views.h collectives/bucket_fusion.h collectives/kcoll.h; do
+  check "$h alone against the installed headers (C++)" public_header_alone "$h" c++
+done
+check "collectives/kcoll.h alone against the installed headers (C)" public_header_alone collectives/kcoll.h c
 check "CMake build of examples/ against the install" \
   bash -c "cmake -S examples -B '$work/build' -DCMAKE_PREFIX_PATH='$prefix' -DCMAKE_BUILD_TYPE=Release &&
            cmake --build '$work/build' -j 2"

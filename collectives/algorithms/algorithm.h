@@ -11,16 +11,11 @@
 #include "base/topology.h"
 #include "base/types.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/options.h"
 #include "collectives/transport/peer_memory.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
-
-// Tuning knobs some algorithms read; 0 means "the algorithm's default".
-struct AlgorithmOptions {
-  int nchannels = 0;       // pipelined ring: independent rings working on separate parts of the buffer
-  size_t chunk_bytes = 0;  // pipelined ring / chain: bytes per pipeline stage
-};
 
 // NCCL's conventions: `count` is the AllReduce/Broadcast/Reduce element count, the per-rank *receive* count of
 // ReduceScatter, the per-rank *send* count of AllGather, and the per-peer count of AllToAll/Gather/Scatter.

@@ -5,23 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "base/named_values.h"
 #include "collectives/kernels/backend_factories.h"
 
 namespace kcoll {
-
-namespace {
-
-constexpr NamedValue<ExecBackend> kBackendNames[] = {
-    {ExecBackend::kSerial, "serial"}, {ExecBackend::kOpenMP, "openmp"}, {ExecBackend::kCuda, "cuda"}};
-
-}  // namespace
-
-absl::string_view ExecBackendName(ExecBackend backend) { return NameIn(kBackendNames, backend); }
-
-absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text) {
-  return ParseNameIn(kBackendNames, text, "execution backend");
-}
 
 std::vector<ExecBackend> AvailableBackends() {
   std::vector<ExecBackend> out;

@@ -8,17 +8,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/options.h"
 
 namespace kcoll {
-
-enum class ExecBackend {
-  kSerial,  // one thread per rank: the right choice when ranks already fill the cores
-  kOpenMP,  // Kokkos' OpenMP threads (as many as Kokkos was initialised with)
-  kCuda,    // the default CUDA stream of Kokkos' Cuda instance
-};
-
-absl::string_view ExecBackendName(ExecBackend backend);
-absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text);
 
 // The backends the Kokkos install kcoll was built against provides.
 std::vector<ExecBackend> AvailableBackends();

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/half.h"
+#include "base/portability.h"
 #include "base/types.h"
-#include "collectives/kernels/half.h"
-#include "collectives/kernels/portability.h"
 
 namespace kcoll {
 

@@ -10,8 +10,8 @@
 
 #include <cstddef>
 
+#include "base/half.h"
 #include "base/types.h"
-#include "collectives/kernels/half.h"
 
 namespace kcoll {
 

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/half.h"
 #include "base/types.h"
 #include "collectives/kernels/element_ops.h"
-#include "collectives/kernels/half.h"
 
 namespace kcoll {
 namespace reference {

@@ -12,7 +12,7 @@
 #include "base/names.h"
 #include "base/topology.h"
 #include "base/types.h"
-#include "collectives/observability/counters.h"
+#include "collectives/counters.h"
 #include "nlohmann/json.hpp"
 
 namespace kcoll {

@@ -12,19 +12,12 @@
 #include "absl/status/statusor.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/options.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/timeout.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
-
-struct GpuOptions {
-  // CUDA device for this node's ranks: one for all, or one per local rank. Empty: $KCOLL_CUDA_DEVICE if set, else
-  // device = local rank (see collectives/transport/cuda/gpu_placement.h).
-  std::vector<int> cuda_devices;
-  // MPI with device buffers: whether the MPI reads device memory. Unset: $KCOLL_MPI_CUDA_AWARE if set, else detected.
-  std::optional<bool> mpi_cuda_aware;
-};
 
 struct ExecutionRequest {
   // MPI point-to-point over (a duplicate of) the application's communicator: the MPI transport's own, and the

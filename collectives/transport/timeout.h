@@ -18,10 +18,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "base/transport_kind.h"
+#include "collectives/options.h"
 
 namespace kcoll {
-
-enum class OnTimeout { kReturn, kAbort };
 
 // The exit status MPI_Abort is given when a timeout ends the job (KCOLL_ON_TIMEOUT=abort), as GNU timeout's.
 inline constexpr int kTimeoutExitCode = 124;
@@ -36,12 +35,6 @@ absl::StatusOr<absl::Duration> ParseTimeout(absl::string_view text, absl::string
 // "return" or "abort".
 absl::StatusOr<OnTimeout> ParseOnTimeout(absl::string_view text, absl::string_view source);
 absl::string_view OnTimeoutName(OnTimeout on_timeout);
-
-struct TimeoutSettings {
-  absl::Duration timeout = absl::InfiniteDuration();  // InfiniteDuration: wait forever
-  OnTimeout on_timeout = OnTimeout::kReturn;
-  std::string source;  // where `timeout` came from, for messages: "KCOLL_TIMEOUT", "CommunicatorOptions::timeout"
-};
 
 // The settings for a communicator on `transport`: the options if set (a zero or infinite timeout is no limit; a
 // negative one is InvalidArgument), else the environment, else the transport's default.

@@ -1,11 +1,11 @@
 // 16-bit floating-point storage types, exchanged as NCCL does (IEEE binary16 and bfloat16 bit layouts), computed in
 // float. Conversions round to nearest even. Device-safe: no std:: calls, usable inside Kokkos kernels.
-#ifndef KCOLL_COLLECTIVES_KERNELS_HALF_H_
-#define KCOLL_COLLECTIVES_KERNELS_HALF_H_
+#ifndef KCOLL_BASE_HALF_H_
+#define KCOLL_BASE_HALF_H_
 
 #include <cstdint>
 
-#include "collectives/kernels/portability.h"
+#include "base/portability.h"
 
 namespace kcoll {
 
@@ -88,4 +88,4 @@ KCOLL_INLINE_FUNCTION Bfloat16 ToBfloat16(float f) {
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_KERNELS_HALF_H_
+#endif  // KCOLL_BASE_HALF_H_

@@ -1,7 +1,7 @@
 // KCOLL_INLINE_FUNCTION: KOKKOS_INLINE_FUNCTION when Kokkos is included, plain inline otherwise, so that headers
 // shared with host-only code (tests, references) compile without Kokkos.
-#ifndef KCOLL_COLLECTIVES_KERNELS_PORTABILITY_H_
-#define KCOLL_COLLECTIVES_KERNELS_PORTABILITY_H_
+#ifndef KCOLL_BASE_PORTABILITY_H_
+#define KCOLL_BASE_PORTABILITY_H_
 
 #if defined(KOKKOS_INLINE_FUNCTION)
 #define KCOLL_INLINE_FUNCTION KOKKOS_INLINE_FUNCTION
@@ -11,4 +11,4 @@
 #define KCOLL_INLINE_FUNCTION inline
 #endif
 
-#endif  // KCOLL_COLLECTIVES_KERNELS_PORTABILITY_H_
+#endif  // KCOLL_BASE_PORTABILITY_H_

@@ -3,21 +3,17 @@
 // (collective, algorithm) the calls, payload bytes, time and the primitives those calls issued. Counting is a few
 // additions per primitive, cheap enough to stay on.
 //
-// The counting happens in two decorators the Communicator puts around its transport and kernels, so algorithms
-// count without knowing it. Read through Communicator::counters(); SummarizeTraffic() turns them into the per-call
-// numbers a benchmark reports.
-#ifndef KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_
-#define KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_
+// The counting happens in two decorators the Communicator puts around its transport and kernels (counting.h), so
+// algorithms count without knowing it. Read through Communicator::counters(); SummarizeTraffic() turns them into the
+// per-call numbers a benchmark reports.
+#ifndef KCOLL_COLLECTIVES_COUNTERS_H_
+#define KCOLL_COLLECTIVES_COUNTERS_H_
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "base/names.h"
-#include "base/topology.h"
-#include "collectives/kernels/kernels.h"
-#include "collectives/transport/transport.h"
 
 namespace kcoll {
 
@@ -90,57 +86,6 @@ struct TrafficPerCall {
 TrafficPerCall SummarizeTraffic(const Counters& counters, Collective collective,
                                 std::optional<Algorithm> algorithm = std::nullopt);
 
-// Counts every transfer posted through it into `counts`, classifying the peer with `topology`, then forwards it.
-class CountingTransport final : public Transport {
- public:
-  CountingTransport(std::unique_ptr<Transport> inner, const Topology& topology, PrimitiveCounts& counts)
-      : inner_(std::move(inner)), topology_(topology), counts_(counts) {}
-
-  Transport& inner() { return *inner_; }
-
-  absl::string_view name() const override { return inner_->name(); }
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  bool CanReach(MemoryKind memory) const override { return inner_->CanReach(memory); }
-  absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
-  absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
-  absl::Status Wait(Request request) override { return inner_->Wait(request); }
-  absl::Status WaitAll() override { return inner_->WaitAll(); }
-  absl::Status Synchronize() override { return inner_->Synchronize(); }
-  bool StreamOrdered() const override { return inner_->StreamOrdered(); }
-  void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
-  absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
-  void Abandon() override { inner_->Abandon(); }
-
- private:
-  void Count(TransferCounts& counts, int peer, size_t bytes) const;
-
-  std::unique_ptr<Transport> inner_;
-  const Topology& topology_;
-  PrimitiveCounts& counts_;
-};
-
-// Counts every kernel call made through it into `counts`, then forwards it.
-class CountingKernels final : public Kernels {
- public:
-  CountingKernels(std::unique_ptr<Kernels> inner, PrimitiveCounts& counts)
-      : inner_(std::move(inner)), counts_(counts) {}
-
-  Kernels& inner() { return *inner_; }
-
-  absl::string_view name() const override { return inner_->name(); }
-  MemoryKind memory() const override { return inner_->memory(); }
-  absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override;
-  absl::Status Copy(void* dst, const void* src, size_t bytes) override;
-  absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
-  void Fence() override { inner_->Fence(); }
-  absl::StatusOr<void*> Scratch(int slot, size_t bytes) override { return inner_->Scratch(slot, bytes); }
-
- private:
-  std::unique_ptr<Kernels> inner_;
-  PrimitiveCounts& counts_;
-};
-
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_OBSERVABILITY_COUNTERS_H_
+#endif  // KCOLL_COLLECTIVES_COUNTERS_H_

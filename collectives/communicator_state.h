@@ -1,0 +1,63 @@
+// What a Communicator holds (communicator.h declares it, communicator*.cc use it): kept apart from the public header
+// so that applications compile none of kcoll's internals.
+#ifndef KCOLL_COLLECTIVES_COMMUNICATOR_STATE_H_
+#define KCOLL_COLLECTIVES_COMMUNICATOR_STATE_H_
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/names.h"
+#include "base/tick_clock.h"
+#include "base/topology.h"
+#include "choice/auto_choice.h"
+#include "collectives/communicator.h"
+#include "collectives/counters.h"
+#include "collectives/kernels/kernels.h"
+#include "collectives/observability/log.h"
+#include "collectives/options.h"
+#include "collectives/transport/shm/registered_memory.h"
+#include "collectives/transport/transport.h"
+
+namespace kcoll {
+
+struct Communicator::State {
+  ExecBackend backend = ExecBackend::kSerial;
+  TransportKind transport_kind = TransportKind::kMpi;
+  std::string execution;
+  Topology topology;
+  Counters counters;  // filled by the counting transport and kernels, and by Run
+  Logger logger;
+  std::unique_ptr<Transport> transport;
+  std::unique_ptr<Kernels> kernels;
+  bool check_args = false;
+  TimeoutSettings timeout;
+  absl::Status broken;
+  MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
+  std::unique_ptr<AutoChoice> auto_choice;
+  // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names
+  // for that collective, none, or the error every call of that collective then returns. Empty without $KCOLL_ALGO.
+  std::vector<absl::StatusOr<std::optional<Algorithm>>> algo_override;
+  struct LastChoice {
+    Collective collective;
+    size_t bytes;
+    Algorithm algorithm;
+    bool valid = false;
+  };
+  LastChoice last_choice;  // ResolveAlgorithm's latest auto choice
+  TickClock clock;         // times each call for the counters
+  // Memory from Allocate, created by the first call; its zero-copy path serves a communicator of one node over shm.
+  std::unique_ptr<RegisteredMemory> registered;
+  uint32_t allocate_calls = 0;  // successful Allocate calls; each allocation is named by its call's number
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_COMMUNICATOR_STATE_H_

@@ -1,0 +1,54 @@
+#include "collectives/observability/counting.h"
+
+namespace kcoll {
+
+void CountingTransport::Count(TransferCounts& counts, int peer, size_t bytes) const {
+  ++counts.calls;
+  counts.bytes += bytes;
+  if (topology_.SameNode(topology_.rank, peer)) {
+    counts.intra_node_bytes += bytes;
+  } else {
+    counts.inter_node_bytes += bytes;
+  }
+}
+
+absl::StatusOr<Transport::Request> CountingTransport::Send(int peer, const void* data, size_t bytes, int tag) {
+  absl::StatusOr<Request> r = inner_->Send(peer, data, bytes, tag);
+  if (r.ok()) Count(counts_.send, peer, bytes);
+  return r;
+}
+
+absl::StatusOr<Transport::Request> CountingTransport::Recv(int peer, void* data, size_t bytes, int tag) {
+  absl::StatusOr<Request> r = inner_->Recv(peer, data, bytes, tag);
+  if (r.ok()) Count(counts_.recv, peer, bytes);
+  return r;
+}
+
+absl::Status CountingKernels::Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) {
+  absl::Status s = inner_->Reduce(op, type, dst, a, b, n);
+  if (s.ok()) {
+    ++counts_.reduce.calls;
+    counts_.reduce.bytes += n * DataTypeSize(type);
+  }
+  return s;
+}
+
+absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes) {
+  absl::Status s = inner_->Copy(dst, src, bytes);
+  if (s.ok()) {
+    ++counts_.copy.calls;
+    counts_.copy.bytes += bytes;
+  }
+  return s;
+}
+
+absl::Status CountingKernels::Divide(DataType type, void* data, size_t n, int divisor) {
+  absl::Status s = inner_->Divide(type, data, n, divisor);
+  if (s.ok()) {
+    ++counts_.divide.calls;
+    counts_.divide.bytes += n * DataTypeSize(type);
+  }
+  return s;
+}
+
+}  // namespace kcoll
