@@ -72,47 +72,15 @@ bool MpiTransport::CanReach(MemoryKind memory) const {
   return memory == MemoryKind::kHost || device_memory_;
 }
 
-void MpiTransport::set_timeout(absl::Duration timeout, std::string source) {
-  timeout_ = timeout;
-  timeout_source_ = std::move(source);
-}
-
-std::string MpiTransport::SecondsSinceCallBegan() const {
-  const double s = call_.clock != nullptr
-                       ? call_.SecondsSinceStart()
-                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
-  return absl::StrFormat("%.3f s", s);
-}
-
-void MpiTransport::BeginCall(const CallInfo& call) {
-  call_ = call;
-  ++call_sequence_;
-  step_ = 0;
-  if (call.clock == nullptr) call_start_ = std::chrono::steady_clock::now();
-}
-
 int MpiTransport::MpiTag(int tag) const {
-  const uint32_t signature = signature_bits_ >= 32 ? call_.signature : call_.signature & ((1u << signature_bits_) - 1);
+  const uint32_t signature =
+      signature_bits_ >= 32 ? call().signature : call().signature & ((1u << signature_bits_) - 1);
   return static_cast<int>((signature << (kScheduleTagBits + kSequenceBits)) |
-                          ((call_sequence_ & kSequenceMask) << kScheduleTagBits) | static_cast<uint32_t>(tag));
-}
-
-absl::Status MpiTransport::CheckPeer(int peer, absl::string_view what) const {
-  if (peer < 0 || peer >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
-  }
-  return absl::OkStatus();
+                          ((call_sequence() & kSequenceMask) << kScheduleTagBits) | static_cast<uint32_t>(tag));
 }
 
 absl::StatusOr<Transport::Request> MpiTransport::Post(bool send, int peer, void* data, size_t bytes, int tag) {
-  const char* what = send ? "Send" : "Recv";
-  if (absl::Status s = CheckPeer(peer, what); !s.ok()) return s;
-  if (data == nullptr && bytes > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));
-  }
-  if (tag < 0 || tag >= kMaxTag) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": tag ", tag, " is not in [0, ", kMaxTag, ")"));
-  }
+  if (absl::Status s = CheckTransfer(send ? "Send" : "Recv", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
   const int mpi_tag = MpiTag(tag);
   const int first = static_cast<int>(requests_.size());
   size_t offset = 0;
@@ -150,10 +118,10 @@ absl::StatusOr<bool> MpiTransport::Progress() {
 }
 
 absl::Status MpiTransport::Complete(int first, int count) {
-  ++step_;
+  NextStep();
   std::function<absl::StatusOr<bool>()> other;
   if (companion_ != nullptr) other = [this] { return companion_->Progress(); };
-  absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout_, &completed_, other);
+  absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout(), &completed_, other);
   if (!done.ok()) return done.status();
   if (!*done) return TimedOut(first, count);
   return absl::OkStatus();
@@ -193,32 +161,18 @@ std::string MpiTransport::DiagnosePeer(int peer) const {
   return absl::StrCat("; rank ", peer, " sent a message of another call (the ranks called different collectives)");
 }
 
-std::string MpiTransport::CallName() const { return absl::StrCat(call_.collective, " (", call_.algorithm, ")"); }
-
 absl::Status MpiTransport::TimedOut(int first, int count) const {
-  std::vector<std::string> pending;
-  std::set<int> peers, receiving_from;
-  size_t total = 0;
+  std::vector<Pending> pending;
+  std::set<int> receiving_from;
   for (int i = first; i < first + count; ++i) {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
-    ++total;
     const Posted& p = posted_[i];
-    peers.insert(p.peer);
+    pending.push_back({p.send, p.peer, p.bytes});
     if (!p.send) receiving_from.insert(p.peer);
-    if (pending.size() < 4) {
-      pending.push_back(p.send ? absl::StrCat("send of ", p.bytes, " B to rank ", p.peer)
-                               : absl::StrCat("receive of ", p.bytes, " B from rank ", p.peer));
-    }
   }
-  const size_t described = pending.size();
   std::string diagnosis;
   for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
-  return absl::DeadlineExceededError(absl::StrCat(
-      CallName(), " on rank ", rank_, ": no transfer completed for ", absl::FormatDuration(timeout_), " (",
-      timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_, ", ", SecondsSinceCallBegan(),
-      " after the call began; ranks whose transfers did not ", "complete: ", absl::StrJoin(peers, ", "), " (",
-      absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
-      diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+  return CallTrackingTransport::TimedOut(rank_, pending, diagnosis);
 }
 
 void MpiTransport::Abandon() {

@@ -31,12 +31,12 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/mpi_wait.h"
-#include "collectives/transport/transport.h"
 
 namespace kcoll {
 
-class MpiTransport final : public Transport {
+class MpiTransport final : public CallTrackingTransport {
  public:
   // Schedule tags passed to Send/Recv must be in [0, kMaxTag).
   static constexpr int kMaxTag = 256;
@@ -54,7 +54,6 @@ class MpiTransport final : public Transport {
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
-  void BeginCall(const CallInfo& call) override;
   absl::StatusOr<bool> Progress() override;
   void set_companion(Transport* companion) override { companion_ = companion; }
   void Abandon() override;
@@ -62,11 +61,6 @@ class MpiTransport final : public Transport {
 
   // The duplicated communicator kcoll talks on (for the collectives kcoll delegates to MPI, e.g. barriers in tests).
   MPI_Comm comm() const { return comm_; }
-
-  // The longest a wait may go without any of its transfers completing (absl::InfiniteDuration(): MPI_Waitall).
-  // `source` names the setting in the error ("KCOLL_TIMEOUT").
-  void set_timeout(absl::Duration timeout, std::string source);
-  absl::Duration timeout() const { return timeout_; }
 
   // Whether device buffers may be handed to MPI directly (a CUDA-aware MPI; see mpi_cuda_support.h). Off by default.
   void set_device_memory(bool enabled) { device_memory_ = enabled; }
@@ -84,13 +78,11 @@ class MpiTransport final : public Transport {
 
   MpiTransport(MPI_Comm comm, int rank, int size, int signature_bits)
       : comm_(comm), rank_(rank), size_(size), signature_bits_(signature_bits) {}
-  absl::Status CheckPeer(int peer, absl::string_view what) const;
   absl::StatusOr<Request> Post(bool send, int peer, void* data, size_t bytes, int tag);
   int MpiTag(int tag) const;
   // Completes requests_[first, first + count): one step of the call.
   absl::Status Complete(int first, int count);
   absl::Status TimedOut(int first, int count) const;
-  std::string CallName() const;
   // Why a peer's pending message did not match: a message of another call waiting from it, if any.
   std::string DiagnosePeer(int peer) const;
 
@@ -100,17 +92,8 @@ class MpiTransport final : public Transport {
   int signature_bits_;  // tag bits left for the call signature under MPI_TAG_UB
   size_t max_piece_bytes_ = size_t{1} << 30;
   bool device_memory_ = false;
-  absl::Duration timeout_ = absl::InfiniteDuration();
-  std::string timeout_source_;
   bool abandoned_ = false;
   Transport* companion_ = nullptr;
-
-  // The current call (BeginCall).
-  CallInfo call_{"transfer", "no call", 0};
-  uint32_t call_sequence_ = 0;
-  int step_ = 0;
-  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
-  std::string SecondsSinceCallBegan() const;                                             // "0.501 s"
 
   // Every MPI request posted since the last WaitAll; a Request names a contiguous range of them.
   std::vector<MPI_Request> requests_;

@@ -45,12 +45,9 @@ absl::StatusOr<std::unique_ptr<NcclTransport>> NcclTransport::Adopt(ncclComm_t c
 }
 
 NcclTransport::NcclTransport(ncclComm_t comm, int rank, int size, const NcclTransportOptions& options)
-    : comm_(comm),
-      rank_(rank),
-      size_(size),
-      device_(options.device),
-      stream_(options.stream),
-      timeout_(options.timeout) {}
+    : comm_(comm), rank_(rank), size_(size), device_(options.device), stream_(options.stream) {
+  set_timeout(options.timeout, "KCOLL_TIMEOUT");
+}
 
 NcclTransport::~NcclTransport() {
   if (comm_ != nullptr) {
@@ -58,7 +55,7 @@ NcclTransport::~NcclTransport() {
     if (s.ok() && comm_ != nullptr) {
       // Flushes outstanding work on every rank; destroying without it could leave a peer waiting.
       const ncclResult_t r = ncclCommFinalize(comm_);
-      s = r == ncclInProgress ? AwaitNccl(comm_, timeout_, "ncclCommFinalize") : NcclStatus(r, "ncclCommFinalize");
+      s = r == ncclInProgress ? AwaitNccl(comm_, timeout(), "ncclCommFinalize") : NcclStatus(r, "ncclCommFinalize");
     }
     if (comm_ != nullptr) {
       if (s.ok()) {
@@ -84,12 +81,7 @@ absl::StatusOr<Transport::Request> NcclTransport::Recv(int peer, void* data, siz
 absl::StatusOr<Transport::Request> NcclTransport::Post(bool send, int peer, void* data, size_t bytes) {
   const char* what = send ? "Send" : "Recv";
   if (!broken_.ok()) return broken_;
-  if (peer < 0 || peer >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
-  }
-  if (data == nullptr && bytes > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));
-  }
+  if (absl::Status s = CheckTransfer(what, peer, size_, data, bytes, /*tag=*/0, /*max_tag=*/0); !s.ok()) return s;
   if (!group_open_) {
     if (absl::Status s = NcclStatus(ncclGroupStart(), "ncclGroupStart"); !s.ok()) return Fail(s);
     group_open_ = true;
@@ -141,7 +133,7 @@ absl::Status NcclTransport::CloseGroup() {
   std::vector<Op> ops;
   ops.swap(open_ops_);
   const ncclResult_t r = ncclGroupEnd();
-  absl::Status s = r == ncclInProgress ? AwaitNccl(comm_, timeout_, "ncclGroupEnd") : NcclStatus(r, "ncclGroupEnd");
+  absl::Status s = r == ncclInProgress ? AwaitNccl(comm_, timeout(), "ncclGroupEnd") : NcclStatus(r, "ncclGroupEnd");
   if (!s.ok()) return Fail(absl::Status(s.code(), absl::StrCat(Describe(index, ops), ": ", s.message())));
   absl::StatusOr<cudaEvent_t> event = TakeEvent();
   if (!event.ok()) return Fail(event.status());
@@ -192,10 +184,10 @@ absl::Status NcclTransport::Synchronize() {
       const absl::Status error = NcclStatus(async, "NCCL (asynchronous error)", comm_);
       return Fail(absl::Status(error.code(), absl::StrCat(Describe(step.index, step.ops), ": ", error.message())));
     }
-    if (absl::Now() - last_progress > timeout_) {
+    if (absl::Now() - last_progress > timeout()) {
       return Fail(absl::DeadlineExceededError(
-          absl::StrCat(Describe(step.index, step.ops), " made no progress for ", absl::FormatDuration(timeout_),
-                       " (KCOLL_TIMEOUT); a peer may have stopped or posted a different schedule")));
+          absl::StrCat(Describe(step.index, step.ops), " made no progress for ", absl::FormatDuration(timeout()), " (",
+                       timeout_source(), "); a peer may have stopped or posted a different schedule")));
     }
     backoff.Pause();
   }
@@ -204,10 +196,8 @@ absl::Status NcclTransport::Synchronize() {
   return absl::OkStatus();
 }
 
-void NcclTransport::BeginCall(const CallInfo& call) { call_ = call; }
-
 std::string NcclTransport::Describe(int64_t step, const std::vector<Op>& ops) const {
-  std::string out = absl::StrCat(call_.collective, " (", call_.algorithm, ") #", collective_, ", step ", step);
+  std::string out = absl::StrCat(call().collective, " (", call().algorithm, ") #", collective_, ", step ", step);
   if (ops.empty()) {
     absl::StrAppend(&out, " (kernels after the last transfer)");
     return out;

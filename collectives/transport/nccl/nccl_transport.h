@@ -41,8 +41,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/timeout.h"
-#include "collectives/transport/transport.h"
 
 namespace kcoll {
 
@@ -56,7 +56,7 @@ struct NcclTransportOptions {
   bool nonblocking = false;
 };
 
-class NcclTransport final : public Transport {
+class NcclTransport final : public CallTrackingTransport {
  public:
   // Collective over `bootstrap` (only used during creation; see CreateNcclComm).
   static absl::StatusOr<std::unique_ptr<NcclTransport>> Create(MPI_Comm bootstrap, const NcclTransportOptions& options);
@@ -75,7 +75,6 @@ class NcclTransport final : public Transport {
   absl::Status WaitAll() override;
   absl::Status Synchronize() override;
   bool StreamOrdered() const override { return true; }
-  void BeginCall(const CallInfo& call) override;
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
@@ -110,14 +109,12 @@ class NcclTransport final : public Transport {
   int size_;
   int device_;
   cudaStream_t stream_;
-  absl::Duration timeout_;
   absl::Status broken_;  // set once the communicator was aborted
 
   bool group_open_ = false;
   std::vector<Op> open_ops_;
   int next_request_ = 0;
   int64_t collective_ = 0;
-  CallInfo call_{"collective", "no call", 0};  // the current call, once BeginCall named it
   int64_t step_ = 0;
   std::deque<Step> launched_;
   std::vector<cudaEvent_t> free_events_;

@@ -123,48 +123,16 @@ std::string ShmTransport::Describe() const {
                                     : std::string("no single copy"));
 }
 
-void ShmTransport::set_timeout(absl::Duration timeout, std::string source) {
-  timeout_ = timeout;
-  timeout_source_ = std::move(source);
-}
-
-absl::Status ShmTransport::CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes, int tag) const {
-  if (peer < 0 || peer >= size_) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
-  }
-  if (data == nullptr && bytes > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));
-  }
-  if (tag < 0 || tag >= kMaxTag) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": tag ", tag, " is not in [0, ", kMaxTag, ")"));
-  }
-  return absl::OkStatus();
-}
-
-std::string ShmTransport::SecondsSinceCallBegan() const {
-  const double s = call_.clock != nullptr
-                       ? call_.SecondsSinceStart()
-                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
-  return absl::StrFormat("%.3f s", s);
-}
-
-void ShmTransport::BeginCall(const CallInfo& call) {
-  call_ = call;
-  ++call_sequence_;
-  step_ = 0;
-  if (call.clock == nullptr) call_start_ = std::chrono::steady_clock::now();
-}
-
 int ShmTransport::Post(Op op) {
-  op.signature = call_.signature;
-  op.call = call_sequence_;
+  op.signature = call().signature;
+  op.call = call_sequence();
   ops_.push_back(op);
   ++pending_;
   return static_cast<int>(ops_.size()) - 1;
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckArgs("Send", peer, data, bytes, tag); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer("Send", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
   Op op{};
   op.send = true;
   op.peer = peer;
@@ -181,7 +149,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckArgs("Recv", peer, data, bytes, tag); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer("Recv", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
   Op op{};
   op.send = false;
   op.peer = peer;
@@ -194,7 +162,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size
   for (Unexpected& u : p.unexpected) {
     if (u.claimed_by < 0 && u.tag == tag && u.signature == ops_[id].signature && u.call == ops_[id].call) {
       if (u.data.size() != bytes) {
-        return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", u.data.size(), " B from rank ",
+        return absl::InternalError(absl::StrCat(call().collective, ": a message of ", u.data.size(), " B from rank ",
                                                 peer, " for a receive of ", bytes, " B (tag ", tag, ")"));
       }
       u.claimed_by = id;
@@ -292,8 +260,9 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
       if (match != p.recvs.end()) {
         Op& op = ops_[*match];
         if (op.bytes != h.message_bytes) {
-          return absl::InternalError(absl::StrCat(call_.collective, ": a message of ", h.message_bytes, " B from rank ",
-                                                  Name(peer), " for a receive of ", op.bytes, " B (tag ", op.tag, ")"));
+          return absl::InternalError(absl::StrCat(call().collective, ": a message of ", h.message_bytes,
+                                                  " B from rank ", Name(peer), " for a receive of ", op.bytes,
+                                                  " B (tag ", op.tag, ")"));
         }
         p.current_recv = *match;
         p.recvs.erase(match);
@@ -321,7 +290,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
     }
     if (h.flags & shm::kSingleCopy) {
       if (!ReadFromProcess(p.pid, h.source_address, into, total)) {
-        return absl::InternalError(absl::StrCat(call_.collective, ": reading ", total, " B from rank ", Name(peer),
+        return absl::InternalError(absl::StrCat(call().collective, ": reading ", total, " B from rank ", Name(peer),
                                                 "'s memory failed: ", std::strerror(errno)));
       }
       *progress = total;
@@ -377,8 +346,8 @@ absl::StatusOr<bool> ShmTransport::Progress() {
 
 template <class Done>
 absl::Status ShmTransport::WaitUntil(Done done) {
-  ++step_;
-  shm::IdlePacer pacer(spin_polls_, timeout_);
+  NextStep();
+  shm::IdlePacer pacer(spin_polls_, timeout());
   while (!done()) {
     absl::StatusOr<bool> moved = Progress();
     if (!moved.ok()) return moved.status();
@@ -412,27 +381,21 @@ absl::Status ShmTransport::WaitAll() {
 }
 
 absl::Status ShmTransport::TimedOut() const {
-  std::vector<std::string> pending;
-  std::set<int> peers, receiving_from;
-  size_t total = 0;
+  std::vector<Pending> pending;
+  std::set<int> receiving_from;
   for (const Op& op : ops_) {
     if (op.state == State::kDone) continue;
-    ++total;
-    peers.insert(Name(op.peer));
+    pending.push_back({op.send, Name(op.peer), op.bytes});
     if (!op.send) receiving_from.insert(op.peer);
-    if (pending.size() < 4) {
-      pending.push_back(op.send ? absl::StrCat("send of ", op.bytes, " B to rank ", Name(op.peer))
-                                : absl::StrCat("receive of ", op.bytes, " B from rank ", Name(op.peer)));
-    }
   }
   std::string diagnosis;
   for (int peer : receiving_from) {
     // A message of this call (same sequence number) with another signature: the ranks' arguments differ.
     const Peer& p = peers_[peer];
     bool other_arguments = false, other_call = false;
-    auto classify = [&](uint32_t signature, uint32_t call) {
-      if (call == call_sequence_ && signature != call_.signature) other_arguments = true;
-      if (call != call_sequence_) other_call = true;
+    auto classify = [&](uint32_t message_signature, uint32_t message_call) {
+      if (message_call == call_sequence() && message_signature != call().signature) other_arguments = true;
+      if (message_call != call_sequence()) other_call = true;
     };
     for (const Unexpected& u : p.unexpected) classify(u.signature, u.call);
     const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
@@ -449,14 +412,7 @@ absl::Status ShmTransport::TimedOut() const {
                       " sent a message of another call (the ranks called different collectives)");
     }
   }
-  const size_t described = pending.size();
-  return absl::DeadlineExceededError(absl::StrCat(
-      call_.collective, " (", call_.algorithm, ") on rank ", Name(rank_), ": no transfer completed for ",
-      absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") at step ", step_,
-      ", ", SecondsSinceCallBegan(),
-      " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
-      absl::StrJoin(pending, ", "), total > described ? absl::StrCat(", and ", total - described, " more") : "", ")",
-      diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+  return CallTrackingTransport::TimedOut(Name(rank_), pending, diagnosis);
 }
 
 void ShmTransport::Abandon() {

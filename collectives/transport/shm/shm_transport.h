@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/shm/shm_layout.h"
 #include "collectives/transport/shm/shm_segment.h"
-#include "collectives/transport/transport.h"
 
 namespace kcoll {
 
@@ -50,7 +50,7 @@ struct ShmOptions {
   std::vector<int> rank_names;
 };
 
-class ShmTransport final : public Transport {
+class ShmTransport final : public CallTrackingTransport {
  public:
   static constexpr int kMaxTag = 1 << 16;
 
@@ -68,13 +68,11 @@ class ShmTransport final : public Transport {
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
-  void BeginCall(const CallInfo& call) override;
   absl::StatusOr<bool> Progress() override;
   void set_companion(Transport* companion) override { companion_ = companion; }
   void Abandon() override;
   absl::Status Quiesce(absl::Duration timeout) override;
 
-  void set_timeout(absl::Duration timeout, std::string source);
   const shm::Geometry& geometry() const { return geometry_; }
   bool single_copy() const { return single_copy_bytes_ > 0; }
   size_t single_copy_bytes() const { return single_copy_bytes_; }
@@ -122,7 +120,6 @@ class ShmTransport final : public Transport {
   };
 
   ShmTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
-  absl::Status CheckArgs(absl::string_view what, int peer, const void* data, size_t bytes, int tag) const;
   int Post(Op op);
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
   absl::StatusOr<bool> ProgressSends(Peer& p);
@@ -144,14 +141,6 @@ class ShmTransport final : public Transport {
   int spin_polls_ = 1;
   std::vector<int> rank_names_;
   Transport* companion_ = nullptr;
-  absl::Duration timeout_ = absl::InfiniteDuration();
-  std::string timeout_source_;
-
-  CallInfo call_{"transfer", "no call", 0};
-  uint32_t call_sequence_ = 0;
-  int step_ = 0;
-  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
-  std::string SecondsSinceCallBegan() const;                                             // "0.501 s"
 
   std::vector<Op> ops_;  // posted since the last WaitAll; a Request's id is its index
   int pending_ = 0;      // ops_ not yet done

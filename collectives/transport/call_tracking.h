@@ -1,0 +1,71 @@
+// What every transport keeps of the collective call its transfers belong to, and the argument checks and timeout
+// error they all word alike. A transport derives from CallTrackingTransport and writes only its data movement: it
+// checks a transfer with CheckTransfer, counts its waits with NextStep, and on a timeout describes what is pending.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_CALL_TRACKING_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_CALL_TRACKING_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "collectives/transport/transport.h"
+
+namespace kcoll {
+
+class CallTrackingTransport : public Transport {
+ public:
+  // Starts call `call`: its sequence number advances, its steps count from 0, its clock starts.
+  void BeginCall(const CallInfo& call) override;
+
+  // The longest a wait may go without any of its transfers completing (absl::InfiniteDuration(): no limit).
+  // `source` names the setting in the error ("KCOLL_TIMEOUT").
+  void set_timeout(absl::Duration timeout, std::string source);
+  absl::Duration timeout() const { return timeout_; }
+
+ protected:
+  // A transfer still pending when a wait timed out: `peer` as the transport names ranks in messages.
+  struct Pending {
+    bool send = false;
+    int peer = 0;
+    size_t bytes = 0;
+  };
+
+  const CallInfo& call() const { return call_; }
+  // "all_reduce (ring)": the call and its algorithm, as every message names them.
+  std::string CallName() const;
+  // Counts the calls begun so far (1 for the first): the same on every rank for the same call.
+  uint32_t call_sequence() const { return call_sequence_; }
+  int step() const { return step_; }
+  // Each wait of a call is its next step (named in errors).
+  void NextStep() { ++step_; }
+  // "0.501 s" since the call began.
+  std::string SecondsSinceCallBegan() const;
+  const std::string& timeout_source() const { return timeout_source_; }
+
+  // InvalidArgument naming `what` ("Send", "Recv") and the value when `peer` is not in [0, size), a buffer is null
+  // for a non-empty transfer, or `tag` is not in [0, max_tag) (max_tag 0: tags are not checked).
+  static absl::Status CheckTransfer(absl::string_view what, int peer, int size, const void* data, size_t bytes, int tag,
+                                    int max_tag);
+
+  // The DeadlineExceeded of a wait in which no transfer completed for the timeout: the call, the algorithm, this
+  // rank, the step, the time since the call began, the ranks whose transfers did not complete (the first few
+  // described), then `diagnosis` (why a peer's message did not match, if the transport can tell) or the usual causes.
+  absl::Status TimedOut(int rank, const std::vector<Pending>& pending, const std::string& diagnosis) const;
+
+ private:
+  CallInfo call_{"transfer", "no call", 0};
+  uint32_t call_sequence_ = 0;
+  int step_ = 0;
+  std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
+  absl::Duration timeout_ = absl::InfiniteDuration();
+  std::string timeout_source_;
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_CALL_TRACKING_H_
