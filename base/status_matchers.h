@@ -1,14 +1,28 @@
-// GoogleTest matchers of absl::Status, for the tests of every layer.
+// GoogleTest matchers of absl::Status, and the value of a StatusOr a test expects to be OK, for the tests of every
+// layer.
 #ifndef KCOLL_BASE_STATUS_MATCHERS_H_
 #define KCOLL_BASE_STATUS_MATCHERS_H_
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 
 namespace kcoll {
+
+// The value of a StatusOr the test expects to be OK; aborts the test binary with the status otherwise.
+template <typename T>
+T Unwrap(absl::StatusOr<T> value) {
+  if (!value.ok()) {
+    std::fprintf(stderr, "unexpected error: %s\n", value.status().ToString().c_str());
+    std::abort();
+  }
+  return *std::move(value);
+}
 
 inline absl::Status StatusOf(const absl::Status& s) { return s; }
 template <typename T>

@@ -4,9 +4,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "models/bus_bandwidth.h"
-#include "models/calibration.h"
-#include "models/ideal_bandwidth.h"
+#include "models/bandwidth/bus_bandwidth.h"
+#include "models/bandwidth/ideal_bandwidth.h"
+#include "models/profile_json.h"
 
 namespace kcoll {
 namespace bench {

@@ -10,7 +10,8 @@
 // Q nodes): B on one node, min(I (N-1) Q / (N ), B (N-1) / (N-Q)) on several.
 //
 // This header is the one seam between the benchmarks and the models package: every number the harness prints goes
-// through it, and bandwidth.cc computes it with //models:bus_bandwidth, //models:ideal_bandwidth and
+// through it, and bandwidth.cc computes it with //models/bandwidth:bus_bandwidth, //models/bandwidth:ideal_bandwidth
+// and
 // //models:calibration (which work in bytes per second; the benchmarks print nccl-tests' GB/s).
 #ifndef KCOLL_BENCH_BANDWIDTH_H_
 #define KCOLL_BENCH_BANDWIDTH_H_

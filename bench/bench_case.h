@@ -31,7 +31,7 @@
 #include "bench/options.h"
 #include "bench/results.h"
 #include "collectives/communicator.h"
-#include "models/model_check.h"
+#include "models/analysis/model_check.h"
 
 namespace kcoll {
 namespace bench {

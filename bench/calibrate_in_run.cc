@@ -14,7 +14,7 @@
 #include "collectives/execution.h"
 #include "collectives/topology/discover.h"
 #include "collectives/transport/mpi/mpi_transport.h"
-#include "models/calibration.h"
+#include "models/profile_json.h"
 
 namespace kcoll {
 namespace bench {

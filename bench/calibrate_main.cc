@@ -31,6 +31,7 @@
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
 #include "kcoll_mpi_paths.h"
+#include "models/profile_json.h"
 
 ABSL_FLAG(int, ranks, 0, "ranks to launch (0: one per core, at least 2); under mpirun, must match the job or be 0");
 ABSL_FLAG(int, ranks_per_node, 0,
@@ -58,6 +59,7 @@ namespace bench {
 
 using calibration::CalibrationOptions;
 using calibration::FitAll;
+using calibration::FitWeighting;
 using calibration::FormatAutoChoices;
 using calibration::FormatReport;
 using calibration::MakeProfile;
@@ -191,8 +193,8 @@ int RunRank(int argc, char** argv) {
     auto result = CalibrateOnComm(MPI_COMM_WORLD, topology, ExecBackend::kSerial, OptionsFromFlags());
     if (!result.ok()) Fail(rank, result.status());
     if (rank == 0) {
-      const models::FitWeighting weighting =
-          absl::GetFlag(FLAGS_fit) == "seconds" ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+      const FitWeighting weighting =
+          absl::GetFlag(FLAGS_fit) == "seconds" ? FitWeighting::kAbsolute : FitWeighting::kRelative;
       absl::Status fitted = FitAll(*result, weighting);
       absl::StatusOr<models::Profile> profile =
           fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);

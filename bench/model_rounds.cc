@@ -12,7 +12,7 @@
 #include "bench/injected_faults.h"
 #include "bench/timing.h"
 #include "choice/auto_choice.h"
-#include "models/statistics.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 namespace bench {

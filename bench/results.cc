@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/named_values.h"
-#include "models/statistics.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 namespace bench {

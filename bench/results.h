@@ -13,7 +13,7 @@
 
 #include "base/names.h"
 #include "base/types.h"
-#include "models/model_check.h"
+#include "models/analysis/model_check.h"
 
 namespace kcoll {
 namespace bench {
@@ -41,7 +41,8 @@ struct Measurement {
   std::optional<IterationStats> stats;  // -I only
   std::vector<double> times_us;         // -I only: per iteration, combined across ranks
   std::vector<std::vector<double>> per_rank_times_us;  // -I only: [rank][iteration]
-  // --model, kcoll rows: the cost model's time for the call and 100 (model - time) / time (models/model_check.h).
+  // --model, kcoll rows: the cost model's time for the call and 100 (model - time) / time
+  // (models/analysis/model_check.h).
   std::optional<double> model_us;
   std::optional<double> model_error_pct;
   // --model: the link probe's ratio around the case (link_probe.h), the one farther from 1 of before and after.
@@ -137,8 +138,8 @@ struct AutoVsFastest : SizeIdentity {
   int paired_rounds = 0;
 };
 
-// The median (models/statistics.h) over i of a[i] / b[i]; empty unless both have the same number (at least 2) of
-// positive values.
+// The median (models/analysis/statistics.h) over i of a[i] / b[i]; empty unless both have the same number (at least 2)
+// of positive values.
 std::optional<double> PairedRatio(const std::vector<double>& a, const std::vector<double>& b);
 std::vector<AutoVsFastest> ComputeAutoVsFastest(const std::vector<Row>& rows);
 

@@ -25,8 +25,8 @@
 #include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
+#include "models/analysis/model_check.h"
 #include "models/machine.h"
-#include "models/model_check.h"
 
 extern "C" char** environ;
 

@@ -20,7 +20,7 @@
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
 //   Its fit is the profile's gamma; the curve comes from the collective step, unless no step was measured.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
-// Every series is fitted by models::FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
+// Every series is fitted by FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
 // on relative errors: the sweeps
 // span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
 // disappears in the noise of a 20 ms transfer). A straight line cannot follow both regimes a CPU shows - buffers
@@ -47,9 +47,9 @@
 #include "absl/status/statusor.h"
 #include "base/topology.h"
 #include "base/transport_kind.h"
+#include "calibration/fit.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/transport/transport.h"
-#include "models/calibration.h"
 #include "models/machine.h"
 
 namespace kcoll {
@@ -95,12 +95,12 @@ std::vector<std::pair<int, int>> PairsOfClass(const Topology& topology, LinkClas
 
 // A series of (bytes, seconds) and its fit.
 struct Series {
-  std::vector<models::Sample> samples;
+  std::vector<Sample> samples;
   std::vector<int> reps;  // timed repetitions per sample (the smallest over the ranks or pairs that took part)
-  models::LinkFit fit;    // with CalibrationResult::weighting: the one saved in the profile
+  LinkFit fit;            // with CalibrationResult::weighting: the one saved in the profile
   // With the other weighting, for reference only (it may fail where the saved one does not: on seconds, a noisy
   // large size can make the slope negative).
-  absl::StatusOr<models::LinkFit> other_fit = absl::UnknownError("not fitted");
+  absl::StatusOr<LinkFit> other_fit = absl::UnknownError("not fitted");
 };
 
 // How far the passes of a sweep (CalibrationOptions::passes) disagree: the largest slowest-over-fastest ratio of
@@ -140,10 +140,10 @@ struct CalibrationResult {
   double percentile = 50;  // CalibrationOptions::percentile
   std::string transport;   // what the links were measured through: "shm", "shm+mpi", "mpi"
   LinkMeasurement intra, inter;
-  Series reduce;         // float32 sum, Serial kernels: bytes reduced per rank
-  Series copy_kernel;    // Serial Copy kernel
-  Series memcpy_series;  // std::memcpy
-  models::FitWeighting weighting = models::FitWeighting::kRelative;  // of the saved fits (FitAll)
+  Series reduce;                                     // float32 sum, Serial kernels: bytes reduced per rank
+  Series copy_kernel;                                // Serial Copy kernel
+  Series memcpy_series;                              // std::memcpy
+  FitWeighting weighting = FitWeighting::kRelative;  // of the saved fits (FitAll)
 };
 
 // Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as

@@ -12,7 +12,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "calibration/calibrate.h"
-#include "models/statistics.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 namespace calibration {

@@ -12,16 +12,16 @@ namespace kcoll {
 namespace calibration {
 namespace {
 
-absl::StatusOr<models::LinkFit> FitNamed(const Series& series, models::FitWeighting weighting, absl::string_view name) {
-  absl::StatusOr<models::LinkFit> fit = models::FitLink(series.samples, weighting);
+absl::StatusOr<LinkFit> FitNamed(const Series& series, FitWeighting weighting, absl::string_view name) {
+  absl::StatusOr<LinkFit> fit = FitLink(series.samples, weighting);
   if (!fit.ok()) return absl::InvalidArgumentError(absl::StrCat(name, ": ", fit.status().message()));
   return fit;
 }
 
 }  // namespace
 
-models::FitWeighting OtherWeighting(models::FitWeighting w) {
-  return w == models::FitWeighting::kRelative ? models::FitWeighting::kAbsolute : models::FitWeighting::kRelative;
+FitWeighting OtherWeighting(FitWeighting w) {
+  return w == FitWeighting::kRelative ? FitWeighting::kAbsolute : FitWeighting::kRelative;
 }
 
 std::string PairsText(const std::vector<std::pair<int, int>>& pairs) {
@@ -38,7 +38,7 @@ const LinkMeasurement& IntraStepSource(const CalibrationResult& result) {
   return !result.intra.exchange.samples.empty() ? result.intra : result.inter;
 }
 
-absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
+absl::Status FitAll(CalibrationResult& result, FitWeighting weighting) {
   result.weighting = weighting;
   std::vector<std::pair<Series*, std::string>> series;
   for (LinkMeasurement* link : {&result.intra, &result.inter}) {
@@ -50,7 +50,7 @@ absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting) {
   series.emplace_back(&result.memcpy_series, "memcpy");
   for (auto& [s, name] : series) {
     KCOLL_ASSIGN_OR_RETURN(s->fit, FitNamed(*s, weighting, name));
-    s->other_fit = models::FitLink(s->samples, OtherWeighting(weighting));
+    s->other_fit = FitLink(s->samples, OtherWeighting(weighting));
   }
   return absl::OkStatus();
 }
@@ -68,7 +68,7 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
     models::MeasuredCurve c;
     c.proportional = proportional;
     c.buffer_per_message = buffer_per_message;
-    for (const models::Sample& s : series.samples) {
+    for (const Sample& s : series.samples) {
       if (s.seconds > 0 && s.bytes > 0) c.points.push_back({s.bytes, s.seconds});
     }
     if (c.points.size() < 2) c.points.clear();
@@ -99,7 +99,7 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
       absl::StrCat("kcoll calibration on ", result.host, ", ", result.date, ": ", result.nranks, " ranks, ", shape,
                    result.emulated ? " (emulated nodes)" : "", "; Serial kernels, float32 sum; ",
                    StatName(result.percentile), " of the repetitions; least squares on ",
-                   result.weighting == models::FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
+                   result.weighting == FitWeighting::kRelative ? "relative errors" : "seconds", ". intra: ");
   absl::StrAppend(&profile.description, has_intra ? absl::StrCat("ping-pong ", PairsText(result.intra.pairs))
                                                   : "not measured (one rank per node): the inter-node fit");
   absl::StrAppend(&profile.description, "; inter: ",

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "calibration/calibrate.h"
-#include "models/calibration.h"
+#include "calibration/fit.h"
 #include "models/machine.h"
 
 namespace kcoll {
@@ -17,7 +17,7 @@ namespace calibration {
 
 // Fits every measured series (in place) with `weighting` (the fits the profile takes) and with the other weighting
 // (for the report). InvalidArgument from FitLink names the series.
-absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting = models::FitWeighting::kRelative);
+absl::Status FitAll(CalibrationResult& result, FitWeighting weighting = FitWeighting::kRelative);
 
 // The profile of a fitted result. A link class the topology lacks takes the other class's parameters (one node:
 // inter = intra; one rank per node: intra = inter), and the description says so. gamma = the reduction's beta;
@@ -25,7 +25,7 @@ absl::Status FitAll(CalibrationResult& result, models::FitWeighting weighting = 
 absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result);
 
 // The fit weighting a result is not saved with: the report shows it for reference.
-models::FitWeighting OtherWeighting(models::FitWeighting weighting);
+FitWeighting OtherWeighting(FitWeighting weighting);
 
 // The class whose collective steps price intra-node messages, and whose step reduction is the gamma curve: the
 // intra-node class when it ran steps, else the inter-node one.

@@ -121,8 +121,8 @@ TEST(FitAll, TheProfileTakesTheRelativeFits) {
   ASSERT_TRUE(FitAll(r).ok());
   auto profile = MakeProfile(r);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  const models::LinkFit link = *models::FitLink(r.intra.series.samples, models::FitWeighting::kRelative);
-  const models::LinkFit reduce = *models::FitLink(r.reduce.samples, models::FitWeighting::kRelative);
+  const LinkFit link = *FitLink(r.intra.series.samples, FitWeighting::kRelative);
+  const LinkFit reduce = *FitLink(r.reduce.samples, FitWeighting::kRelative);
   EXPECT_EQ(profile->intra.alpha_s, link.link.alpha_s);
   EXPECT_EQ(profile->intra.beta_s_per_byte, link.link.beta_s_per_byte);
   EXPECT_EQ(profile->gamma_s_per_byte, reduce.link.beta_s_per_byte);
@@ -130,11 +130,11 @@ TEST(FitAll, TheProfileTakesTheRelativeFits) {
   ASSERT_TRUE(r.intra.series.other_fit.ok());
   EXPECT_NE(r.intra.series.other_fit->link.beta_s_per_byte, link.link.beta_s_per_byte);
   // --fit=seconds saves the other ones.
-  ASSERT_TRUE(FitAll(r, models::FitWeighting::kAbsolute).ok());
+  ASSERT_TRUE(FitAll(r, FitWeighting::kAbsolute).ok());
   profile = MakeProfile(r);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  EXPECT_EQ(profile->intra.beta_s_per_byte, models::FitLink(r.intra.series.samples)->link.beta_s_per_byte);
-  EXPECT_EQ(profile->gamma_s_per_byte, models::FitLink(r.reduce.samples)->link.beta_s_per_byte);
+  EXPECT_EQ(profile->intra.beta_s_per_byte, FitLink(r.intra.series.samples)->link.beta_s_per_byte);
+  EXPECT_EQ(profile->gamma_s_per_byte, FitLink(r.reduce.samples)->link.beta_s_per_byte);
   EXPECT_THAT(profile->description, HasSubstr("least squares on seconds"));
 }
 

@@ -25,7 +25,7 @@ std::string SeriesTable(const Series& series, bool link) {
   std::string out = absl::StrFormat("  %12s %7s %12s %11s %12s %8s\n", "bytes", "reps", link ? "one-way" : "time",
                                     "GB/s", "fit", "error");
   for (size_t i = 0; i < series.samples.size(); ++i) {
-    const models::Sample& s = series.samples[i];
+    const Sample& s = series.samples[i];
     const double fitted = series.fit.link.Seconds(s.bytes);
     const double error = s.seconds > 0 ? 100.0 * (fitted - s.seconds) / s.seconds : 0;
     absl::StrAppend(&out, absl::StrFormat("  %12.0f %7d %12s %11.3f %12s %+7.1f%%\n", s.bytes, series.reps[i],
@@ -41,10 +41,10 @@ std::string StepTable(const Series& step, const Series& alone, bool proportional
                       absl::string_view rate, absl::string_view alone_name) {
   models::MeasuredCurve reference;
   reference.proportional = proportional;
-  for (const models::Sample& s : alone.samples) reference.points.push_back({s.bytes, s.seconds});
+  for (const Sample& s : alone.samples) reference.points.push_back({s.bytes, s.seconds});
   std::string out = absl::StrFormat("  %12s %7s %12s %13s %12s\n", "bytes", "reps", what, rate, alone_name);
   for (size_t i = 0; i < step.samples.size(); ++i) {
-    const models::Sample& s = step.samples[i];
+    const Sample& s = step.samples[i];
     const bool inside = !reference.empty() && s.bytes >= reference.points.front().bytes &&
                         s.bytes <= reference.points.back().bytes && s.seconds > 0;
     absl::StrAppend(&out,
@@ -55,7 +55,7 @@ std::string StepTable(const Series& step, const Series& alone, bool proportional
   return out;
 }
 
-std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
+std::string FitLine(const LinkFit& fit, const std::string& kind, absl::string_view alpha_name,
                     absl::string_view beta_name) {
   return absl::StrFormat("  %s: %s = %s, %s = %.4g s/B (%s), R^2 = %.6f%s\n", kind, alpha_name,
                          FormatSeconds(fit.link.alpha_s), beta_name, fit.link.beta_s_per_byte,
@@ -63,12 +63,12 @@ std::string FitLine(const models::LinkFit& fit, const std::string& kind, absl::s
                          fit.intercept_clamped ? " (the free fit's intercept was negative: alpha fixed at 0)" : "");
 }
 
-std::string WeightingText(models::FitWeighting w) {
-  return w == models::FitWeighting::kRelative ? "fit on relative errors" : "fit on seconds (large sizes dominate)";
+std::string WeightingText(FitWeighting w) {
+  return w == FitWeighting::kRelative ? "fit on relative errors" : "fit on seconds (large sizes dominate)";
 }
 
 // The table, the saved fit and the other one for reference.
-std::string SeriesReport(const Series& series, models::FitWeighting saved, bool link, absl::string_view alpha_name,
+std::string SeriesReport(const Series& series, FitWeighting saved, bool link, absl::string_view alpha_name,
                          absl::string_view beta_name) {
   const std::string other = WeightingText(OtherWeighting(saved));
   return absl::StrCat(

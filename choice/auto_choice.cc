@@ -9,8 +9,8 @@
 #include "base/status_macros.h"
 #include "choice/default_algorithm.h"
 #include "choice/shipped_profiles.h"
-#include "models/bus_bandwidth.h"
-#include "models/calibration.h"
+#include "models/bandwidth/bus_bandwidth.h"
+#include "models/profile_json.h"
 
 namespace kcoll {
 namespace {

@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "models/calibration.h"
-#include "models/predict_report.h"
+#include "models/analysis/predict_report.h"
+#include "models/profile_json.h"
 
 ABSL_FLAG(int, nodes, 1, "Number of nodes (Q).");
 ABSL_FLAG(int, ranks_per_node, 1, "Ranks on each node (P).");
@@ -36,7 +36,8 @@ ABSL_FLAG(std::optional<double>, gamma, std::nullopt,
 ABSL_FLAG(std::string, profile, "", "Calibration profile (JSON) to take the links from instead of the link flags.");
 ABSL_FLAG(std::string, collective, "all_reduce", "Collective to predict.");
 ABSL_FLAG(std::optional<double>, bytes, std::nullopt,
-          "Size in nccl-tests' convention (see models/bus_bandwidth.h). Without it, a sweep over sizes is printed.");
+          "Size in nccl-tests' convention (see models/bandwidth/bus_bandwidth.h). Without it, a sweep over sizes is "
+          "printed.");
 ABSL_FLAG(std::optional<double>, min_bytes, std::nullopt, "Smallest size of the sweep and of the crossover search.");
 ABSL_FLAG(std::optional<double>, max_bytes, std::nullopt, "Largest size of the sweep and of the crossover search.");
 ABSL_FLAG(double, step_factor, 2, "Ratio between consecutive sizes of the sweep.");

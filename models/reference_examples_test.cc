@@ -4,11 +4,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "models/bucket_fusion.h"
-#include "models/bus_bandwidth.h"
+#include "models/analysis/bucket_fusion.h"
+#include "models/analysis/crossover.h"
+#include "models/bandwidth/bus_bandwidth.h"
+#include "models/bandwidth/ideal_bandwidth.h"
 #include "models/cost_model.h"
-#include "models/crossover.h"
-#include "models/ideal_bandwidth.h"
 #include "models/test_util.h"
 
 namespace kcoll {

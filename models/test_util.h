@@ -2,8 +2,6 @@
 #ifndef KCOLL_MODELS_TEST_UTIL_H_
 #define KCOLL_MODELS_TEST_UTIL_H_
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -17,17 +15,8 @@
 namespace kcoll {
 namespace models {
 
-// Test helpers live in kcoll::models itself so that every models test uses them unqualified.
-
-// The value of a StatusOr the test expects to be OK; aborts the test binary with the status otherwise.
-template <typename T>
-T Unwrap(absl::StatusOr<T> value) {
-  if (!value.ok()) {
-    std::fprintf(stderr, "unexpected error: %s\n", value.status().ToString().c_str());
-    std::abort();
-  }
-  return *std::move(value);
-}
+// Test helpers live in kcoll::models itself so that every models test uses them unqualified (Unwrap and the Status
+// matchers of base/status_matchers.h are found in kcoll).
 
 // A link of `alpha_s` latency and `bytes_per_s` bandwidth.
 inline LinkParams Link(double alpha_s, double bytes_per_s) { return LinkParams{alpha_s, 1.0 / bytes_per_s}; }

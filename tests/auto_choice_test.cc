@@ -17,9 +17,9 @@
 #include "collectives/algorithms/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "models/bus_bandwidth.h"
-#include "models/calibration.h"
+#include "models/bandwidth/bus_bandwidth.h"
 #include "models/cost_model.h"
+#include "models/profile_json.h"
 #include "tests/matchers.h"
 #include "tests/scoped_env.h"
 

@@ -3,9 +3,10 @@
 // table is expanded from the list (price_table.cc), so a new price is a file here and its rows in the list.
 //
 // Notation of the costs: n ranks (p2 the largest power of two <= n, d = ceil(log2 n)), S the collective's size in
-// nccl-tests' convention (models/bus_bandwidth.h), alpha per message, beta per byte sent, gamma per byte reduced, k
-// the chunks of a pipeline (ceil(S / chunk_bytes)). The model itself prices each round's slowest link and rank
-// (cost_model.h, link_load.h), so on several nodes or on measured curves its times differ from these textbook forms.
+// nccl-tests' convention (models/bandwidth/bus_bandwidth.h), alpha per message, beta per byte sent, gamma per byte
+// reduced, k the chunks of a pipeline (ceil(S / chunk_bytes)). The model itself prices each round's slowest link and
+// rank (cost_model.h, link_load.h), so on several nodes or on measured curves its times differ from these textbook
+// forms.
 #ifndef KCOLL_MODELS_PRICES_PRICES_H_
 #define KCOLL_MODELS_PRICES_PRICES_H_
 

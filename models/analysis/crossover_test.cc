@@ -1,4 +1,4 @@
-#include "models/crossover.h"
+#include "models/analysis/crossover.h"
 
 #include <cmath>
 #include <vector>

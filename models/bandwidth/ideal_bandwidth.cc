@@ -1,4 +1,4 @@
-#include "models/ideal_bandwidth.h"
+#include "models/bandwidth/ideal_bandwidth.h"
 
 #include <cmath>
 #include <limits>

@@ -25,8 +25,8 @@
 //
 // Refused: Q < 1, P < 1, non-positive or non-finite B (and I when Q > 1), and N == Q > 1 (one rank per node on
 // several nodes): then N - Q = 0 and the intra-node term has no data, so the formula has no finite intra-node bound.
-#ifndef KCOLL_MODELS_IDEAL_BANDWIDTH_H_
-#define KCOLL_MODELS_IDEAL_BANDWIDTH_H_
+#ifndef KCOLL_MODELS_BANDWIDTH_IDEAL_BANDWIDTH_H_
+#define KCOLL_MODELS_BANDWIDTH_IDEAL_BANDWIDTH_H_
 
 #include "absl/status/statusor.h"
 
@@ -59,4 +59,4 @@ absl::StatusOr<double> Efficiency(double busbw, double ideal_busbw);
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_IDEAL_BANDWIDTH_H_
+#endif  // KCOLL_MODELS_BANDWIDTH_IDEAL_BANDWIDTH_H_

@@ -1,4 +1,4 @@
-#include "models/predict_report.h"
+#include "models/analysis/predict_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "models/algorithm_choice.h"
-#include "models/bus_bandwidth.h"
-#include "models/calibration.h"
-#include "models/ideal_bandwidth.h"
+#include "models/bandwidth/bus_bandwidth.h"
+#include "models/bandwidth/ideal_bandwidth.h"
+#include "models/profile_json.h"
 
 namespace kcoll {
 namespace models {

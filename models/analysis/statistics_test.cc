@@ -1,4 +1,4 @@
-#include "models/statistics.h"
+#include "models/analysis/statistics.h"
 
 #include "gtest/gtest.h"
 

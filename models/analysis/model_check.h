@@ -12,8 +12,8 @@
 //
 // To compare with what a Communicator's `auto` assumes, pass ModelTopology(comm.topology()),
 // comm.auto_choice().profile() and ModelCostOptions(comm.topology()) (choice/auto_choice.h).
-#ifndef KCOLL_MODELS_MODEL_CHECK_H_
-#define KCOLL_MODELS_MODEL_CHECK_H_
+#ifndef KCOLL_MODELS_ANALYSIS_MODEL_CHECK_H_
+#define KCOLL_MODELS_ANALYSIS_MODEL_CHECK_H_
 
 #include <string>
 #include <vector>
@@ -82,4 +82,4 @@ std::string FormatPrediction(const RowPrediction& row);
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_MODEL_CHECK_H_
+#endif  // KCOLL_MODELS_ANALYSIS_MODEL_CHECK_H_

@@ -1,4 +1,4 @@
-#include "models/bucket_fusion.h"
+#include "models/analysis/bucket_fusion.h"
 
 #include <cmath>
 

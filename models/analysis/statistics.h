@@ -2,8 +2,8 @@
 // is the smallest value with at least p% of them at or below it (the ceil(p/100 * n)-th smallest); the median is the
 // 50th percentile, the lower of the middle two for an even count. Every reported value is then a value that was
 // measured (or predicted), and a measured median and a predicted one compare like for like.
-#ifndef KCOLL_MODELS_STATISTICS_H_
-#define KCOLL_MODELS_STATISTICS_H_
+#ifndef KCOLL_MODELS_ANALYSIS_STATISTICS_H_
+#define KCOLL_MODELS_ANALYSIS_STATISTICS_H_
 
 #include <vector>
 
@@ -19,4 +19,4 @@ double Median(std::vector<double> values);
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_STATISTICS_H_
+#endif  // KCOLL_MODELS_ANALYSIS_STATISTICS_H_

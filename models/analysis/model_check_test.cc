@@ -1,4 +1,4 @@
-#include "models/model_check.h"
+#include "models/analysis/model_check.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -75,7 +75,7 @@ TEST(ModelCheckTest, MedianAbsoluteErrorPerAlgorithm) {
   EXPECT_NEAR(result.per_algorithm[0].median_abs_error_percent, 25.0, 1e-9);  // median of 50, 25, 0
   EXPECT_EQ(result.per_algorithm[1].algorithm, Algorithm::kTree);
   EXPECT_NEAR(result.per_algorithm[1].median_abs_error_percent, 20.0, 1e-9);
-  // An even count takes the lower of the middle two (models/statistics.h): of 50 and 25, 25.
+  // An even count takes the lower of the middle two (models/analysis/statistics.h): of 50 and 25, 25.
   const std::vector<AlgorithmError> two = SummarizeErrors({result.rows[0], result.rows[2]});
   ASSERT_EQ(two.size(), 1u);
   EXPECT_NEAR(two[0].median_abs_error_percent, 25.0, 1e-9);

@@ -6,8 +6,8 @@
 //
 // The bucketed form treats the tensors as one flat buffer cut into buckets of B bytes (tensors may straddle
 // buckets), as the bucket size is usually much larger than one tensor.
-#ifndef KCOLL_MODELS_BUCKET_FUSION_H_
-#define KCOLL_MODELS_BUCKET_FUSION_H_
+#ifndef KCOLL_MODELS_ANALYSIS_BUCKET_FUSION_H_
+#define KCOLL_MODELS_ANALYSIS_BUCKET_FUSION_H_
 
 #include <cstdint>
 
@@ -49,4 +49,4 @@ absl::StatusOr<BucketFusionEstimate> EstimateBucketFusion(const BucketFusionInpu
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_BUCKET_FUSION_H_
+#endif  // KCOLL_MODELS_ANALYSIS_BUCKET_FUSION_H_

@@ -1,16 +1,16 @@
 // The reports of the predictor (//models:predict): predicted time, algbw, busbw, ideal busbw and efficiency of
 // every algorithm of a collective, the chosen one and the crossovers, for one size or a sweep of sizes. Built as
 // JSON, then printed as JSON or as text tables.
-#ifndef KCOLL_MODELS_PREDICT_REPORT_H_
-#define KCOLL_MODELS_PREDICT_REPORT_H_
+#ifndef KCOLL_MODELS_ANALYSIS_PREDICT_REPORT_H_
+#define KCOLL_MODELS_ANALYSIS_PREDICT_REPORT_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "base/names.h"
 #include "base/seconds_format.h"  // FormatSeconds, used by the reports
+#include "models/analysis/crossover.h"
 #include "models/cost_model.h"
-#include "models/crossover.h"
 #include "models/machine.h"
 #include "nlohmann/json.hpp"
 
@@ -42,4 +42,4 @@ std::string FormatBytes(double bytes);
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_PREDICT_REPORT_H_
+#endif  // KCOLL_MODELS_ANALYSIS_PREDICT_REPORT_H_

@@ -1,4 +1,4 @@
-#include "models/predict_report.h"
+#include "models/analysis/predict_report.h"
 
 #include <cmath>
 #include <string>

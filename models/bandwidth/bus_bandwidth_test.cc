@@ -1,4 +1,4 @@
-#include "models/bus_bandwidth.h"
+#include "models/bandwidth/bus_bandwidth.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

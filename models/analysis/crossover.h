@@ -8,8 +8,8 @@
 // width 1e-14, then solves the affine difference exactly inside it. Where the costs jump past each other at a chunk
 // step instead of meeting, the crossover is reported with continuous = false at the first size past the jump.
 // Two sign changes closer together than one grid step (a factor 2^(1/samples_per_doubling)) can be missed.
-#ifndef KCOLL_MODELS_CROSSOVER_H_
-#define KCOLL_MODELS_CROSSOVER_H_
+#ifndef KCOLL_MODELS_ANALYSIS_CROSSOVER_H_
+#define KCOLL_MODELS_ANALYSIS_CROSSOVER_H_
 
 #include <vector>
 
@@ -58,4 +58,4 @@ absl::StatusOr<std::vector<Crossover>> ChoiceChanges(const AlgorithmChooser& cho
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_CROSSOVER_H_
+#endif  // KCOLL_MODELS_ANALYSIS_CROSSOVER_H_

@@ -24,8 +24,8 @@
 // it, busbw of a well-implemented collective approaches the per-rank link bandwidth whatever n is.
 //
 // All bandwidths here are in bytes per second; divide by kBytesPerGB to print nccl-tests' GB/s.
-#ifndef KCOLL_MODELS_BUS_BANDWIDTH_H_
-#define KCOLL_MODELS_BUS_BANDWIDTH_H_
+#ifndef KCOLL_MODELS_BANDWIDTH_BUS_BANDWIDTH_H_
+#define KCOLL_MODELS_BANDWIDTH_BUS_BANDWIDTH_H_
 
 #include <cstdint>
 
@@ -54,4 +54,4 @@ absl::StatusOr<double> BusBw(Collective collective, double bytes, double seconds
 }  // namespace models
 }  // namespace kcoll
 
-#endif  // KCOLL_MODELS_BUS_BANDWIDTH_H_
+#endif  // KCOLL_MODELS_BANDWIDTH_BUS_BANDWIDTH_H_

@@ -1,4 +1,4 @@
-#include "models/model_check.h"
+#include "models/analysis/model_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/seconds_format.h"
-#include "models/statistics.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 namespace models {
