@@ -38,7 +38,18 @@ KCOLL_INLINE_FUNCTION float FloatOf(uint32_t u) {
 
 }  // namespace half_internal
 
+// On a GPU, finite values convert with the conversion instructions (exact, and rounding to nearest even as the
+// code below does): the code below costs some twenty integer instructions per element, which made a float16 sum
+// on an H200 run at 60% of the memory bandwidth a bfloat16 sum reaches. NaN and infinity keep the code below, so
+// that their bits are the same on every backend.
 KCOLL_INLINE_FUNCTION float ToFloat(Float16 h) {
+#if defined(__CUDA_ARCH__)
+  if ((h.bits & 0x7c00u) != 0x7c00u) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return f;
+  }
+#endif
   const uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000u) << 16;
   const uint32_t exponent = (h.bits >> 10) & 0x1fu;
   const uint32_t mantissa = h.bits & 0x3ffu;
@@ -53,6 +64,13 @@ KCOLL_INLINE_FUNCTION float ToFloat(Float16 h) {
 
 KCOLL_INLINE_FUNCTION Float16 ToFloat16(float f) {
   const uint32_t x = half_internal::BitsOf(f);
+#if defined(__CUDA_ARCH__)
+  if ((x & 0x7fffffffu) < 0x7f800000u) {
+    uint16_t bits;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+    return Float16{bits};
+  }
+#endif
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t exponent = (x >> 23) & 0xffu;
   uint32_t mantissa = x & 0x7fffffu;

@@ -14,6 +14,8 @@ namespace kcoll {
 namespace bench {
 
 absl::StatusOr<void*> DeviceAlloc(size_t bytes);
+// The CUDA device this process runs on (cudaGetDevice), or -1 without CUDA.
+int CurrentDevice();
 void DeviceFree(void* data);
 // Sets `bytes` bytes to `byte` and waits for it.
 absl::Status DeviceFill(void* data, int byte, size_t bytes);

@@ -11,6 +11,11 @@ cudaStream_t AsStream(void* stream) { return static_cast<cudaStream_t>(stream); 
 
 }  // namespace
 
+int CurrentDevice() {
+  int device = -1;
+  return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+}
+
 absl::StatusOr<void*> DeviceAlloc(size_t bytes) {
   void* data = nullptr;
   if (absl::Status s = CudaStatus(cudaMalloc(&data, bytes), "cudaMalloc"); !s.ok()) return s;

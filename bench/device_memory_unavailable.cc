@@ -12,6 +12,7 @@ absl::Status NoCuda() {
 }  // namespace
 
 absl::StatusOr<void*> DeviceAlloc(size_t) { return NoCuda(); }
+int CurrentDevice() { return -1; }
 void DeviceFree(void*) {}
 absl::Status DeviceFill(void*, int, size_t) { return NoCuda(); }
 absl::Status CopyToDevice(void*, const void*, size_t) { return NoCuda(); }

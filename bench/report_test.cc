@@ -106,6 +106,19 @@ TEST(FormatTest, NcclNumberWidths) {
   EXPECT_EQ(FormatNcclNumber(999.99, 6), "999.99");
 }
 
+// Ranks on device buffers show the CUDA device they run on: two ranks sharing a node's one GPU both show device 0.
+TEST(TableTest, RanksOnDeviceBuffersShowTheirCudaDevice) {
+  std::ostringstream out;
+  TableWriter table(out);
+  RunInfo info = Info();
+  info.exec = "cuda";
+  info.ranks = {{0, 0, 100, "host", 0}, {1, 0, 101, "host", 0}};
+  ResultSink sink(info);
+  sink.AddListener(&table);
+  FeedRun(sink);
+  EXPECT_THAT(out.str(), HasSubstr("#  Rank  1 Group  0 Pid    101 on       host device  0 [node 0] CPU cuda\n"));
+}
+
 TEST(TableTest, HeaderRowsAndFootersHaveNcclTestsStructure) {
   std::ostringstream out;
   TableWriter table(out);

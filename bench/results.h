@@ -149,6 +149,7 @@ struct RankInfo {
   int node = 0;
   int pid = 0;
   std::string hostname;
+  int device = -1;  // the CUDA device of a rank on device buffers; -1 on host buffers
 };
 
 struct RunInfo {

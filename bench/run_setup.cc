@@ -65,18 +65,20 @@ std::vector<std::string> RelevantEnvironment() {
   return out;
 }
 
-std::vector<RankInfo> GatherRanks(const Topology& topology, MPI_Comm comm, int rank, int nranks) {
+std::vector<RankInfo> GatherRanks(const Topology& topology, MPI_Comm comm, int rank, int nranks, bool device) {
   struct Wire {
     int pid;
+    int device;
     char host[256];
   } mine{};
   mine.pid = static_cast<int>(getpid());
+  mine.device = device ? CurrentDevice() : -1;
   gethostname(mine.host, sizeof(mine.host) - 1);
   std::vector<Wire> all(rank == 0 ? nranks : 0);
   MPI_Gather(&mine, sizeof(Wire), MPI_BYTE, all.data(), sizeof(Wire), MPI_BYTE, 0, comm);
   std::vector<RankInfo> out;
   for (int r = 0; r < static_cast<int>(all.size()); ++r) {
-    out.push_back(RankInfo{r, topology.node_of[r], all[r].pid, all[r].host});
+    out.push_back(RankInfo{r, topology.node_of[r], all[r].pid, all[r].host, all[r].device});
   }
   return out;
 }
@@ -400,7 +402,7 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
   }
   const char* launch = std::getenv("KCOLL_BENCH_LAUNCH");
   info.launch = LaunchedByBenchmark() && launch != nullptr ? launch : "started by an outside mpirun";
-  info.ranks = GatherRanks(topology, MPI_COMM_WORLD, ctx.rank, ctx.nranks);
+  info.ranks = GatherRanks(topology, MPI_COMM_WORLD, ctx.rank, ctx.nranks, ctx.device);
   info.ideal_busbw_gbps = in.ideal.busbw_gbps;
   info.ideal_note = in.ideal.note;
   info.model = o.model;

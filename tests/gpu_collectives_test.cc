@@ -1,7 +1,8 @@
 // Every registered algorithm of every collective through the public Communicator on GPU buffers: over NCCL (kernels
 // and transfers ordered on one stream) and over MPI with pinned-host staging (and directly, when the MPI is
 // CUDA-aware). Results are compared bit for bit with the host reference. Needs a CUDA-enabled Kokkos
-// (--config=cuda) and one GPU per rank; otherwise every test skips and says which is missing.
+// (--config=cuda) and a GPU for every rank (ranks may share one over MPI; over NCCL only where
+// NCCL_MULTI_RANK_GPU_ENABLE=1 lets them); otherwise every test skips and says which is missing.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -9,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/mpi/mpi_cuda_support.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"
 #include "tests/device_buffer.h"
@@ -36,16 +40,28 @@ std::vector<GpuConfig> Configs() {
   return out;
 }
 
+// Algorithms that run on any device buffer: those that need registered buffers (Communicator::Allocate, on one node
+// over shared memory) are checked to refuse device buffers with the reason instead.
+bool RunsOnPlainBuffers(Algorithm algorithm) { return FactsOf(algorithm).needs != AlgorithmNeeds::kRegisteredBuffers; }
+
+// NCCL's answer where ranks share a GPU and NCCL_MULTI_RANK_GPU_ENABLE=1 asked it to try: an NCCL that does not
+// support several ranks on one GPU refuses at creation ("Duplicate GPU detected").
+bool NcclRefusedASharedGpu(const absl::Status& status) {
+  return NcclMayShareGpus() && absl::StrContains(status.message(), "Duplicate GPU");
+}
+
 class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
  protected:
   void SetUp() override {
     if (!IsAvailable(ExecBackend::kCuda)) {
       GTEST_SKIP() << "no CUDA device: this Kokkos has no CUDA backend (build with --config=cuda, docs/gpu.md)";
     }
+    const GpuConfig& config = GetParam();
     std::string reason;
     int device = 0;
-    if (!testing::GpusForEveryRank(&reason, &device)) GTEST_SKIP() << reason;
-    const GpuConfig& config = GetParam();
+    const SharedGpu shared =
+        config.transport == TransportKind::kNccl ? SharedGpu::kOnlyIfNcclAllows : SharedGpu::kAllowed;
+    if (!testing::GpusForEveryRank(&reason, &device, shared)) GTEST_SKIP() << reason;
     if (config.transport == TransportKind::kMpi && config.mpi_cuda_aware && !DetectMpiCudaSupport().aware) {
       GTEST_SKIP() << "this MPI is not CUDA-aware (" << DetectMpiCudaSupport().how << ")";
     }
@@ -55,6 +71,9 @@ class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
     options.gpu.mpi_cuda_aware = config.mpi_cuda_aware;
     options.timeout = absl::Seconds(120);
     auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+    if (!AllRanks(comm.ok()) && NcclRefusedASharedGpu(comm.status())) {
+      GTEST_SKIP() << "this NCCL refuses ranks that share a GPU: " << comm.status().message();
+    }
     ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
     comm_ = std::move(comm).value();
     if (WorldRank() == 0) std::printf("[kcoll] %s\n", comm_->execution().c_str());
@@ -71,6 +90,14 @@ TEST_P(GpuCollectivesTest, EveryAlgorithmMatchesTheReference) {
     for (Algorithm algorithm : AlgorithmsFor(c)) {
       CallOptions call;
       call.algorithm = algorithm;
+      if (!RunsOnPlainBuffers(algorithm)) {
+        DeviceBuffer d_send(64), d_recv(64 * n);
+        const absl::Status s = comm_->Call(c, d_send.data(), d_recv.data(), 16, DataType::kFloat32, ReduceOp::kSum, 0,
+                                           call, MemoryKind::kDevice);
+        EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << AlgorithmName(algorithm) << ": " << s;
+        EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("Communicator::Allocate"));
+        continue;
+      }
       if (c == Collective::kBarrier) {
         const absl::Status s =
             comm_->Call(c, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, call, MemoryKind::kDevice);
@@ -116,6 +143,7 @@ TEST_P(GpuCollectivesTest, InPlaceAndLargeMessagesMatchTheReference) {
     if (c == Collective::kBarrier) continue;
     const std::vector<int> roots = IsRooted(c) ? std::vector<int>{0, n - 1} : std::vector<int>{0};
     for (Algorithm algorithm : AlgorithmsFor(c)) {
+      if (!RunsOnPlainBuffers(algorithm)) continue;  // EveryAlgorithmMatchesTheReference checks their refusal
       for (int root : roots) {
         for (bool in_place : {false, true}) {
           CallOptions call;

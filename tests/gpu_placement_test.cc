@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"
+#include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace {
@@ -97,6 +98,19 @@ TEST(FindSharedDevice, FirstPairOnOneGpu) {
   EXPECT_EQ(shared->second, 3);
   // Ranks that could not name their device are not reported as sharing one.
   EXPECT_FALSE(FindSharedDevice({"", "", "0000:3b:00.0"}).has_value());
+}
+
+TEST(NcclMayShareGpus, OnlyWhenNcclIsAskedTo) {
+  {
+    testing::ScopedEnv unset("NCCL_MULTI_RANK_GPU_ENABLE", nullptr);
+    EXPECT_FALSE(NcclMayShareGpus());
+  }
+  {
+    testing::ScopedEnv off("NCCL_MULTI_RANK_GPU_ENABLE", "0");
+    EXPECT_FALSE(NcclMayShareGpus());
+  }
+  testing::ScopedEnv on("NCCL_MULTI_RANK_GPU_ENABLE", "1");
+  EXPECT_TRUE(NcclMayShareGpus());
 }
 
 TEST(ParseFlag, Spellings) {

@@ -7,7 +7,9 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,10 +27,14 @@ inline std::string PciBusId(int device) {
   return std::string(id, sizeof(id));
 }
 
-// On success, *device is this rank's device (one per local rank). Ranks of a node that would share one GPU (a node
-// with fewer GPUs than ranks, where each rank is handed device 0) make every rank skip, naming the shared device:
-// NCCL refuses several ranks on one GPU unless NCCL_MULTI_RANK_GPU_ENABLE (NCCL 2.30+) says otherwise.
-inline bool GpusForEveryRank(std::string* reason, int* device) {
+// Who may drive one GPU from several ranks of a node: the MPI transports always (device memory travels through
+// MPI), NCCL only where NCCL_MULTI_RANK_GPU_ENABLE=1 asks it to.
+enum class SharedGpu { kAllowed, kOnlyIfNcclAllows };
+
+// On success, *device is this rank's device (one per local rank where the node has enough). Ranks of a node that
+// would share one GPU (a node with fewer GPUs than ranks, where each rank is handed device 0) make every rank skip,
+// naming the shared device, unless `shared` allows it.
+inline bool GpusForEveryRank(std::string* reason, int* device, SharedGpu shared_gpu) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, WorldRank(), MPI_INFO_NULL, &node);
   int local_rank = 0, local_size = 1;
@@ -42,7 +48,9 @@ inline bool GpusForEveryRank(std::string* reason, int* device) {
   MPI_Comm_free(&node);
   std::vector<std::string> ids;
   for (int r = 0; r < local_size; ++r) ids.emplace_back(all.data() + 32 * r);  // up to the first NUL
-  const auto shared = FindSharedDevice(ids);
+  const bool may_share = shared_gpu == SharedGpu::kAllowed || NcclMayShareGpus();
+  std::optional<std::pair<int, int>> shared;
+  if (!may_share) shared = FindSharedDevice(ids);
   const bool everywhere = AllRanks(chosen.ok() && !shared.has_value());
   if (everywhere) {
     *device = *chosen;
@@ -50,7 +58,8 @@ inline bool GpusForEveryRank(std::string* reason, int* device) {
   }
   if (AllRanks(chosen.ok())) {
     *reason = shared.has_value() ? absl::StrCat("local ranks ", shared->first, " and ", shared->second,
-                                                " would share GPU ", ids[shared->first], ": NCCL needs a GPU per rank")
+                                                " would share GPU ", ids[shared->first],
+                                                ": NCCL needs a GPU per rank (NCCL_MULTI_RANK_GPU_ENABLE=1 to try)")
                                  : std::string("another node's ranks would share a GPU: NCCL needs a GPU per rank");
     return false;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/nccl_peer.h"
 #include "collectives/transport/cuda/cuda_errors.h"
@@ -44,9 +45,19 @@ class NcclGpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string reason;
-    if (!testing::GpusForEveryRank(&reason, &device_)) GTEST_SKIP() << reason;
+    if (!testing::GpusForEveryRank(&reason, &device_, SharedGpu::kOnlyIfNcclAllows)) GTEST_SKIP() << reason;
     ASSERT_TRUE(CudaStatus(cudaSetDevice(device_), "cudaSetDevice").ok());
     ASSERT_TRUE(CudaStatus(cudaStreamCreate(&stream_), "cudaStreamCreate").ok());
+    if (NcclMayShareGpus()) {
+      // Ranks may share a GPU here: an NCCL that does not support it refuses at creation ("Duplicate GPU").
+      NcclTransportOptions options;
+      options.device = device_;
+      options.stream = stream_;
+      auto probe = NcclTransport::Create(MPI_COMM_WORLD, options);
+      if (!AllRanks(probe.ok()) && absl::StrContains(probe.status().message(), "Duplicate GPU")) {
+        GTEST_SKIP() << "this NCCL refuses ranks that share a GPU: " << probe.status().message();
+      }
+    }
   }
   void TearDown() override {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);

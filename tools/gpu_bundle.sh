@@ -10,7 +10,8 @@
 #     --host  pack a build without --config=cuda (the same layout; how the bundle itself is tested on machines
 #             without a GPU)
 #
-# On the node:  tar xzf kcoll-gpu-bundle.tar.gz && source kcoll-gpu/env.sh
+# On the node:  tar xzf kcoll-gpu-bundle.tar.gz && kcoll-gpu/run_checks.sh OUT_DIR   (every check; or by hand:)
+#               source kcoll-gpu/env.sh
 #               all_reduce --ranks 1 --exec cuda -b 8 -e 256M        (KCOLL_TRANSPORT=nccl for the NCCL transport)
 #               mpirun -np 2 gpu_collectives_test_bin
 # Fails, saying why, if a library a binary needs cannot be found here or the tarball would exceed 64 MiB.
@@ -30,7 +31,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out="$(realpath -m "$2")"; shift 2 ;;
     --host) config=(); shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -80,6 +81,9 @@ for t in "${targets[@]}"; do
   cp -L "$file" "$stage/bin/"
   pack_libraries "$file"
 done
+
+# The checks to run on the node (every GPU test and benchmark, transcripts into one folder).
+cp "$root/tools/gpu_node_checks.sh" "$stage/run_checks.sh"
 
 # The built-in profiles, where the binaries look for them (bin/../share/kcoll/profiles).
 mkdir -p "$stage/share/kcoll/profiles"
@@ -165,6 +169,7 @@ kcoll GPU bundle, built $(date -u +%Y-%m-%d) from $(git -C "$root" rev-parse --s
 python3 nvidia-nccl wheel, or the loader's path). Then:
 
   source env.sh
+  ./run_checks.sh OUT_DIR                                   # every GPU test and benchmark, transcripts in OUT_DIR
   kernels --exec cuda -b 64M -e 256M -f 4 -o sum            # the kernels against a device-to-device cudaMemcpy
   all_reduce --ranks 1 --exec cuda -b 8 -e 256M             # kcoll's AllReduce rows beside NCCL's
   mpirun -np 2 --oversubscribe gpu_collectives_test_bin     # the GPU collective tests on 2 ranks

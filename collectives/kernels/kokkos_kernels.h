@@ -16,6 +16,7 @@
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/half_simd.h"
 #include "collectives/kernels/kernels.h"
+#include "collectives/kernels/packed_reduce.h"
 
 namespace kcoll {
 
@@ -145,6 +146,17 @@ class KokkosKernels final : public Kernels {
           const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
           HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};
           Kokkos::parallel_for("kcoll::reduce_halves", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, blocks), f);
+          *launched = true;
+          return;
+        }
+      }
+      constexpr bool kHostMemory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+      if constexpr (!kHostMemory && sizeof(T) < 16) {
+        const auto packed = PackedReduceFunctor<T, Op>::Over(static_cast<T*>(dst), static_cast<const T*>(a),
+                                                             static_cast<const T*>(b), static_cast<int64_t>(n));
+        if (packed.packs > 0) {
+          const int64_t indices = packed.Indices(static_cast<int64_t>(n));
+          Kokkos::parallel_for("kcoll::reduce_packed", Policy(self->exec_, 0, indices), packed);
           *launched = true;
           return;
         }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/env.h"
 
 namespace kcoll {
 
@@ -73,6 +74,11 @@ std::optional<std::pair<int, int>> FindSharedDevice(const std::vector<std::strin
     }
   }
   return std::nullopt;
+}
+
+bool NcclMayShareGpus() {
+  const char* enabled = GetEnv("NCCL_MULTI_RANK_GPU_ENABLE");
+  return enabled != nullptr && absl::string_view(enabled) == "1";
 }
 
 }  // namespace kcoll

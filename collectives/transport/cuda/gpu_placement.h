@@ -36,6 +36,11 @@ absl::Status CheckKokkosDevice(int chosen_device, int kokkos_device, int local_r
 // NCCL does not support. Empty ids (ranks that could not tell) never match.
 std::optional<std::pair<int, int>> FindSharedDevice(const std::vector<std::string>& device_ids);
 
+// Whether NCCL may be asked to run several ranks of a node on one GPU: only when NCCL_MULTI_RANK_GPU_ENABLE=1 (a
+// switch of newer NCCL releases; an NCCL without it refuses at ncclCommInitRank, and that error is reported). The
+// MPI transports never need this: ranks sharing a GPU exchange its memory through MPI.
+bool NcclMayShareGpus();
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_TRANSPORT_CUDA_GPU_PLACEMENT_H_

@@ -31,7 +31,8 @@ std::string VersionString(int code) {
   return absl::StrCat(code / 1000, ".", (code / 100) % 10, ".", code % 100);
 }
 
-// Fails when two ranks of this node would drive the same GPU (NCCL does not support it and may hang).
+// Fails when two ranks of this node would drive the same GPU (NCCL does not support it and may hang), unless
+// NCCL_MULTI_RANK_GPU_ENABLE=1 hands the decision to NCCL.
 absl::Status CheckDistinctDevices(MPI_Comm comm, int device) {
   char bus_id[32] = {};
   absl::Status local = CudaStatus(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device), "cudaDeviceGetPCIBusId");
@@ -50,11 +51,12 @@ absl::Status CheckDistinctDevices(MPI_Comm comm, int device) {
   MPI_Comm_free(&node);
   std::vector<std::string> ids;
   for (int i = 0; i < local_size; ++i) ids.emplace_back(all.data() + i * sizeof(bus_id));
-  if (local.ok()) {
+  if (local.ok() && !NcclMayShareGpus()) {
     if (auto shared = FindSharedDevice(ids)) {
       local = absl::FailedPreconditionError(absl::StrCat("ranks ", ranks[shared->first], " and ", ranks[shared->second],
                                                          " would both use the CUDA device at PCI ", ids[shared->first],
-                                                         ": NCCL needs one device per rank"));
+                                                         ": NCCL needs one device per rank (or "
+                                                         "NCCL_MULTI_RANK_GPU_ENABLE=1 where NCCL allows it)"));
     }
   }
   return AgreeAcrossRanks(comm, local, "choosing one CUDA device per rank");

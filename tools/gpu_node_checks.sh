@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Runs kcoll's GPU checks from an unpacked GPU bundle (tools/gpu_bundle.sh packs this file as run_checks.sh) on a
+# node with an NVIDIA driver and nothing else, and writes one transcript per part into OUT_DIR:
+#   node.txt        the GPU, driver, CUDA and NCCL versions, then one line per step (status, seconds)
+#   kernels.txt     //bench:kernels --exec cuda: Kokkos sum of every type and Kokkos copy against cudaMemcpy
+#   tests.txt       the GPU collective tests: 1 rank, then 2 and 4 MPI ranks sharing the node's GPUs
+#   nccl.txt        the NCCL transport tests (1, 2, 4 ranks), the kernel and placement tests
+#   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
+#   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
+#
+#   run_checks.sh OUT_DIR [--quick]        --quick: smaller sweeps (a minute, for a first look)
+#
+# Every step runs under a time limit and the script goes on after a failure; it exits non-zero if any step failed.
+# Timings are taken with nothing else on the GPU: the benchmarks run alone, the tests after them.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:?usage: run_checks.sh OUT_DIR [--quick]}"
+quick=0
+[[ "${2:-}" == "--quick" ]] && quick=1
+mkdir -p "$out"
+rm -f "$out/.failed"
+# shellcheck disable=SC1091
+source "$here/env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# No binding (ranks share the node's cores with the GPU's threads); no single-copy (CMA is refused in some VMs).
+export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_btl_vader_single_copy_mechanism=none GTEST_COLOR=no
+mpirun=(mpirun --oversubscribe --bind-to none)
+failed=0
+
+log() { printf '%s\n' "$*" | tee -a "$out/node.txt"; }
+
+# step NAME LIMIT_S TRANSCRIPT COMMAND...: runs COMMAND under a limit, appends its output to TRANSCRIPT.
+step() {
+  local name="$1" limit="$2" file="$3" start rc
+  shift 3
+  start=$(date +%s.%N)
+  printf '\n### %s\n$ %s\n' "$name" "$*" >> "$out/$file"
+  timeout -k 10 "$limit" "$@" >> "$out/$file" 2>&1
+  rc=$?
+  local took
+  took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+  local verdict=ok
+  if ((rc == 124 || rc == 137)); then
+    verdict="TIMEOUT after ${limit}s"
+  elif ((rc != 0)); then
+    verdict="FAILED rc=$rc"
+  fi
+  ((rc == 0)) || { failed=1; touch "$out/.failed"; }
+  printf '%-58s %-22s %7ss\n' "$name" "$verdict" "$took" | tee -a "$out/node.txt"
+  return 0
+}
+
+# The node: GPU, driver, CUDA (the driver's and the bundle's runtime), NCCL (the library env.sh found).
+nccl_version() {
+  python3 - << 'EOF' 2> /dev/null || echo "unknown (libnccl.so.2 not loadable)"
+import ctypes
+lib = ctypes.CDLL("libnccl.so.2")
+v = ctypes.c_int()
+lib.ncclGetVersion(ctypes.byref(v))
+c = v.value
+print("%d.%d.%d" % (c // 10000, c // 100 % 100, c % 100) if c >= 20900 else c)
+EOF
+}
+{
+  echo "# kcoll GPU checks, $(date -u '+%Y-%m-%d %H:%M UTC'), bundle: $(head -n2 "$here/README" | tr '\n' ' ')"
+  echo "gpu:     $(nvidia-smi --query-gpu=name,memory.total,compute_cap,pci.bus_id --format=csv,noheader 2>&1)"
+  driver_cuda="$(nvidia-smi 2> /dev/null | sed -n 's/.*CUDA Version: \([0-9.]*\).*/\1/p')"
+  echo "driver:  $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1), CUDA (driver) $driver_cuda"
+  echo "runtime: $(ls "$here/lib" | sed -n 's/^libcudart\.so\.\([0-9.]*\)$/CUDA runtime \1 (bundled)/p' | head -n1)"
+  echo "nccl:    $(nccl_version)"
+  ompi_version="$(ompi_info --version 2> /dev/null | head -n1 | awk '{print $NF}')"
+  echo "host:    $(nproc) cores, kernel $(uname -r), Open MPI $ompi_version (bundled)"
+  echo "clocks:  $(nvidia-smi --query-gpu=clocks.sm,clocks.mem,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
+  echo
+} | tee "$out/node.txt"
+
+# 1. The kernels alone on the GPU: every type's sum, and copy, against cudaMemcpy of the same run.
+big=1G
+((quick)) && big=256M
+step "kernels --exec cuda sum, every type, 64M..$big" 75 kernels.txt \
+  kernels --exec cuda -b 64M -e "$big" -f 4 -o sum -n 20 -w 3
+
+# 2. AllReduce with device buffers on one rank: kcoll over NCCL beside NCCL's own AllReduce.
+step "all_reduce --exec cuda 1 rank 8B..$big (nccl transport)" 75 all_reduce.txt \
+  all_reduce --ranks 1 --exec cuda --transport nccl -b 8 -e "$big" -f 2 -n 20 -w 5 -c 1
+
+# 3. Ranks sharing the GPU: over NCCL where it allows several ranks on one GPU.
+step "all_reduce --exec cuda 2 ranks, NCCL_MULTI_RANK_GPU_ENABLE=1" 75 all_reduce.txt \
+  env NCCL_MULTI_RANK_GPU_ENABLE=1 all_reduce --ranks 2 --exec cuda --transport nccl -b 8 -e "$big" -f 4 -n 20 -w 5 -c 1
+step "all_reduce --exec cuda 2 ranks, MPI staged" 60 all_reduce.txt \
+  all_reduce --ranks 2 --exec cuda --transport mpi --algo ring,halving_doubling,auto -b 8 -e 64M -f 8 -n 10 -w 3 -c 1
+
+# The tests wait under a timeout, so that a hang fails with the step it hung in (the benchmarks above wait without
+# one, as applications do by default: a timeout's polling costs latency).
+export KCOLL_TIMEOUT=120
+
+# 4. The tests, in three lanes at once (the GPU has room for all of them; timings are done): the collective tests
+# over MPI staging and NCCL; the NCCL transport and the single-process tests; compute-sanitizer. The lanes together
+# get `lanes_limit` seconds; a step still running then is stopped and reported.
+collective_lane() {
+  for np in 1 2 4; do
+    step "gpu_collectives_test np$np" 120 tests.txt "${mpirun[@]}" -np "$np" gpu_collectives_test_bin
+  done
+  step "gpu_collectives_test np2 nccl, NCCL_MULTI_RANK_GPU_ENABLE=1" 90 tests.txt \
+    "${mpirun[@]}" -x NCCL_MULTI_RANK_GPU_ENABLE=1 -np 2 gpu_collectives_test_bin --gtest_filter='*nccl*'
+}
+nccl_lane() {
+  step "kernels_test (the cuda reductions among them)" 60 nccl.txt kernels_test
+  step "gpu_placement_test" 15 nccl.txt gpu_placement_test
+  [[ -x "$here/bin/nccl_host_test" ]] && step "nccl_host_test" 30 nccl.txt nccl_host_test
+  for np in 1 2 4; do
+    step "nccl_transport_test np$np" 45 nccl.txt "${mpirun[@]}" -np "$np" nccl_transport_test_bin
+  done
+  for np in 2 4; do
+    step "nccl_transport_test np$np NCCL_MULTI_RANK_GPU_ENABLE=1" 60 nccl.txt \
+      "${mpirun[@]}" -x NCCL_MULTI_RANK_GPU_ENABLE=1 -np "$np" nccl_transport_test_bin
+  done
+}
+sanitizer_lane() {
+  if ! command -v compute-sanitizer > /dev/null; then
+    log "compute-sanitizer: not on PATH, skipped"
+    return
+  fi
+  local sanitize=(compute-sanitizer --error-exitcode 99 --print-limit 20 --report-api-errors no)
+  step "memcheck gpu_collectives_test np1" 150 sanitizer.txt \
+    "${mpirun[@]}" -np 1 "${sanitize[@]}" --tool memcheck "$here/bin/gpu_collectives_test_bin"
+  step "racecheck kernels_test (cuda)" 90 sanitizer.txt \
+    "${sanitize[@]}" --tool racecheck "$here/bin/kernels_test" --gtest_filter='*cuda*'
+  step "memcheck gpu_collectives_test np2 (mpi_staged)" 120 sanitizer.txt \
+    "${mpirun[@]}" -np 2 "${sanitize[@]}" --tool memcheck "$here/bin/gpu_collectives_test_bin" \
+    --gtest_filter='*mpi_staged*'
+}
+lanes_limit=280
+((quick)) && lanes_limit=150
+collective_lane &
+nccl_lane &
+sanitizer_lane &
+lanes=$(jobs -p)
+# Stopping a step's `timeout` stops its command too (timeout passes the signal on).
+( sleep "$lanes_limit" && log "lanes: stopped after ${lanes_limit}s" && pkill -x timeout ) &
+watchdog=$!
+wait $lanes 2> /dev/null
+kill "$watchdog" 2> /dev/null
+[[ -e "$out/.failed" ]] && failed=1
+
+# What the tests said, per binary: passes, skips (with reasons) and failures.
+{
+  echo
+  echo "# tests: passed / skipped / failed per run (tests.txt has the logs)"
+  grep -E '^### |^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]' "$out/tests.txt" "$out/nccl.txt" | sed 's/^/  /'
+  echo "# skip reasons"
+  cat "$out/tests.txt" "$out/nccl.txt" | grep -A1 'Skipped$' | grep -v -- '--\|Skipped$' | sort | uniq -c |
+    sed 's/^/  /' | head -20
+  echo "# sanitizer summaries"
+  grep -E '^### |ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.txt" 2> /dev/null | sed 's/^/  /'
+} | tee -a "$out/node.txt"
+exit $failed
