@@ -22,9 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/env.h"
 #include "base/topology.h"
-#include "bench/calibrate_in_run.h"
-#include "bench/calibrate_launch.h"
+#include "bench/calibration/calibrate_in_run.h"
+#include "bench/calibration/calibrate_launch.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
 #include "calibration/report.h"
@@ -86,7 +87,7 @@ std::string CurrentDirectory() {
 }
 
 std::string OutputPath() {
-  const char* bwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  const char* bwd = GetEnv("BUILD_WORKING_DIRECTORY");
   return ResolveOutputPath(absl::GetFlag(FLAGS_out), bwd != nullptr ? bwd : "", CurrentDirectory());
 }
 
@@ -133,9 +134,9 @@ int Launch(const char* program) {
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
   };
-  const char* mpirun_env = std::getenv("KCOLL_MPIRUN");
+  const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
-  const char* test_tmpdir = std::getenv("TEST_TMPDIR");
+  const char* test_tmpdir = GetEnv("TEST_TMPDIR");
   // The program itself: argv[0] may be relative to a directory mpirun does not start in.
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "base/names.h"
-#include "bench/collective_bench.h"
+#include "bench/driver/collective_bench.h"
 
 #ifndef KCOLL_BENCH_COLLECTIVE
 #error "KCOLL_BENCH_COLLECTIVE must name the collective (set by bench/BUILD)"

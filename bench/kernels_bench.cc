@@ -32,8 +32,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/types.h"
-#include "bench/device_memory.h"
-#include "bench/sizes.h"
+#include "bench/data/device_memory.h"
+#include "bench/options/sizes.h"
 #include "collectives/kernels/backend.h"
 
 namespace kcoll {

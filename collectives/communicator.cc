@@ -137,7 +137,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   return c;
 }
 
-Communicator::Communicator() : state_(std::make_unique<State>()) {}
+Communicator::Communicator() : state_(std::make_unique<CommunicatorState>()) {}
 
 Communicator::~Communicator() { Finalize().IgnoreError(); }
 
@@ -271,7 +271,7 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
     return state_->last_choice.algorithm;
   }
   KCOLL_ASSIGN_OR_RETURN(Algorithm chosen, state_->auto_choice->Choose(collective, bytes));
-  state_->last_choice = State::LastChoice{collective, bytes, chosen, true};
+  state_->last_choice = CommunicatorState::LastChoice{collective, bytes, chosen, true};
   return chosen;
 }
 

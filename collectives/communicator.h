@@ -35,6 +35,7 @@ namespace kcoll {
 class AutoChoice;
 class Kernels;
 struct CollectiveArgs;
+struct CommunicatorState;  // communicator_state.h
 struct Resources;
 
 class Communicator {
@@ -163,9 +164,6 @@ class Communicator {
   bool finalized() const;
 
  private:
-  // Everything a communicator holds (communicator_state.h): kept out of this header, which applications include.
-  struct State;
-
   Communicator();
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
@@ -181,7 +179,8 @@ class Communicator {
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
 
-  std::unique_ptr<State> state_;
+  // Everything a communicator holds (communicator_state.h): kept out of this header, which applications include.
+  std::unique_ptr<CommunicatorState> state_;
 };
 
 }  // namespace kcoll

@@ -18,7 +18,6 @@
 #include "base/tick_clock.h"
 #include "base/topology.h"
 #include "choice/auto_choice.h"
-#include "collectives/communicator.h"
 #include "collectives/counters.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
@@ -28,7 +27,7 @@
 
 namespace kcoll {
 
-struct Communicator::State {
+struct CommunicatorState {
   ExecBackend backend = ExecBackend::kSerial;
   TransportKind transport_kind = TransportKind::kMpi;
   std::string execution;

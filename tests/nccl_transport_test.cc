@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/nccl_peer.h"
+#include "bench/implementations/nccl_collectives.h"
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/nccl/nccl_bootstrap.h"
 #include "gmock/gmock.h"

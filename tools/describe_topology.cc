@@ -17,6 +17,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "base/env.h"
 #include "collectives/communicator.h"
 #include "kcoll_mpi_paths.h"
 
@@ -29,7 +30,7 @@ ABSL_FLAG(bool, json, false, "print the JSON description from rank 0 on stdout")
 
 namespace {
 
-bool UnderMpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_RANK") != nullptr; }
+bool UnderMpirun() { return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMI_RANK") != nullptr; }
 
 // Replaces this process with `mpirun -np ranks <this binary> <args>`.
 int Relaunch(int ranks, int argc, char** argv) {

@@ -8,8 +8,9 @@
 // the next: the phases' rounds are priced per slice, the first phase with the whole buffer as working set (it reads
 // the slice from memory) and the others with the slice (still in cache).
 //
-// cost all_reduce: 2 (P-1) alpha + 2 (P-1)/P S beta inside nodes, and a ring AllReduce of S/P over the Q nodes
-// (hierarchical) or 2 ceil(log2 Q) (alpha + S/P beta) (hierarchical_ring_tree)
+// cost all_reduce hierarchical: 2 (P-1) alpha + 2 (P-1)/P S beta inside nodes, and a ring AllReduce of S/P over Q nodes
+// cost all_reduce hierarchical_ring_tree: 2 (P-1) alpha + 2 (P-1)/P S beta inside nodes, and 2 ceil(log2 Q)
+// (alpha + S/P beta) across them
 #include "models/prices/rounds.h"
 #include "models/trees.h"
 

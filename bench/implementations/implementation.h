@@ -1,0 +1,49 @@
+// What the benchmark times: one way of running a collective. kcoll's algorithms (through the public Communicator
+// API) and the peers they are compared with (the vendor MPI's collectives, Gloo) all look alike here, so every row
+// of the report is measured by the same loop.
+#ifndef KCOLL_BENCH_IMPLEMENTATIONS_IMPLEMENTATION_H_
+#define KCOLL_BENCH_IMPLEMENTATIONS_IMPLEMENTATION_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "base/names.h"
+#include "base/types.h"
+#include "bench/data/layout.h"
+
+namespace kcoll {
+namespace bench {
+
+// One call: pointers already placed for out-of-place or in-place use (see layout.h).
+struct Call {
+  Collective collective = Collective::kAllReduce;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  Layout layout;
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;  // empty for collectives that do not reduce
+  int root = 0;
+  bool in_place = false;
+};
+
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+  // "ring", "auto", "MPI_Allreduce", "gloo".
+  virtual std::string name() const = 0;
+  // "kcoll", "mpi" or "gloo".
+  virtual std::string kind() const = 0;
+  bool is_peer() const { return kind() != "kcoll"; }
+  // Runs the call; Unimplemented when this implementation cannot run it (the benchmark then skips it and says why).
+  virtual absl::Status Run(const Call& call) = 0;
+  // Where this implementation leaves the result of `call` (the recv pointer unless its in-place form differs).
+  virtual const void* Result(const Call& call) const { return call.recv; }
+  // Whether it runs on registered buffers (Communicator::Allocate) instead of ordinary ones.
+  virtual bool registered() const { return false; }
+};
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_IMPLEMENTATIONS_IMPLEMENTATION_H_

@@ -1,0 +1,122 @@
+#include "bench/implementations/mpi_peer.h"
+
+#include <climits>
+#include <cstring>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/named_values.h"
+#include "collectives/transport/mpi/mpi_datatypes.h"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+absl::Status Check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return absl::OkStatus();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return absl::InternalError(absl::StrCat(what, " failed: ", std::string(text, len)));
+}
+
+class MpiPeer final : public Implementation {
+ public:
+  MpiPeer(Collective collective, MPI_Comm comm) : collective_(collective), comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &nranks_);
+  }
+
+  std::string name() const override { return MpiCollectiveName(collective_); }
+  std::string kind() const override { return "mpi"; }
+
+  absl::Status Run(const Call& c) override {
+    const MPI_Datatype type = MpiDatatypeOf(c.type);
+    MPI_Op op = MPI_OP_NULL;
+    if (c.op.has_value()) {
+      if (IsHalfPrecision(c.type)) {
+        return absl::UnimplementedError(absl::StrCat("MPI has no ", DataTypeName(c.type), " reduction"));
+      }
+      const std::optional<MPI_Op> mpi_op = MpiOpOf(*c.op);
+      if (!mpi_op.has_value()) {
+        return absl::UnimplementedError(absl::StrCat("MPI has no ", ReduceOpName(*c.op), " reduction"));
+      }
+      op = *mpi_op;
+    }
+    if (c.layout.send_count > static_cast<size_t>(INT_MAX) || c.layout.recv_count > static_cast<size_t>(INT_MAX)) {
+      return absl::UnimplementedError("more than INT_MAX elements for an MPI call");
+    }
+    const int count = static_cast<int>(c.layout.count);
+    const void* send = c.in_place ? MPI_IN_PLACE : c.send;
+    const bool root = rank_ == c.root;
+    switch (c.collective) {
+      case Collective::kAllReduce:
+        return Check(MPI_Allreduce(send, c.recv, count, type, op, comm_), "MPI_Allreduce");
+      case Collective::kReduceScatter:
+        // In place, MPI reads the whole input from recvbuf and leaves the block at its start.
+        return Check(
+            MPI_Reduce_scatter_block(send, c.in_place ? const_cast<void*>(c.send) : c.recv, count, type, op, comm_),
+            "MPI_Reduce_scatter_block");
+      case Collective::kAllGather:
+        return Check(MPI_Allgather(send, count, type, c.recv, count, type, comm_), "MPI_Allgather");
+      case Collective::kBroadcast:
+        if (!c.in_place && root && count > 0) std::memcpy(c.recv, c.send, c.layout.count * DataTypeSize(c.type));
+        return Check(MPI_Bcast(c.recv, count, type, c.root, comm_), "MPI_Bcast");
+      case Collective::kReduce:
+        return Check(MPI_Reduce(c.in_place && !root ? c.send : send, c.recv, count, type, op, c.root, comm_),
+                     "MPI_Reduce");
+      case Collective::kAllToAll:
+        return Check(MPI_Alltoall(send, count, type, c.recv, count, type, comm_), "MPI_Alltoall");
+      case Collective::kGather:
+        return Check(MPI_Gather(c.in_place && !root ? c.send : send, count, type, c.recv, count, type, c.root, comm_),
+                     "MPI_Gather");
+      case Collective::kScatter:
+        return Check(
+            MPI_Scatter(c.send, count, type, c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_),
+            "MPI_Scatter");
+      case Collective::kSendRecv: {
+        const int next = (rank_ + 1) % nranks_, prev = (rank_ - 1 + nranks_) % nranks_;
+        if (c.in_place) {
+          return Check(MPI_Sendrecv_replace(c.recv, count, type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE),
+                       "MPI_Sendrecv_replace");
+        }
+        return Check(MPI_Sendrecv(c.send, count, type, next, 0, c.recv, count, type, prev, 0, comm_, MPI_STATUS_IGNORE),
+                     "MPI_Sendrecv");
+      }
+      case Collective::kBarrier:
+        return Check(MPI_Barrier(comm_), "MPI_Barrier");
+    }
+    return absl::InvalidArgumentError("invalid collective");
+  }
+
+  const void* Result(const Call& c) const override {
+    if (c.in_place && c.collective == Collective::kReduceScatter) return c.send;
+    return c.recv;
+  }
+
+ private:
+  Collective collective_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int nranks_ = 1;
+};
+
+}  // namespace
+
+std::string MpiCollectiveName(Collective collective) {
+  static constexpr NamedValue<Collective> kMpiNames[] = {
+      {Collective::kAllReduce, "MPI_Allreduce"}, {Collective::kReduceScatter, "MPI_Reduce_scatter_block"},
+      {Collective::kAllGather, "MPI_Allgather"}, {Collective::kBroadcast, "MPI_Bcast"},
+      {Collective::kReduce, "MPI_Reduce"},       {Collective::kAllToAll, "MPI_Alltoall"},
+      {Collective::kGather, "MPI_Gather"},       {Collective::kScatter, "MPI_Scatter"},
+      {Collective::kSendRecv, "MPI_Sendrecv"},   {Collective::kBarrier, "MPI_Barrier"}};
+  return std::string(NameIn(kMpiNames, collective, "MPI_?"));
+}
+
+std::unique_ptr<Implementation> MakeMpiPeer(Collective collective, MPI_Comm comm) {
+  return std::make_unique<MpiPeer>(collective, comm);
+}
+
+}  // namespace bench
+}  // namespace kcoll

@@ -1,0 +1,89 @@
+#include "bench/options/launcher.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/env.h"
+#include "kcoll_mpi_paths.h"
+
+namespace kcoll {
+namespace bench {
+namespace {
+
+constexpr char kLaunchedVar[] = "KCOLL_BENCH_LAUNCHED";
+
+}  // namespace
+
+bool StartedByMpiLauncher() {
+  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr ||
+         GetEnv("PMI_SIZE") != nullptr;
+}
+
+int RankFromEnvironment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    int rank = 0;
+    if (const char* v = GetEnv(name); v != nullptr && absl::SimpleAtoi(v, &rank)) return rank;
+  }
+  return 0;
+}
+
+bool LaunchedByBenchmark() { return GetEnv(kLaunchedVar) != nullptr; }
+
+std::string MpirunPath() {
+  if (const char* v = GetEnv("KCOLL_MPIRUN")) return v;
+  return KCOLL_MPIRUN;
+}
+
+LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
+                      const std::vector<std::string>& args, int cores) {
+  LaunchPlan plan;
+  const bool oversubscribed = options.ranks > cores;
+  // Serial ranks are bound to cores, round-robin when there are more ranks than cores (rank r on core r mod cores:
+  // neighbours in rank order sit on different cores). Left free, oversubscribed ranks land on the cores differently
+  // from run to run and a run's times swing by 2-3x; bound, they repeat. OpenMP ranks stay free for their threads.
+  const std::string binding = options.exec != "serial" ? "none" : (oversubscribed ? "core:overload-allowed" : "core");
+  plan.argv = {mpirun, "-np", std::to_string(options.ranks), "--oversubscribe", "--bind-to", binding};
+  plan.argv.push_back(program);
+  plan.argv.insert(plan.argv.end(), args.begin(), args.end());
+
+  plan.force.emplace_back(kLaunchedVar, "1");
+  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
+  plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT", "1");
+  plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+  if (options.ranks_per_node > 0) {
+    plan.force.emplace_back("KCOLL_RANKS_PER_NODE", std::to_string(options.ranks_per_node));
+  }
+  int threads = 1;
+  if (options.exec != "serial") threads = std::max(1, cores / std::max(1, options.ranks));
+  plan.env.emplace_back("OMP_NUM_THREADS", std::to_string(threads));
+  plan.env.emplace_back("OMP_PROC_BIND", "false");
+  if (oversubscribed) plan.env.emplace_back("OMPI_MCA_mpi_yield_when_idle", "1");
+
+  plan.description = absl::StrCat("mpirun -np ", options.ranks, " --oversubscribe --bind-to ", binding, " (", cores,
+                                  " cores", oversubscribed ? ", oversubscribed: idle ranks yield" : "", ")");
+  plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
+  return plan;
+}
+
+int ExecLaunchPlan(const LaunchPlan& plan) {
+  for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), /*overwrite=*/0);
+  for (const auto& [name, value] : plan.force) setenv(name.c_str(), value.c_str(), /*overwrite=*/1);
+  std::vector<char*> argv;
+  for (const std::string& a : plan.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execv(argv[0], argv.data());
+  std::fprintf(stderr, "error: cannot start %s: %s (set KCOLL_MPIRUN to your mpirun)\n", argv[0], std::strerror(errno));
+  return 127;
+}
+
+}  // namespace bench
+}  // namespace kcoll

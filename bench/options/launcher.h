@@ -1,0 +1,52 @@
+// How a benchmark binary gets its ranks. Started plainly (bazel run), it re-executes itself under mpirun with
+// --ranks ranks; started by mpirun (Open MPI's OMPI_COMM_WORLD_SIZE or a PMIx/PMI rank in the environment), it is
+// already one of the ranks.
+//
+// The mpirun line is chosen deliberately: --oversubscribe always (more ranks than cores must still run); with the
+// serial execution space each rank is bound to a core (--bind-to core: steadier timings), round-robin when there are
+// more ranks than cores (--bind-to core:overload-allowed; left free, oversubscribed ranks swung 2-3x between runs),
+// with OpenMP nothing is bound (--bind-to none: the threads must be free to move), and idle ranks yield when
+// oversubscribed (OMPI_MCA_mpi_yield_when_idle=1). OMP_NUM_THREADS is 1 per rank for the
+// serial space (Kokkos' OpenMP runtime must not spin threads beside the ranks) and cores/ranks for openmp, unless
+// set already.
+#ifndef KCOLL_BENCH_OPTIONS_LAUNCHER_H_
+#define KCOLL_BENCH_OPTIONS_LAUNCHER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/options/options.h"
+
+namespace kcoll {
+namespace bench {
+
+// True when this process is one rank of an MPI job (so it must not launch another).
+bool StartedByMpiLauncher();
+// This process's rank as the launcher's environment tells it before MPI_Init (0 when unknown).
+int RankFromEnvironment();
+// True when this process is a rank that LaunchUnderMpirun started.
+bool LaunchedByBenchmark();
+
+struct LaunchPlan {
+  std::vector<std::string> argv;                           // mpirun and its arguments, then the program
+  std::vector<std::pair<std::string, std::string>> env;    // variables to set (not overriding the user's)
+  std::vector<std::pair<std::string, std::string>> force;  // variables to set unconditionally
+  std::string description;                                 // for the output header
+};
+
+// The mpirun command for `options` (ranks, exec space, ranks per node) on a machine with `cores` cores.
+LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
+                      const std::vector<std::string>& args, int cores);
+
+// Sets the plan's environment and replaces this process with mpirun. Returns only on failure (the exit code to use,
+// after printing why).
+int ExecLaunchPlan(const LaunchPlan& plan);
+
+// The mpirun kcoll was built against ($KCOLL_MPIRUN overrides it).
+std::string MpirunPath();
+
+}  // namespace bench
+}  // namespace kcoll
+
+#endif  // KCOLL_BENCH_OPTIONS_LAUNCHER_H_
