@@ -30,7 +30,9 @@ ABSL_FLAG(bool, json, false, "print the JSON description from rank 0 on stdout")
 
 namespace {
 
-bool UnderMpirun() { return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMI_RANK") != nullptr; }
+bool UnderMpirun() {
+  return kcoll::GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || kcoll::GetEnv("PMI_RANK") != nullptr;
+}
 
 // Replaces this process with `mpirun -np ranks <this binary> <args>`.
 int Relaunch(int ranks, int argc, char** argv) {
