@@ -141,6 +141,12 @@ for arg in "${args[@]}"; do
     *) host_args+=("$arg") ;;
   esac
 done
+# A C source is compiled as C (g++ would compile it as C++, and mangle the names a C file defines).
+if [[ $compile == 1 ]]; then
+  for arg in "${host_args[@]}"; do
+    if [[ "$arg" == *.c ]]; then exec "${CC_FOR_C_SOURCES:-gcc}" "${host_args[@]}"; fi
+  done
+fi
 exec "$host" "${host_args[@]}"
 SCRIPT
 } > "$cc"
