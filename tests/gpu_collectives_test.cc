@@ -10,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
-#include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/mpi/mpi_cuda_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,12 +41,6 @@ std::vector<GpuConfig> Configs() {
 // Algorithms that run on any device buffer: those that need registered buffers (Communicator::Allocate, on one node
 // over shared memory) are checked to refuse device buffers with the reason instead.
 bool RunsOnPlainBuffers(Algorithm algorithm) { return FactsOf(algorithm).needs != AlgorithmNeeds::kRegisteredBuffers; }
-
-// NCCL's answer where ranks share a GPU and NCCL_MULTI_RANK_GPU_ENABLE=1 asked it to try: an NCCL that does not
-// support several ranks on one GPU refuses at creation ("Duplicate GPU detected").
-bool NcclRefusedASharedGpu(const absl::Status& status) {
-  return NcclMayShareGpus() && absl::StrContains(status.message(), "Duplicate GPU");
-}
 
 class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
  protected:

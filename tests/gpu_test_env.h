@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/cuda/gpu_placement.h"
@@ -33,7 +35,7 @@ enum class SharedGpu { kAllowed, kOnlyIfNcclAllows };
 
 // On success, *device is this rank's device (one per local rank where the node has enough). Ranks of a node that
 // would share one GPU (a node with fewer GPUs than ranks, where each rank is handed device 0) make every rank skip,
-// naming the shared device, unless `shared` allows it.
+// naming the shared device, unless `shared_gpu` allows it.
 inline bool GpusForEveryRank(std::string* reason, int* device, SharedGpu shared_gpu) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, WorldRank(), MPI_INFO_NULL, &node);
@@ -66,6 +68,12 @@ inline bool GpusForEveryRank(std::string* reason, int* device, SharedGpu shared_
   *reason = chosen.ok() ? std::string("no CUDA device for another rank")
                         : absl::StrCat(chosen.status().message(), " (rank ", WorldRank(), ")");
   return false;
+}
+
+// NCCL's answer where ranks share a GPU and NCCL_MULTI_RANK_GPU_ENABLE=1 asked it to try: an NCCL that does not
+// support several ranks on one GPU refuses at creation ("Duplicate GPU detected"), which the tests take as a skip.
+inline bool NcclRefusedASharedGpu(const absl::Status& status) {
+  return !status.ok() && NcclMayShareGpus() && absl::StrContains(status.message(), "Duplicate GPU");
 }
 
 }  // namespace testing

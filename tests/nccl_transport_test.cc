@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/implementations/nccl_collectives.h"
 #include "collectives/transport/cuda/cuda_errors.h"
@@ -54,7 +53,7 @@ class NcclGpuTest : public ::testing::Test {
       options.device = device_;
       options.stream = stream_;
       auto probe = NcclTransport::Create(MPI_COMM_WORLD, options);
-      if (!AllRanks(probe.ok()) && absl::StrContains(probe.status().message(), "Duplicate GPU")) {
+      if (!AllRanks(probe.ok()) && NcclRefusedASharedGpu(probe.status())) {
         GTEST_SKIP() << "this NCCL refuses ranks that share a GPU: " << probe.status().message();
       }
     }

@@ -21,10 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
 // 0: every rank succeeded; 1: some rank's call is Unimplemented; 2: some rank's call failed otherwise.
 int AgreeStatus(const absl::Status& s, MPI_Comm comm) {
   int code = s.ok() ? 0 : (absl::IsUnimplemented(s) ? 1 : 2);

@@ -149,7 +149,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
     d["group"] = 0;
     d["pid"] = r.pid;
     d["hostname"] = r.hostname;
-    d["device"] = r.device >= 0 ? r.device : r.rank % std::max(1, info.ranks_per_node);
+    d["device"] = ShownDevice(r, info);
     d["device_hex"] = absl::StrCat("node ", r.node);
     d["device_info"] = absl::StrCat("CPU ", info.exec);
     devices.push_back(d);

@@ -309,5 +309,9 @@ std::string NcclOpName(const std::optional<ReduceOp>& op) {
   return op.has_value() ? std::string(ReduceOpName(*op)) : "none";
 }
 
+int ShownDevice(const RankInfo& rank, const RunInfo& info) {
+  return rank.device >= 0 ? rank.device : rank.rank % std::max(1, info.ranks_per_node);
+}
+
 }  // namespace bench
 }  // namespace kcoll

@@ -182,6 +182,10 @@ struct RunInfo {
   std::string model_note;    // the model's machine: topology and profile
 };
 
+// The device a rank's header line shows (nccl-tests' "device" column, in the table and the JSON): its CUDA device on
+// device buffers, else its position on its node.
+int ShownDevice(const RankInfo& rank, const RunInfo& info);
+
 // --recalibrate: a machine state of the run and the profile that describes it (ModelRun::states).
 struct ModelStateInfo {
   std::string profile_path;

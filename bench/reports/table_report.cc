@@ -156,8 +156,7 @@ void TableWriter::OnRunStart(const RunInfo& info) {
   out_ << "#\n# Using devices\n";
   for (const RankInfo& r : info.ranks) {
     out_ << Fmt("#  Rank %2d Group %2d Pid %6d on %10s device %2d [node %d] CPU %s\n", r.rank, 0, r.pid,
-                r.hostname.c_str(), r.device >= 0 ? r.device : r.rank % std::max(1, info.ranks_per_node), r.node,
-                info.exec.c_str());
+                r.hostname.c_str(), ShownDevice(r, info), r.node, info.exec.c_str());
   }
   out_.flush();
 }
