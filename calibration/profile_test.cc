@@ -142,8 +142,7 @@ TEST(FitAll, AFailedFitNamesItsSeries) {
   CalibrationResult r = MakeResult(2, 2);
   r.reduce = Line(1e-6, 0, {8, 16});  // flat: no bandwidth
   absl::Status s = FitAll(r);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("reduction: "));
+  EXPECT_THAT(s, IsInvalidArgument("reduction: "));
 }
 
 }  // namespace

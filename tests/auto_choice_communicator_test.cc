@@ -150,8 +150,7 @@ TEST_F(AutoChoiceCommunicatorTest, BadProfileFailsCreateNamingPathAndField) {
   options.profile_path = path;
   auto comm = Communicator::Create(MPI_COMM_WORLD, options);
   ASSERT_FALSE(comm.ok());
-  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(comm.status().message(), HasSubstr("profile_path: " + path));
+  EXPECT_THAT(comm, IsInvalidArgument("profile_path: " + path));
   EXPECT_THAT(comm.status().message(), HasSubstr("'intra.beta_s_per_byte' is missing"));
 
   setenv("KCOLL_PROFILE", "/nonexistent/kcoll_profile.json", 1);
@@ -224,8 +223,7 @@ TEST_F(AutoChoiceCommunicatorTest, SetProfileErrorsKeepThePreviousProfile) {
   const std::string bad = RankFile("bad_set.json", R"({"schema_version": 1, "intra": {"alpha_s": -1}})");
   absl::Status s = (*comm)->SetProfile(bad);
   ASSERT_FALSE(AllRanks(s.ok()));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("profile_path: " + bad));
+  EXPECT_THAT(s, IsInvalidArgument("profile_path: " + bad));
   EXPECT_EQ((*comm)->auto_choice().profile_source(), "profile_path=" + options.profile_path);
   EXPECT_EQ((*comm)->auto_choice().profile().intra.alpha_s, 2e-6);
 
@@ -242,8 +240,7 @@ TEST_F(AutoChoiceCommunicatorTest, SetProfileErrorsKeepThePreviousProfile) {
 
   ASSERT_TRUE((*comm)->Finalize().ok());
   s = (*comm)->SetProfile(options.profile_path);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("after Finalize()"));
+  EXPECT_THAT(s, IsInvalidArgument("after Finalize()"));
 }
 
 }  // namespace

@@ -285,28 +285,24 @@ TEST_F(ChooseProfileTest, BadFilesNameTheSettingThePathAndTheField) {
       WriteFile("missing.json", R"({"schema_version": 1, "intra": {"alpha_s": 1e-6}, "inter": {"alpha_s": 1e-6,
       "beta_s_per_byte": 1e-10}, "gamma_s_per_byte": 0, "memcpy_bytes_per_s": 0})");
   auto p = ChooseProfile(missing_field);
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(p.status().message(), HasSubstr("profile_path: " + missing_field + ": "));
+  EXPECT_THAT(p, IsInvalidArgument("profile_path: " + missing_field + ": "));
   EXPECT_THAT(p.status().message(), HasSubstr("'intra.beta_s_per_byte' is missing"));
 
   const std::string negative =
       WriteFile("negative.json", R"({"schema_version": 1, "intra": {"alpha_s": -1, "beta_s_per_byte": 1e-10},
       "inter": {"alpha_s": 1e-6, "beta_s_per_byte": 1e-10}, "gamma_s_per_byte": 0, "memcpy_bytes_per_s": 0})");
   p = ChooseProfile(negative);
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(p.status().message(), HasSubstr(negative));
+  EXPECT_THAT(p, IsInvalidArgument(negative));
   EXPECT_THAT(p.status().message(), HasSubstr("intra"));
   EXPECT_THAT(p.status().message(), HasSubstr("alpha"));
 
   p = ChooseProfile("/nonexistent/profile.json");
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(p.status().message(), HasSubstr("profile_path: profile path '/nonexistent/profile.json' cannot be read"));
+  EXPECT_THAT(p, IsInvalidArgument("profile_path: profile path '/nonexistent/profile.json' cannot be read"));
 
   const std::string not_json = WriteFile("garbage.json", "{not json");
   setenv("KCOLL_PROFILE", not_json.c_str(), 1);
   p = ChooseProfile("");
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(p.status().message(), HasSubstr("KCOLL_PROFILE: " + not_json + ": profile: not valid JSON"));
+  EXPECT_THAT(p, IsInvalidArgument("KCOLL_PROFILE: " + not_json + ": profile: not valid JSON"));
 }
 
 TEST(AutoChoiceCreate, InvalidProfileNamesItsSource) {
@@ -314,8 +310,7 @@ TEST(AutoChoiceCreate, InvalidProfileNamesItsSource) {
   bad.profile.gamma_s_per_byte = -1;
   bad.source = "profile_path=/x.json";
   auto choice = AutoChoice::Create(MakeEmulatedTopology(0, 2, 2), bad);
-  EXPECT_EQ(choice.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(choice.status().message(), HasSubstr("profile (profile_path=/x.json): "));
+  EXPECT_THAT(choice, IsInvalidArgument("profile (profile_path=/x.json): "));
   EXPECT_THAT(choice.status().message(), HasSubstr("gamma"));
 }
 

@@ -23,8 +23,7 @@ TEST(ParseCudaDeviceList, RejectsWhatIsNotADeviceList) {
   for (const char* bad : {"", "gpu0", "1,,2", "-1", "1.5", "2,x"}) {
     auto parsed = ParseCudaDeviceList(bad, "KCOLL_CUDA_DEVICE");
     ASSERT_FALSE(parsed.ok()) << bad;
-    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(parsed.status().message(), HasSubstr("KCOLL_CUDA_DEVICE"));
+    EXPECT_THAT(parsed, IsInvalidArgument("KCOLL_CUDA_DEVICE"));
     EXPECT_THAT(parsed.status().message(), HasSubstr(absl::StrCat("'", bad, "'")));
   }
 }
@@ -63,15 +62,13 @@ TEST(ChooseCudaDevice, OverrideWithAListIndexedByLocalRank) {
   EXPECT_EQ(*ChooseCudaDevice(1, 2, 8, {6, 7}), 7);
   auto short_list = ChooseCudaDevice(2, 3, 8, {6, 7});
   ASSERT_FALSE(short_list.ok());
-  EXPECT_EQ(short_list.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(short_list.status().message(), HasSubstr("lists 2 devices but local rank 2 needs one"));
+  EXPECT_THAT(short_list, IsInvalidArgument("lists 2 devices but local rank 2 needs one"));
 }
 
 TEST(ChooseCudaDevice, OverrideOutOfRange) {
   auto chosen = ChooseCudaDevice(0, 1, 2, {2});
   ASSERT_FALSE(chosen.ok());
-  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(chosen.status().message(), HasSubstr("device 2 is not in [0, 2)"));
+  EXPECT_THAT(chosen, IsInvalidArgument("device 2 is not in [0, 2)"));
 }
 
 TEST(ChooseCudaDevice, BadLocalRank) {
@@ -128,8 +125,7 @@ TEST(TransportKind, NamesRoundTrip) {
   EXPECT_EQ(*ParseTransportKind("NCCL"), TransportKind::kNccl);
   auto bad = ParseTransportKind("gloo");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("'gloo' is not one of: mpi, shm, nccl"));
+  EXPECT_THAT(bad, IsInvalidArgument("'gloo' is not one of: mpi, shm, nccl"));
 }
 
 TEST(ChooseDevicePath, EveryTransportMemoryAndAwareness) {
@@ -160,16 +156,14 @@ TEST(ChooseDevicePath, NcclCannotMoveHostBuffers) {
   for (bool aware : {false, true}) {
     auto path = ChooseDevicePath(TransportKind::kNccl, MemoryKind::kHost, aware);
     ASSERT_FALSE(path.ok());
-    EXPECT_EQ(path.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(path.status().message(), HasSubstr("'nccl' moves device memory only"));
+    EXPECT_THAT(path, IsInvalidArgument("'nccl' moves device memory only"));
   }
 }
 
 TEST(ChooseDevicePath, SharedMemoryCannotMoveDeviceBuffers) {
   auto path = ChooseDevicePath(TransportKind::kShm, MemoryKind::kDevice, /*mpi_cuda_aware=*/true);
   ASSERT_FALSE(path.ok());
-  EXPECT_EQ(path.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(path.status().message(), HasSubstr("'shm' moves host memory only"));
+  EXPECT_THAT(path, IsInvalidArgument("'shm' moves host memory only"));
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // The GoogleTest matchers kcoll's tests use, declared once in kcoll's namespace rather than at the top of every test
-// file. Every kcoll_test and mpi_test links it.
+// file, with the absl::Status matchers of base/status_matchers.h. Every kcoll_test and mpi_test links it.
 #ifndef KCOLL_TESTS_MATCHERS_H_
 #define KCOLL_TESTS_MATCHERS_H_
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 
 namespace kcoll {

@@ -37,8 +37,7 @@ TEST(ParseOnTimeout, ReturnOrAbort) {
   EXPECT_EQ(*ParseOnTimeout(" ABORT ", "X"), OnTimeout::kAbort);
   auto bad = ParseOnTimeout("explode", "KCOLL_ON_TIMEOUT");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("KCOLL_ON_TIMEOUT: 'explode' is not 'return' or 'abort'"));
+  EXPECT_THAT(bad, IsInvalidArgument("KCOLL_ON_TIMEOUT: 'explode' is not 'return' or 'abort'"));
 }
 
 class ChooseTimeoutTest : public ::testing::Test {
@@ -86,8 +85,7 @@ TEST_F(ChooseTimeoutTest, TheOlderNcclVariableIsAnAliasForNcclOnly) {
 TEST_F(ChooseTimeoutTest, ErrorsNameTheSetting) {
   auto negative = ChooseTimeout(absl::Seconds(-1), std::nullopt, TransportKind::kMpi);
   ASSERT_FALSE(negative.ok());
-  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(negative.status().message(), HasSubstr("timeout: -1s is negative"));
+  EXPECT_THAT(negative, IsInvalidArgument("timeout: -1s is negative"));
   {
     ScopedEnv env("KCOLL_TIMEOUT", "soon");
     auto bad = ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kMpi);

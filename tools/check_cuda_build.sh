@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compiles kcoll's GPU path where the CUDA toolkit and a Kokkos 4.x source are on the machine (no GPU needed):
-# tools/setup_cuda.sh builds a Serial + CUDA Kokkos for sm_90 (cached) and configures --config=cuda, then every
-# target is built with it. Prints "[check] ok: ...", "[check] FAILED: ..." or, without nvcc or a Kokkos source,
-# "[check] skipped: ..." with the reason; exits non-zero if a step failed.
+# tools/setup_cuda.sh builds a Serial + CUDA Kokkos for sm_90 (cached) and configures --config=cuda, then the
+# library, benchmarks, examples and GPU tests are built with it and packed as tools/gpu_bundle.sh packs them.
+# Prints "[check] ok: ...", "[check] FAILED: ..." or, without nvcc or a Kokkos source, "[check] skipped: ..." with
+# the reason; exits non-zero if a step failed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -33,7 +34,13 @@ step() {  # step NAME COMMAND...
   fi
 }
 step "a Serial + CUDA Kokkos for sm_90 (tools/setup_cuda.sh)" tools/setup_cuda.sh sm_90
-[[ $failures -eq 0 ]] && step "every target with --config=cuda" bazel build --config=cuda //...
+# The library, the benchmarks, calibration, the examples and the tests that run on a GPU, built -c opt as the bundle
+# packs them, so that the bundle below reuses every object (the host-only tests add nothing a GPU build checks, and
+# a second compilation mode would compile everything twice with nvcc).
+gpu_targets=(//collectives/... //bench/... //calibration/... //examples/... //tests:gpu_collectives_test_bin
+  //tests:nccl_transport_test_bin //tests:nccl_host_test //tests:kernels_test //tests:gpu_placement_test)
+[[ $failures -eq 0 ]] && step "the library, benchmarks, examples and GPU tests with -c opt --config=cuda" \
+  bazel build -c opt --config=cuda "${gpu_targets[@]}"
 bundle="$(mktemp -d)"
 [[ $failures -eq 0 ]] && step "the bundle for a bare GPU node (tools/gpu_bundle.sh, under 64 MiB)" \
   tools/gpu_bundle.sh --out "$bundle/kcoll-gpu-bundle.tar.gz"

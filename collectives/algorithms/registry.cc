@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/listed_function.h"
 
 namespace kcoll {
 
@@ -13,27 +14,10 @@ namespace kcoll {
 KCOLL_SCHEDULES(KCOLL_DECLARE_SCHEDULE)
 #undef KCOLL_DECLARE_SCHEDULE
 
-namespace {
-
-struct Entry {
-  Collective collective;
-  Algorithm algorithm;
-  AlgorithmFn fn;
-};
-
-constexpr Entry kSchedules[] = {
-#define KCOLL_SCHEDULE_ENTRY(collective, algorithm, schedule, price) \
-  {Collective::k##collective, Algorithm::k##algorithm, &schedule},
-    KCOLL_SCHEDULES(KCOLL_SCHEDULE_ENTRY)
-#undef KCOLL_SCHEDULE_ENTRY
-};
-
-}  // namespace
+constexpr ListedFunction<AlgorithmFn> kSchedules[] = {KCOLL_SCHEDULES(KCOLL_SCHEDULE_ROW)};
 
 absl::StatusOr<AlgorithmFn> FindAlgorithm(Collective collective, Algorithm algorithm) {
-  for (const Entry& e : kSchedules) {
-    if (e.collective == collective && e.algorithm == algorithm) return e.fn;
-  }
+  if (AlgorithmFn fn = FindListedFunction(kSchedules, collective, algorithm)) return fn;
   std::string valid;
   for (Algorithm a : AlgorithmsFor(collective)) absl::StrAppend(&valid, valid.empty() ? "" : ", ", AlgorithmName(a));
   return absl::InvalidArgumentError(absl::StrCat("algorithm '", AlgorithmName(algorithm), "' does not apply to ",

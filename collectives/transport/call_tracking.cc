@@ -38,10 +38,10 @@ std::string CallTrackingTransport::SecondsSinceCallBegan() const {
   return absl::StrFormat("%.3f s", s);
 }
 
-absl::Status CallTrackingTransport::CheckTransfer(absl::string_view what, int peer, int size, const void* data,
-                                                  size_t bytes, int tag, int max_tag) {
-  if (peer < 0 || peer >= size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size, ")"));
+absl::Status CallTrackingTransport::CheckTransfer(absl::string_view what, int peer, const void* data, size_t bytes,
+                                                  int tag, int max_tag) const {
+  if (peer < 0 || peer >= size_) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": peer ", peer, " is not a rank in [0, ", size_, ")"));
   }
   if (data == nullptr && bytes > 0) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer for ", bytes, " bytes"));

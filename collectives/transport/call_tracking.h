@@ -19,6 +19,9 @@ namespace kcoll {
 
 class CallTrackingTransport : public Transport {
  public:
+  int rank() const final { return rank_; }
+  int size() const final { return size_; }
+
   // Starts call `call`: its sequence number advances, its steps count from 0, its clock starts.
   void BeginCall(const CallInfo& call) override;
 
@@ -28,6 +31,8 @@ class CallTrackingTransport : public Transport {
   absl::Duration timeout() const { return timeout_; }
 
  protected:
+  CallTrackingTransport(int rank, int size) : rank_(rank), size_(size) {}
+
   // A transfer still pending when a wait timed out: `peer` as the transport names ranks in messages.
   struct Pending {
     bool send = false;
@@ -47,10 +52,10 @@ class CallTrackingTransport : public Transport {
   std::string SecondsSinceCallBegan() const;
   const std::string& timeout_source() const { return timeout_source_; }
 
-  // InvalidArgument naming `what` ("Send", "Recv") and the value when `peer` is not in [0, size), a buffer is null
-  // for a non-empty transfer, or `tag` is not in [0, max_tag) (max_tag 0: tags are not checked).
-  static absl::Status CheckTransfer(absl::string_view what, int peer, int size, const void* data, size_t bytes, int tag,
-                                    int max_tag);
+  // InvalidArgument naming `what` ("Send", "Recv") and the value when `peer` is not in [0, size()), a buffer is
+  // null for a non-empty transfer, or `tag` is not in [0, max_tag) (max_tag 0: tags are not checked).
+  absl::Status CheckTransfer(absl::string_view what, int peer, const void* data, size_t bytes, int tag,
+                             int max_tag) const;
 
   // The DeadlineExceeded of a wait in which no transfer completed for the timeout: the call, the algorithm, this
   // rank, the step, the time since the call began, the ranks whose transfers did not complete (the first few
@@ -58,6 +63,8 @@ class CallTrackingTransport : public Transport {
   absl::Status TimedOut(int rank, const std::vector<Pending>& pending, const std::string& diagnosis) const;
 
  private:
+  const int rank_;
+  const int size_;
   CallInfo call_{"transfer", "no call", 0};
   uint32_t call_sequence_ = 0;
   int step_ = 0;

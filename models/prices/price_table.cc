@@ -1,4 +1,5 @@
 #include "base/algorithm_list.h"
+#include "base/listed_function.h"
 #include "models/prices/prices.h"
 
 namespace kcoll {
@@ -12,28 +13,11 @@ KCOLL_SCHEDULES(KCOLL_DECLARE_PRICE)
 // The list's mark for a schedule the model leaves out of `auto`'s comparison; never called.
 void NotPriced(PriceBuilder& /*builder*/) {}
 
-namespace {
-
-struct Entry {
-  Collective collective;
-  Algorithm algorithm;
-  PriceFn price;
-};
-
-constexpr Entry kPrices[] = {
-#define KCOLL_PRICE_ENTRY(collective, algorithm, schedule, price) \
-  {Collective::k##collective, Algorithm::k##algorithm, &price},
-    KCOLL_SCHEDULES(KCOLL_PRICE_ENTRY)
-#undef KCOLL_PRICE_ENTRY
-};
-
-}  // namespace
+constexpr ListedFunction<PriceFn> kPrices[] = {KCOLL_SCHEDULES(KCOLL_PRICE_ROW)};
 
 PriceFn FindPrice(Collective collective, Algorithm algorithm) {
-  for (const Entry& e : kPrices) {
-    if (e.collective == collective && e.algorithm == algorithm) return e.price == &NotPriced ? nullptr : e.price;
-  }
-  return nullptr;
+  const PriceFn price = FindListedFunction(kPrices, collective, algorithm);
+  return price == &NotPriced ? nullptr : price;
 }
 
 }  // namespace models

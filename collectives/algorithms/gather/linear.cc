@@ -4,24 +4,20 @@
 // together. In place (send == recv + root * count on the root) the root's own block stays where it is.
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/engines/linear_rooted.h"
 #include "collectives/algorithms/engines/local_copy.h"
 
 namespace kcoll {
 
 absl::Status LinearGather(const CollectiveArgs& args, Resources& res) {
-  const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t bytes = args.count * DataTypeSize(args.type);
-  if (bytes == 0) return absl::OkStatus();
-  if (r != args.root) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(args.root, args.send, bytes, /*tag=*/0).status());
-    return res.transport.WaitAll();
-  }
-  char* out = static_cast<char*>(args.recv);
-  for (int from = 0; from < n; ++from) {
-    if (from != r) KCOLL_RETURN_IF_ERROR(res.transport.Recv(from, out + from * bytes, bytes, /*tag=*/0).status());
-  }
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + r * bytes, args.send, bytes));
-  return res.transport.WaitAll();
+  return LinearRooted(args, res, LeafBlock::kSentToRoot, [&](size_t bytes) -> absl::Status {
+    char* out = static_cast<char*>(args.recv);
+    for (int from = 0; from < res.topology.nranks; ++from) {
+      if (from == args.root) continue;
+      KCOLL_RETURN_IF_ERROR(res.transport.Recv(from, out + from * bytes, bytes, /*tag=*/0).status());
+    }
+    return CopyUnlessSame(res.kernels, out + args.root * bytes, args.send, bytes);
+  });
 }
 
 }  // namespace kcoll

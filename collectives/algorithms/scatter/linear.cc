@@ -3,24 +3,19 @@
 // the root. Gather run backwards. In place (recv == send + root * count on the root) the root's block stays.
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/engines/linear_rooted.h"
 #include "collectives/algorithms/engines/local_copy.h"
 
 namespace kcoll {
 
 absl::Status LinearScatter(const CollectiveArgs& args, Resources& res) {
-  const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t bytes = args.count * DataTypeSize(args.type);
-  if (bytes == 0) return absl::OkStatus();
-  if (r != args.root) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(args.root, args.recv, bytes, /*tag=*/0).status());
-    return res.transport.WaitAll();
-  }
-  const char* in = static_cast<const char*>(args.send);
-  for (int to = 0; to < n; ++to) {
-    if (to != r) KCOLL_RETURN_IF_ERROR(res.transport.Send(to, in + to * bytes, bytes, /*tag=*/0).status());
-  }
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, args.recv, in + r * bytes, bytes));
-  return res.transport.WaitAll();
+  return LinearRooted(args, res, LeafBlock::kReceivedFromRoot, [&](size_t bytes) -> absl::Status {
+    const char* in = static_cast<const char*>(args.send);
+    for (int to = 0; to < res.topology.nranks; ++to) {
+      if (to != args.root) KCOLL_RETURN_IF_ERROR(res.transport.Send(to, in + to * bytes, bytes, /*tag=*/0).status());
+    }
+    return CopyUnlessSame(res.kernels, args.recv, in + args.root * bytes, bytes);
+  });
 }
 
 }  // namespace kcoll

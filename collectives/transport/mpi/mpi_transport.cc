@@ -80,7 +80,7 @@ int MpiTransport::MpiTag(int tag) const {
 }
 
 absl::StatusOr<Transport::Request> MpiTransport::Post(bool send, int peer, void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckTransfer(send ? "Send" : "Recv", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer(send ? "Send" : "Recv", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
   const int mpi_tag = MpiTag(tag);
   const int first = static_cast<int>(requests_.size());
   size_t offset = 0;
@@ -172,7 +172,7 @@ absl::Status MpiTransport::TimedOut(int first, int count) const {
   }
   std::string diagnosis;
   for (int peer : receiving_from) diagnosis += DiagnosePeer(peer);
-  return CallTrackingTransport::TimedOut(rank_, pending, diagnosis);
+  return CallTrackingTransport::TimedOut(rank(), pending, diagnosis);
 }
 
 void MpiTransport::Abandon() {
@@ -196,7 +196,7 @@ void MpiTransport::Abandon() {
       std::fprintf(stderr,
                    "kcoll: %s on rank %d: MPI could not withdraw a receive of %zu B from rank %d after a failure; "
                    "ending the job rather than let it write into the caller's buffer later\n",
-                   CallName().c_str(), rank_, posted_[i].bytes, posted_[i].peer);
+                   CallName().c_str(), rank(), posted_[i].bytes, posted_[i].peer);
       MPI_Abort(comm_, 1);
     }
   }

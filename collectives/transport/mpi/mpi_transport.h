@@ -46,8 +46,6 @@ class MpiTransport final : public CallTrackingTransport {
   ~MpiTransport() override;
 
   absl::string_view name() const override { return "mpi"; }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
   bool CanReach(MemoryKind memory) const override;
 
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
@@ -77,7 +75,7 @@ class MpiTransport final : public CallTrackingTransport {
   };
 
   MpiTransport(MPI_Comm comm, int rank, int size, int signature_bits)
-      : comm_(comm), rank_(rank), size_(size), signature_bits_(signature_bits) {}
+      : CallTrackingTransport(rank, size), comm_(comm), signature_bits_(signature_bits) {}
   absl::StatusOr<Request> Post(bool send, int peer, void* data, size_t bytes, int tag);
   int MpiTag(int tag) const;
   // Completes requests_[first, first + count): one step of the call.
@@ -87,8 +85,6 @@ class MpiTransport final : public CallTrackingTransport {
   std::string DiagnosePeer(int peer) const;
 
   MPI_Comm comm_;
-  int rank_;
-  int size_;
   int signature_bits_;  // tag bits left for the call signature under MPI_TAG_UB
   size_t max_piece_bytes_ = size_t{1} << 30;
   bool device_memory_ = false;

@@ -45,7 +45,7 @@ absl::StatusOr<std::unique_ptr<NcclTransport>> NcclTransport::Adopt(ncclComm_t c
 }
 
 NcclTransport::NcclTransport(ncclComm_t comm, int rank, int size, const NcclTransportOptions& options)
-    : comm_(comm), rank_(rank), size_(size), device_(options.device), stream_(options.stream) {
+    : CallTrackingTransport(rank, size), comm_(comm), device_(options.device), stream_(options.stream) {
   set_timeout(options.timeout, "KCOLL_TIMEOUT");
 }
 
@@ -81,7 +81,7 @@ absl::StatusOr<Transport::Request> NcclTransport::Recv(int peer, void* data, siz
 absl::StatusOr<Transport::Request> NcclTransport::Post(bool send, int peer, void* data, size_t bytes) {
   const char* what = send ? "Send" : "Recv";
   if (!broken_.ok()) return broken_;
-  if (absl::Status s = CheckTransfer(what, peer, size_, data, bytes, /*tag=*/0, /*max_tag=*/0); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer(what, peer, data, bytes, /*tag=*/0, /*max_tag=*/0); !s.ok()) return s;
   if (!group_open_) {
     if (absl::Status s = NcclStatus(ncclGroupStart(), "ncclGroupStart"); !s.ok()) return Fail(s);
     group_open_ = true;
@@ -219,7 +219,7 @@ absl::Status NcclTransport::Fail(const absl::Status& error) {
     comm_ = nullptr;
   }
   group_open_ = false;
-  broken_ = absl::Status(error.code(), absl::StrCat("NCCL transport on rank ", rank_, " (device ", device_,
+  broken_ = absl::Status(error.code(), absl::StrCat("NCCL transport on rank ", rank(), " (device ", device_,
                                                     "), communicator aborted: ", error.message()));
   return broken_;
 }

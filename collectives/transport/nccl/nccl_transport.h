@@ -65,8 +65,6 @@ class NcclTransport final : public CallTrackingTransport {
   ~NcclTransport() override;
 
   absl::string_view name() const override { return "nccl"; }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
   bool CanReach(MemoryKind memory) const override { return memory == MemoryKind::kDevice; }
 
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
@@ -105,8 +103,6 @@ class NcclTransport final : public CallTrackingTransport {
   std::string Describe(int64_t step, const std::vector<Op>& ops) const;
 
   ncclComm_t comm_;
-  int rank_;
-  int size_;
   int device_;
   cudaStream_t stream_;
   absl::Status broken_;  // set once the communicator was aborted

@@ -117,7 +117,7 @@ ShmTransport::~ShmTransport() {
 }
 
 std::string ShmTransport::Describe() const {
-  return absl::StrCat("shm: ", size_, " ranks, ", geometry_.slots, " slots x ", FormatByteSize(geometry_.slot_bytes),
+  return absl::StrCat("shm: ", size(), " ranks, ", geometry_.slots, " slots x ", FormatByteSize(geometry_.slot_bytes),
                       " per pair, ",
                       single_copy() ? absl::StrCat("single copy from ", FormatByteSize(single_copy_bytes_))
                                     : std::string("no single copy"));
@@ -132,7 +132,7 @@ int ShmTransport::Post(Op op) {
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckTransfer("Send", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer("Send", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
   Op op{};
   op.send = true;
   op.peer = peer;
@@ -149,7 +149,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size_t bytes, int tag) {
-  if (absl::Status s = CheckTransfer("Recv", peer, size_, data, bytes, tag, kMaxTag); !s.ok()) return s;
+  if (absl::Status s = CheckTransfer("Recv", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
   Op op{};
   op.send = false;
   op.peer = peer;
@@ -317,7 +317,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
 
 absl::StatusOr<bool> ShmTransport::Progress() {
   bool moved = false;
-  for (int peer = 0; peer < size_; ++peer) {
+  for (int peer = 0; peer < size(); ++peer) {
     Peer& p = peers_[peer];
     if (!p.sends.empty()) {
       absl::StatusOr<bool> m = ProgressSends(p);
@@ -412,7 +412,7 @@ absl::Status ShmTransport::TimedOut() const {
                       " sent a message of another call (the ranks called different collectives)");
     }
   }
-  return CallTrackingTransport::TimedOut(Name(rank_), pending, diagnosis);
+  return CallTrackingTransport::TimedOut(Name(rank()), pending, diagnosis);
 }
 
 void ShmTransport::Abandon() {
@@ -438,7 +438,7 @@ absl::Status ShmTransport::Quiesce(absl::Duration timeout) {
   if (!*done) {
     return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
   }
-  for (int peer = 0; peer < size_; ++peer) {
+  for (int peer = 0; peer < size(); ++peer) {
     const Peer& p = peers_[peer];
     const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
     if (!p.unexpected.empty() || h.seq.load(std::memory_order_acquire) == p.received_chunks + 1) {

@@ -60,8 +60,6 @@ class ShmTransport final : public CallTrackingTransport {
   ~ShmTransport() override;
 
   absl::string_view name() const override { return "shm"; }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
   bool CanReach(MemoryKind memory) const override { return memory == MemoryKind::kHost; }
 
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
@@ -119,7 +117,7 @@ class ShmTransport final : public CallTrackingTransport {
     std::deque<Unexpected> unexpected;
   };
 
-  ShmTransport(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  ShmTransport(MPI_Comm comm, int rank, int size) : CallTrackingTransport(rank, size), comm_(comm) {}
   int Post(Op op);
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
   absl::StatusOr<bool> ProgressSends(Peer& p);
@@ -132,8 +130,6 @@ class ShmTransport final : public CallTrackingTransport {
   absl::Status TimedOut() const;
 
   MPI_Comm comm_;
-  int rank_;
-  int size_;
   std::unique_ptr<shm::Segment> segment_;
   shm::Geometry geometry_;
   std::vector<Peer> peers_;
