@@ -36,7 +36,8 @@
   X(Chain, "chain", 40, kNothing)                               /* pipelined chain from the root */                    \
   X(Pairwise, "pairwise", 20, kNothing)                         /* pairwise exchange */                                \
   X(Linear, "linear", 10, kNothing)                             /* the root talks to every rank in turn */             \
-  X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */
+  X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */       \
+  X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */
 
 #define KCOLL_SCHEDULES(X)                                                                                             \
   X(AllReduce, Ring, RingAllReduce, PriceRing)                                                                         \
@@ -49,6 +50,7 @@
   X(AllReduce, Hierarchical, HierarchicalAllReduce, PriceHierarchical)                                                 \
   X(AllReduce, HierarchicalRingTree, HierarchicalRingTreeAllReduce, PriceHierarchicalRingTree)                         \
   X(AllReduce, Direct, DirectAllReduce, NotPriced)                                                                     \
+  X(AllReduce, Inline, InlineAllReduce, NotPriced)                                                                     \
   X(ReduceScatter, Ring, RingReduceScatter, PriceRing)                                                                 \
   X(ReduceScatter, HalvingDoubling, HalvingDoublingReduceScatter, PriceHalvingDoubling)                                \
   X(ReduceScatter, Direct, DirectReduceScatter, NotPriced)                                                             \

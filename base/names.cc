@@ -123,7 +123,8 @@ std::vector<Algorithm> AlgorithmsFor(Collective c) {
 std::vector<Algorithm> TransferAlgorithmsFor(Collective c) {
   std::vector<Algorithm> out;
   for (Algorithm a : AlgorithmsFor(c)) {
-    if (FactsOf(a).needs != AlgorithmNeeds::kRegisteredBuffers) out.push_back(a);
+    const AlgorithmNeeds needs = FactsOf(a).needs;
+    if (needs == AlgorithmNeeds::kNothing || needs == AlgorithmNeeds::kEqualNodes) out.push_back(a);
   }
   return out;
 }

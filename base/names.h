@@ -40,6 +40,7 @@ enum class AlgorithmNeeds {
   kNothing,
   kRegisteredBuffers,  // every rank's buffers from Communicator::Allocate, on one node over shared memory
   kEqualNodes,         // the same number of ranks on every node
+  kOneNodeShm,         // every rank on one node over the shared-memory transport, on host buffers
 };
 
 // An algorithm's row of base/algorithm_list.h.
@@ -87,7 +88,8 @@ const AlgorithmFacts& FactsOf(Algorithm a);
 
 // The algorithms that serve `c` (KCOLL_SCHEDULES), in the list's order: the first is its fallback default.
 std::vector<Algorithm> AlgorithmsFor(Collective c);
-// The same without those that need registered buffers: the algorithms any buffers can take.
+// The algorithms that move their data through the transport, on any buffers: without those that need registered
+// buffers (direct) or the node's inline exchange (inline).
 std::vector<Algorithm> TransferAlgorithmsFor(Collective c);
 
 // FactsOf(a).simplicity: ties between predicted times go to the algorithm with the smaller rank.

@@ -141,6 +141,8 @@ bool AutoChoice::NeedsMet(Algorithm algorithm) const {
       return topology_.uniform_ranks_per_node() > 0;
     case AlgorithmNeeds::kRegisteredBuffers:
       return false;  // taken by the communicator's own rule on registered buffers, never by price
+    case AlgorithmNeeds::kOneNodeShm:
+      return false;  // taken by the communicator's own rule on small buffers, never by price
   }
   return false;
 }

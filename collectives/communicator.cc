@@ -15,6 +15,7 @@
 #include "collectives/args_check.h"
 #include "collectives/communicator_state.h"
 #include "collectives/execution.h"
+#include "collectives/inline_path.h"
 #include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
 #include "collectives/topology/discover.h"
@@ -77,6 +78,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
+  KCOLL_ASSIGN_OR_RETURN(size_t inline_max_bytes, InlineMaxBytes());
   KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
@@ -107,6 +109,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
   c->state_->check_args = check_args;
+  c->state_->inline_max_bytes = inline_max_bytes;
   if (const char* algo = GetEnv("KCOLL_ALGO")) {
     for (Collective collective : AllCollectives()) {
       c->state_->algo_override.push_back(ParseAlgorithmOverride(algo, collective));
@@ -126,6 +129,13 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
   c->state_->transport = std::make_unique<CountingTransport>(std::move(execution.transport), c->state_->topology,
                                                              c->state_->counters.total);
+  KCOLL_ASSIGN_OR_RETURN(c->state_->inline_exchange, MakeInlineExchange(c->state_->control_comm, c->state_->topology,
+                                                                        transport, backend, timeout));
+  const auto& all_reduce_override = c->state_->algo_override;
+  const size_t all_reduce = static_cast<size_t>(Collective::kAllReduce);
+  const bool algo_named = all_reduce < all_reduce_override.size() &&
+                          (!all_reduce_override[all_reduce].ok() || all_reduce_override[all_reduce]->has_value());
+  c->state_->inline_lane = c->state_->inline_exchange != nullptr && !check_args && !algo_named;
 
   if (!gpu_status.ok()) c->state_->logger.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
   if (c->state_->logger.Enabled(LogLevel::kInfo)) {
@@ -209,6 +219,7 @@ absl::Status Communicator::Finalize() {
   state_->transport.reset();
   state_->kernels.reset();
   state_->registered.reset();
+  state_->inline_exchange.reset();
   if (state_->control_comm != MPI_COMM_NULL) {
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
     if (!mpi_finalized && state_->broken.ok()) MPI_Comm_free(&state_->control_comm);
@@ -266,6 +277,10 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
     KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
     if (from_env.has_value()) return *from_env;
   }
+  // A small AllReduce on one node over shm: every rank's buffer inline in shared cache lines (all_reduce/inline.cc).
+  if (collective == Collective::kAllReduce && bytes <= state_->inline_max_bytes && state_->inline_exchange != nullptr) {
+    return Algorithm::kInline;
+  }
   // Most programs repeat one call (a training step, a solver iteration): its choice is kept without a lookup.
   if (state_->last_choice.valid && state_->last_choice.collective == collective && state_->last_choice.bytes == bytes) {
     return state_->last_choice.algorithm;
@@ -286,6 +301,9 @@ CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, siz
 
 absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                      const CallOptions& options, MemoryKind memory) {
+  if (TakesInlineLane(send, recv, count, type, op, options, memory)) {
+    return RunInlineLane(send, recv, count, type, op, options);
+  }
   return Run(MakeArgs(Collective::kAllReduce, send, recv, count, type, op, 0, options), options.algorithm, memory);
 }
 
@@ -386,6 +404,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   // only when they report a timeout.
   const uint64_t start = state_->clock.Now();
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  resources.inline_exchange = state_->inline_exchange.get();
   PeerMemory::Buffers peer_buffers;
   if (MayRunDirect(args, requested, algorithm, memory)) {
     // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
@@ -404,9 +423,14 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
       KCOLL_ASSIGN_OR_RETURN(fn, FindAlgorithm(args.collective, algorithm));
     }
   }
-  state_->transport->BeginCall(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(algorithm),
-                                                   CallSignature(args, algorithm), &state_->clock, start});
+  const Transport::CallInfo call{CollectiveName(args.collective), AlgorithmName(algorithm),
+                                 CallSignature(args, algorithm), &state_->clock, start};
+  if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr) resources.inline_exchange->BeginCall(call);
+  state_->transport->BeginCall(call);
   absl::Status status = RunAlgorithm(fn, args, resources);
+  if (algorithm == Algorithm::kInline && status.ok()) {
+    CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
+  }
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this

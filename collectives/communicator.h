@@ -176,6 +176,12 @@ class Communicator {
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);
   absl::Status CheckUsable(absl::string_view what) const;
+  // The inline AllReduce's own lane (communicator_inline.cc): whether a call may take it, and the call itself, with
+  // only the checks and bookkeeping that apply to it.
+  bool TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
+                       const CallOptions& options, MemoryKind memory) const;
+  absl::Status RunInlineLane(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                             const CallOptions& options);
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
 

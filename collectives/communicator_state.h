@@ -22,6 +22,7 @@
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
 #include "collectives/options.h"
+#include "collectives/transport/shm/inline_exchange.h"
 #include "collectives/transport/shm/registered_memory.h"
 #include "collectives/transport/transport.h"
 
@@ -54,7 +55,14 @@ struct CommunicatorState {
   TickClock clock;         // times each call for the counters
   // Memory from Allocate, created by the first call; its zero-copy path serves a communicator of one node over shm.
   std::unique_ptr<RegisteredMemory> registered;
-  uint32_t allocate_calls = 0;  // successful Allocate calls; each allocation is named by its call's number
+  uint32_t allocate_calls = 0;
+  // The inline path of small AllReduces when the ranks share one node over shm (inline_path.h), and the largest
+  // AllReduce `auto` sends it.
+  std::unique_ptr<InlineExchange> inline_exchange;
+  size_t inline_max_bytes = 0;
+  // Whether `auto` AllReduces may take the inline lane (communicator_inline.cc): the communicator has the exchange,
+  // KCOLL_ALGO names no AllReduce algorithm and arguments are not compared across ranks first.
+  bool inline_lane = false;  // successful Allocate calls; each allocation is named by its call's number
 };
 
 }  // namespace kcoll

@@ -7,6 +7,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/time/time.h"
+
 #include "collectives/communicator.h"
 #include "gtest/gtest.h"
 
@@ -22,6 +24,14 @@ inline std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorOptions&
 inline std::unique_ptr<Communicator> MakeCommunicator(ExecBackend backend) {
   CommunicatorOptions options;
   options.backend = backend;
+  return MakeCommunicator(options);
+}
+
+// Serial kernels (one thread per rank) and a timeout (none by default).
+inline std::unique_ptr<Communicator> MakeSerialCommunicator(absl::Duration timeout = absl::InfiniteDuration()) {
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  options.timeout = timeout;
   return MakeCommunicator(options);
 }
 

@@ -34,13 +34,6 @@ namespace kcoll {
 namespace testing {
 namespace {
 
-std::unique_ptr<Communicator> MakeComm(absl::Duration timeout = absl::InfiniteDuration()) {
-  CommunicatorOptions options;
-  options.backend = ExecBackend::kSerial;
-  options.timeout = timeout;
-  return MakeCommunicator(options);
-}
-
 uint64_t DirectCalls(const Communicator& comm, Collective c) {
   const CollectiveCounts* entry = comm.counters().Find(c, Algorithm::kDirect);
   return entry == nullptr ? 0 : entry->calls;
@@ -178,7 +171,7 @@ bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_
 class RegisteredMatrixTest : public ::testing::TestWithParam<Algorithm> {};
 
 TEST_P(RegisteredMatrixTest, SmallCountsAreBitExact) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   for (Collective c :
        {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast}) {
@@ -199,7 +192,7 @@ TEST_P(RegisteredMatrixTest, SmallCountsAreBitExact) {
 }
 
 TEST_P(RegisteredMatrixTest, LargeOddCountIsBitExact) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int last = WorldSize() - 1;
   for (Collective c :
@@ -221,7 +214,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, RegisteredMatrixTest, ::testing::Values(Alg
 // Buffers registered on even ranks only: `auto` runs through transfers and is exact; `direct` fails on every rank
 // with FailedPrecondition before touching a buffer, and the communicator stays usable.
 TEST(RegisteredFallbackTest, SomeRanksUnregistered) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   // Large enough for `auto` to go zero-copy if every rank's buffer were registered.
@@ -260,7 +253,7 @@ TEST(RegisteredFallbackTest, SomeRanksUnregistered) {
 }
 
 TEST(RegisteredErrorsTest, AllocateAndFreeMisuse) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   int dummy = 0;
@@ -309,7 +302,7 @@ TEST(RegisteredErrorsTest, AllocateAndFreeMisuse) {
 // Ranks that call a zero-copy collective with different counts: InvalidArgument on every rank, nothing read, and the
 // communicator still works.
 TEST(RegisteredErrorsTest, DifferentArgumentsAreRefusedOnEveryRank) {
-  auto comm = MakeComm(absl::Seconds(30));
+  auto comm = MakeSerialCommunicator(absl::Seconds(30));
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   if (!comm->CanRunZeroCopy() || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
@@ -334,7 +327,7 @@ TEST(RegisteredErrorsTest, DifferentArgumentsAreRefusedOnEveryRank) {
 // A rank that does not come: the others return DeadlineExceeded naming it, and the communicator is broken.
 TEST(RegisteredErrorsTest, StalledRankTimesOut) {
   constexpr absl::Duration kTimeout = absl::Milliseconds(500);
-  auto comm = MakeComm(kTimeout);
+  auto comm = MakeSerialCommunicator(kTimeout);
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   if (!comm->CanRunZeroCopy() || n < 2) GTEST_SKIP() << "needs two ranks on one node over shared memory";
@@ -367,7 +360,7 @@ TEST(RegisteredErrorsTest, StalledRankTimesOut) {
 
 // `auto` runs registered buffers zero-copy from Communicator::kAutoDirectMinBytes, and through the slots below.
 TEST(RegisteredAutoTest, ZeroCopyFromTheThreshold) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   const size_t count = Communicator::kAutoDirectMinBytes / sizeof(int32_t);
@@ -392,7 +385,7 @@ TEST(RegisteredAutoTest, ZeroCopyFromTheThreshold) {
 // where the communicator can, and elsewhere every rank gets FailedPrecondition saying why.
 TEST(RegisteredAutoTest, AlgoEnvironmentAsksForDirect) {
   ScopedEnv algo("KCOLL_ALGO", "direct");
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   auto data = comm->Allocate(64 * sizeof(int32_t));
@@ -414,7 +407,7 @@ TEST(RegisteredAutoTest, AlgoEnvironmentAsksForDirect) {
 
 // The View helper: an unmanaged host View over registered memory; collectives on it run zero-copy.
 TEST(RegisteredViewTest, AllReduceOnRegisteredViews) {
-  auto comm = MakeComm();
+  auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank(), n = WorldSize();
   auto view = AllocateView<int64_t>(*comm, 333);

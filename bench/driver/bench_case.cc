@@ -146,6 +146,13 @@ std::tuple<int, size_t, int, int, int> RowKey(const Case& c) {
           c.root};
 }
 
+// The ideal busbw of the case's size: the bandwidth bound, or the latency floor where that takes longer.
+std::optional<double> IdealBusBwOf(const BenchContext& ctx, const Case& c) {
+  const double ideal = IdealBusBwAtSize(c.collective, static_cast<double>(c.layout.bytes), ctx.nranks,
+                                        ctx.ideal_busbw_gbps.value_or(0), ctx.latency_floor_s);
+  return ideal > 0 ? std::optional<double>(ideal) : std::nullopt;
+}
+
 Row Identity(const BenchContext& ctx, const Case& c, const Implementation& impl) {
   Row row;
   row.collective = c.collective;
@@ -156,7 +163,7 @@ Row Identity(const BenchContext& ctx, const Case& c, const Implementation& impl)
   row.type = c.type;
   row.op = c.op;
   row.root = c.root;
-  row.ideal_busbw_gbps = ctx.ideal_busbw_gbps;
+  row.ideal_busbw_gbps = IdealBusBwOf(ctx, c);
   return row;
 }
 
@@ -369,9 +376,9 @@ void ReportRow(benchmark::State& state, BenchContext& ctx, int index, const Meas
   state.counters["algbw_GBps"] = m.algbw_gbps;
   state.counters["busbw_GBps"] = m.busbw_gbps;
   if (m.wrong.has_value()) state.counters["wrong"] = static_cast<double>(*m.wrong);
-  if (ctx.ideal_busbw_gbps.has_value() && *ctx.ideal_busbw_gbps > 0) {
-    state.counters["ideal_GBps"] = *ctx.ideal_busbw_gbps;
-    state.counters["eff_pct"] = 100.0 * m.busbw_gbps / *ctx.ideal_busbw_gbps;
+  if (const std::optional<double> ideal = IdealBusBwOf(ctx, c); ideal.has_value()) {
+    state.counters["ideal_GBps"] = *ideal;
+    state.counters["eff_pct"] = 100.0 * m.busbw_gbps / *ideal;
   }
   if (impl.kind() == "mpi" && !c.in_place) ctx.report.mpi_busbw[RowKey(c)] = m.busbw_gbps;
   if (impl.kind() == "kcoll" && !c.in_place) {

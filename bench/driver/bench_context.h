@@ -116,6 +116,7 @@ struct BenchContext {
   std::vector<PooledRounds> pooled;  // per case (sized with `cases`)
   Buffers buffers;
   std::optional<double> ideal_busbw_gbps;
+  double latency_floor_s = 0;  // the latency probe's, on one node (0: not measured)
   ModelRun model;
   Reporting report;
   std::unique_ptr<Watchdog> watchdog;

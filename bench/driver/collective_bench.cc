@@ -237,6 +237,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   absl::StatusOr<IdealBandwidth> ideal = ComputeIdealBandwidth(o, comm.topology(), calibrate_summary);
   if (!ideal.ok()) return fail(ideal.status());
   ctx->ideal_busbw_gbps = ideal->busbw_gbps;
+  ctx->latency_floor_s = ideal->latency_floor_s;
   header.ideal = *ideal;
   if (o.model) {
     absl::StatusOr<std::string> model_note = SetUpModel(*ctx, comm);

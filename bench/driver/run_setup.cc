@@ -20,6 +20,7 @@
 #include "bench/implementations/nccl_peer.h"
 #include "bench/model/bandwidth.h"
 #include "bench/model/copy_probe.h"
+#include "bench/model/latency_probe.h"
 #include "bench/model/link_probe.h"
 #include "bench/options/launcher.h"
 #include "bench/reports/json_report.h"
@@ -216,6 +217,13 @@ absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const BenchOptions& o, cons
     if (!copy.ok()) return absl::InternalError(copy.status().message());
     ideal.intra_gbps = copy->gbps_per_rank;
     ideal.note = absl::StrCat(copy->Describe(nranks), "; ");
+  }
+  if (topology.nnodes == 1 && nranks > 1) {
+    // The other end: no call on these ranks finishes sooner than one exchange of cache lines.
+    absl::StatusOr<LatencyFloor> floor = MeasureLatencyFloor(MPI_COMM_WORLD);
+    if (!floor.ok()) return absl::InternalError(floor.status().message());
+    ideal.latency_floor_s = floor->seconds;
+    absl::StrAppend(&ideal.note, floor->Describe(nranks), "; ");
   }
   if (ideal.intra_gbps <= 0) {
     ideal.note = "give --intra_bw (and --inter_bw on several nodes) or --profile for ideal busbw and efficiency";

@@ -45,6 +45,7 @@ absl::StatusOr<Communicators> MakeCommunicators(const BenchOptions& options);
 struct IdealBandwidth {
   double intra_gbps = 0, inter_gbps = 0;
   std::optional<double> busbw_gbps;
+  double latency_floor_s = 0;  // one node: the latency probe's time per exchange (0: not measured)
   std::string note;  // where it comes from, for the report's header
 };
 absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const BenchOptions& options, const Topology& topology,

@@ -1,5 +1,6 @@
 #include "bench/model/bandwidth.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/status/status.h"
@@ -19,6 +20,12 @@ double AlgBwGBps(double bytes, double seconds) { return models::AlgBw(bytes, sec
 
 double BusBwGBps(Collective collective, double bytes, double seconds, int nranks) {
   return models::BusBw(collective, bytes, seconds, nranks).value_or(0.0) / kBytesPerGB;
+}
+
+double IdealBusBwAtSize(Collective collective, double bytes, int nranks, double bandwidth_gbps, double floor_s) {
+  const double at_floor = floor_s > 0 ? BusBwGBps(collective, bytes, floor_s, nranks) : 0;
+  if (at_floor <= 0) return std::max(bandwidth_gbps, 0.0);
+  return bandwidth_gbps > 0 ? std::min(bandwidth_gbps, at_floor) : at_floor;
 }
 
 absl::StatusOr<double> IdealBusBwGBps(const IdealInputs& in) {

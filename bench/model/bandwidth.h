@@ -35,6 +35,12 @@ double AlgBwGBps(double bytes, double seconds);
 // AlgBwGBps * BusBwFactor.
 double BusBwGBps(Collective collective, double bytes, double seconds, int nranks);
 
+// The ideal busbw of one size, from the two bounds on its time: the bandwidth bound `bandwidth_gbps` (the size's
+// bus bytes at that rate) and the latency floor `floor_s` (no call finishes sooner); whichever takes longer is the
+// ideal time. Either bound may be 0 (unknown); 0 when both are, or for a collective without a busbw (barrier) when
+// the bandwidth bound is.
+double IdealBusBwAtSize(Collective collective, double bytes, int nranks, double bandwidth_gbps, double floor_s);
+
 // The machine, as given by --intra_bw/--inter_bw (GB/s) or a calibration profile, and the ranks' placement.
 struct IdealInputs {
   double intra_gbps = 0;  // B: one rank's intra-node bandwidth

@@ -56,6 +56,20 @@ TEST(BandwidthTest, IdealOnTwoNodesOfEightFromTheNote) {
   EXPECT_THAT(*IdealBusBwGBps({450, 1e6, 8, 2}), DoubleEq(450.0 * 15 / 14));
 }
 
+TEST(BandwidthTest, IdealAtASizeTakesTheBoundThatTakesLonger) {
+  // AllReduce on 2 ranks (factor 1): 8 B in a 0.08 us floor is 0.1 GB/s, far below a 20 GB/s bandwidth bound.
+  EXPECT_NEAR(IdealBusBwAtSize(Collective::kAllReduce, 8, 2, 20, 0.08e-6), 0.1, 1e-12);
+  // 16 MB at 20 GB/s takes 0.8 ms, far above the floor: the bandwidth bound.
+  EXPECT_DOUBLE_EQ(IdealBusBwAtSize(Collective::kAllReduce, 16e6, 2, 20, 0.08e-6), 20);
+  // 1.6 KB crosses over: both bounds give 0.08 us.
+  EXPECT_NEAR(IdealBusBwAtSize(Collective::kAllReduce, 1600, 2, 20, 0.08e-6), 20, 1e-9);
+  // One bound unknown: the other; both unknown: 0; barrier has no busbw, so only the bandwidth bound counts.
+  EXPECT_NEAR(IdealBusBwAtSize(Collective::kAllReduce, 8, 2, 0, 0.08e-6), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(IdealBusBwAtSize(Collective::kAllReduce, 8, 2, 20, 0), 20);
+  EXPECT_DOUBLE_EQ(IdealBusBwAtSize(Collective::kAllReduce, 8, 2, 0, 0), 0);
+  EXPECT_DOUBLE_EQ(IdealBusBwAtSize(Collective::kBarrier, 0, 2, 20, 0.08e-6), 20);
+}
+
 TEST(BandwidthTest, IdealRefusesWhatItCannotCompute) {
   EXPECT_THAT(std::string(IdealBusBwGBps({0, 0, 2, 1}).status().message()), HasSubstr("intra_bw"));
   EXPECT_THAT(std::string(IdealBusBwGBps({10, 0, 2, 2}).status().message()), HasSubstr("inter_bw"));

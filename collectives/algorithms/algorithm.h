@@ -17,6 +17,8 @@
 
 namespace kcoll {
 
+class InlineExchange;  // collectives/transport/shm/inline_exchange.h
+
 // NCCL's conventions: `count` is the AllReduce/Broadcast/Reduce element count, the per-rank *receive* count of
 // ReduceScatter, the per-rank *send* count of AllGather, and the per-peer count of AllToAll/Gather/Scatter.
 struct CollectiveArgs {
@@ -40,6 +42,8 @@ struct Resources {
   // node, and this call's buffers of every rank when all of them are registered; else null.
   PeerMemory* peer_memory = nullptr;
   const PeerMemory::Buffers* peer_buffers = nullptr;
+  // The inline path (all_reduce/inline.cc): the node's inline exchange when the ranks share one node over shm.
+  InlineExchange* inline_exchange = nullptr;
 };
 
 using AlgorithmFn = absl::Status (*)(const CollectiveArgs& args, Resources& resources);

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collectives/transport/peer_memory.h"
+#include "collectives/transport/shm/node_lines.h"
 #include "collectives/transport/shm/shm_layout.h"
 #include "collectives/transport/shm/shm_segment.h"
 
@@ -53,8 +54,8 @@ class RegisteredMemory final : public PeerMemory {
 
   void set_timeout(absl::Duration timeout, std::string source);
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int rank() const override { return lines_->rank(); }
+  int size() const override { return lines_->size(); }
   absl::StatusOr<bool> Exchange(const Transport::CallInfo& call, const void* send, size_t send_bytes, const void* recv,
                                 size_t recv_bytes, Buffers* peers) override;
   absl::Status Barrier() override;
@@ -89,28 +90,21 @@ class RegisteredMemory final : public PeerMemory {
     std::vector<size_t> sizes;    // [local rank]: the bytes it asked for
   };
 
-  RegisteredMemory(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  explicit RegisteredMemory(std::unique_ptr<shm::NodeLines> lines) : lines_(std::move(lines)) {}
   Location Find(const void* data, size_t bytes) const;
   const Allocation* FindAllocation(uint32_t id) const;
   // Raises this rank's arrival counter and waits until every rank's has reached it.
   absl::Status Arrive();
-  // Polls until behind(rank) is false for every rank (spinning, then yielding, then sleeping), or the timeout.
+  // Polls until behind(rank) is false for every rank, or the timeout (NodeLines::WaitUntilNoneBehind).
   template <class Behind>
   absl::Status WaitUntilNoneBehind(Behind behind, absl::string_view waiting_for);
   RankLines& lines(int rank) const { return reinterpret_cast<RankLines*>(lines_->data())[rank]; }
-  int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
+  int Name(int rank) const { return lines_->Name(rank); }
 
-  MPI_Comm comm_;
-  int rank_;
-  int size_;
-  std::vector<int> rank_names_;
-  int spin_polls_ = 1;
-  std::unique_ptr<shm::Segment> lines_;
+  std::unique_ptr<shm::NodeLines> lines_;
   std::vector<Allocation> allocations_;
   uint64_t arrived_ = 0;  // this rank's own count, mirrored in its line
   uint64_t calls_ = 0;    // exchanges so far
-  absl::Duration timeout_ = absl::InfiniteDuration();
-  std::string timeout_source_;
   Transport::CallInfo call_{"transfer", "no call", 0};
   int step_ = 0;
 };

@@ -1,0 +1,54 @@
+// The inline AllReduce's own lane: an `auto` AllReduce small enough for the node's inline exchange skips the general
+// path's algorithm lookup, registered-buffer check and transport bookkeeping, which cost as much as the exchange
+// itself at 8 bytes. It still refuses what the general path refuses (by leaving such calls to it), counts the call,
+// and breaks the communicator on a timeout.
+#include <cstdint>
+
+#include "base/names.h"
+#include "base/status_macros.h"
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/args_check.h"
+#include "collectives/communicator.h"
+#include "collectives/communicator_state.h"
+#include "collectives/inline_path.h"
+#include "collectives/observability/describe.h"
+
+namespace kcoll {
+
+absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res);  // algorithms/all_reduce/inline.cc
+
+bool Communicator::TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
+                                   const CallOptions& options, MemoryKind memory) const {
+  if (!state_->inline_lane || options.algorithm != Algorithm::kAuto || memory != MemoryKind::kHost) return false;
+  // What the general path would refuse or treat apart goes there: bad arguments get its errors, kAvg its division,
+  // a broken communicator its message.
+  if (count == 0 || send == nullptr || recv == nullptr || !IsValid(type) || !IsValid(op) || op == ReduceOp::kAvg) {
+    return false;
+  }
+  const size_t bytes = count * DataTypeSize(type);
+  if (bytes > state_->inline_max_bytes || !state_->broken.ok() || state_->transport == nullptr) return false;
+  // In place, or apart: a partial overlap is the general path's error.
+  const uintptr_t s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
+  return s == r || s + bytes <= r || r + bytes <= s;
+}
+
+absl::Status Communicator::RunInlineLane(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                                         const CallOptions& options) {
+  KCOLL_RETURN_IF_ERROR(CheckUsable("all_reduce"));
+  const CollectiveArgs args{Collective::kAllReduce, send, recv, count, type, op, 0, options.tuning};
+  const uint64_t start = state_->clock.Now();
+  state_->inline_exchange->BeginCall(Transport::CallInfo{"all_reduce", "inline",
+                                                         CallSignature(args, Algorithm::kInline), &state_->clock,
+                                                         start});
+  Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  resources.inline_exchange = state_->inline_exchange.get();
+  const absl::Status status = InlineAllReduce(args, resources);
+  const PrimitiveCounts before = state_->counters.total;
+  if (status.ok()) CountInlineAllReduce(count * DataTypeSize(type), size(), state_->counters.total);
+  Record(args, Algorithm::kInline, before, state_->clock.Seconds(state_->clock.Now() - start), status);
+  // Every rank publishes before it looks at the others: only a timeout leaves the ranks out of step.
+  if (status.code() == absl::StatusCode::kDeadlineExceeded) return Break(status);
+  return status;
+}
+
+}  // namespace kcoll

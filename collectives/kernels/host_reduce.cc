@@ -1,0 +1,60 @@
+#include "collectives/kernels/host_reduce.h"
+
+#include <cstring>
+
+#include "collectives/kernels/element_ops.h"
+
+namespace kcoll {
+namespace {
+
+template <class T, ReduceOp Op>
+void FoldInOrder(unsigned char* out, const unsigned char* const* inputs, int n, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const size_t at = i * sizeof(T);
+    T acc;
+    std::memcpy(&acc, inputs[0] + at, sizeof(T));
+    for (int r = 1; r < n; ++r) {
+      T next;
+      std::memcpy(&next, inputs[r] + at, sizeof(T));
+      acc = Combine<T, Op>(acc, next);
+    }
+    std::memcpy(out + at, &acc, sizeof(T));  // after every input's element i is read: out may be an input
+  }
+}
+
+// DispatchDataType's callee: folds with the element type it is called with.
+struct FoldOfType {
+  ReduceOp op;
+  unsigned char* out;
+  const unsigned char* const* inputs;
+  int n;
+  size_t count;
+  bool known_op = true;
+
+  template <class T>
+  void operator()() {
+    switch (op) {
+      case ReduceOp::kSum:
+      case ReduceOp::kAvg:
+        return FoldInOrder<T, ReduceOp::kSum>(out, inputs, n, count);
+      case ReduceOp::kProd:
+        return FoldInOrder<T, ReduceOp::kProd>(out, inputs, n, count);
+      case ReduceOp::kMin:
+        return FoldInOrder<T, ReduceOp::kMin>(out, inputs, n, count);
+      case ReduceOp::kMax:
+        return FoldInOrder<T, ReduceOp::kMax>(out, inputs, n, count);
+    }
+    known_op = false;
+  }
+};
+
+}  // namespace
+
+bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n,
+                       size_t count) {
+  FoldOfType fold{op, static_cast<unsigned char*>(out), inputs, n, count};
+  const bool known_type = DispatchDataType(type, fold);
+  return known_type && fold.known_op;
+}
+
+}  // namespace kcoll

@@ -1,0 +1,19 @@
+// Reductions on the calling thread, with no kernel launch: for payloads so small that a launch costs more than the
+// arithmetic (the inline AllReduce). The element arithmetic is the kernels' own (element_ops.h), so the bits agree
+// with theirs.
+#ifndef KCOLL_COLLECTIVES_KERNELS_HOST_REDUCE_H_
+#define KCOLL_COLLECTIVES_KERNELS_HOST_REDUCE_H_
+
+#include <cstddef>
+
+#include "base/types.h"
+
+namespace kcoll {
+
+// out[i] = inputs[0][i] op inputs[1][i] op ... op inputs[n-1][i] for i < count, combined in input order (kAvg as a
+// sum: the division is the caller's). `out` may be one of the inputs. False for a type or op out of range.
+bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count);
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_KERNELS_HOST_REDUCE_H_

@@ -1,0 +1,80 @@
+// Small payloads exchanged inline, in cache lines the ranks of one node share: the mechanism of the `inline`
+// AllReduce (collectives/algorithms/all_reduce/inline.cc), which reaches the latency of one cache-line exchange.
+//
+// Each rank owns two blocks of a segment, used by call parity and written by that rank only: a 16-byte header (the
+// call's number, its signature, the payload's size) and the payload right after it, whose first 48 bytes share the
+// header's cache line, so that an 8-byte payload travels as one line. A call writes the payload, then stores the call
+// number (release); a reader waits for that number (acquire) and reads the payload in place. A rank rewrites call
+// k + 2's block only after every rank has published call k + 1, and a rank publishes call k + 1 only after it has
+// finished reading call k: nobody reads a block while it is rewritten, without a barrier between calls.
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_INLINE_EXCHANGE_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_SHM_INLINE_EXCHANGE_H_
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "collectives/transport/shm/node_lines.h"
+#include "collectives/transport/shm/shm_layout.h"
+#include "collectives/transport/transport.h"
+
+namespace kcoll {
+
+class InlineExchange {
+ public:
+  // The largest payload a rank publishes in one call.
+  static constexpr size_t kMaxPayloadBytes = 4096;
+
+  // Collective over `comm`, whose ranks must share a host. `rank_names` says how errors name each rank (its rank in
+  // the communicator); `spin_polls` as ShmOptions::spin_polls (0: chosen from the cores the ranks have).
+  static absl::StatusOr<std::unique_ptr<InlineExchange>> Create(MPI_Comm comm, std::vector<int> rank_names,
+                                                                int spin_polls = 0);
+
+  int rank() const { return lines_->rank(); }
+  int size() const { return lines_->size(); }
+  void set_timeout(absl::Duration timeout, std::string source) { lines_->set_timeout(timeout, std::move(source)); }
+
+  // Names the call the next Exchange belongs to in its errors, and carries its signature to the other ranks.
+  void BeginCall(const Transport::CallInfo& call) { call_ = call; }
+
+  // Publishes `bytes` (at most kMaxPayloadBytes) of `payload` as this rank's part of the call begun and returns once
+  // every rank has published its part of that call. InvalidArgument when a rank published another signature (it
+  // called with other arguments); DeadlineExceeded, naming the ranks that did not arrive, when nothing arrived for
+  // the timeout (the ranks are then out of step: the caller must not call again).
+  absl::Status Exchange(const void* payload, size_t bytes);
+
+  // Rank `rank`'s payload of the latest Exchange (this rank's own included), valid until the next Exchange.
+  const unsigned char* Payload(int rank) const { return BlockOf(rank, calls_ & 1)->payload; }
+
+ private:
+  static constexpr size_t kHeaderBytes = 16;
+  struct alignas(shm::kCacheLine) Block {
+    std::atomic<uint64_t> call;  // the number of the call whose payload the block holds (1 for the first)
+    uint32_t signature;
+    uint32_t bytes;
+    unsigned char payload[kMaxPayloadBytes];
+  };
+  static_assert(offsetof(Block, payload) == kHeaderBytes, "the payload starts in the header's cache line");
+
+  explicit InlineExchange(std::unique_ptr<shm::NodeLines> lines) : lines_(std::move(lines)) {}
+  Block* BlockOf(int rank, uint64_t parity) const {
+    return reinterpret_cast<Block*>(lines_->data()) + (static_cast<size_t>(rank) * 2 + parity);
+  }
+
+  std::unique_ptr<shm::NodeLines> lines_;
+  Transport::CallInfo call_{"all_reduce", "inline", 0};
+  uint64_t calls_ = 0;  // Exchange calls made so far
+};
+
+}  // namespace kcoll
+
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_SHM_INLINE_EXCHANGE_H_

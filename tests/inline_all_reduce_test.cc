@@ -1,0 +1,202 @@
+// The inline AllReduce (collectives/algorithms/all_reduce/inline.cc) and the rule that sends small AllReduces to it.
+//
+// On one node over shared memory: every type and op, counts from 1 to the most a rank's lines hold, in place and out
+// of place, bit for bit against the exact reference and against the vendor MPI; thousands of calls in a row whose
+// inputs change each call (the lines alternate by call parity, with no barrier between calls); `auto` taking it up
+// to KCOLL_INLINE_MAX_BYTES and not above (the counters say); ranks calling with different counts refused on every
+// rank; a stalled rank named under a timeout. Elsewhere (KCOLL_TRANSPORT=mpi, emulated nodes, one rank) asking for
+// it fails with FailedPrecondition and `auto` never takes it.
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/env.h"
+#include "collectives/communicator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/collective_reference.h"
+#include "tests/collective_test_util.h"
+#include "tests/make_communicator.h"
+#include "tests/matchers.h"
+#include "tests/mpi_reference.h"
+#include "tests/mpi_test_env.h"
+#include "tests/scoped_env.h"
+
+namespace kcoll {
+namespace testing {
+namespace {
+
+constexpr size_t kMaxInlineBytes = 4096;  // InlineExchange::kMaxPayloadBytes, as the algorithm's error states it
+
+// Whether this run's communicators have the inline path: every rank on one node over shared memory.
+bool InlineAvailable() {
+  const char* transport = GetEnv("KCOLL_TRANSPORT");
+  const bool shm = transport == nullptr || std::string(transport) == "shm";
+  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1;
+}
+
+uint64_t CallsOf(const Communicator& comm, Algorithm algorithm) {
+  const CollectiveCounts* entry = comm.counters().Find(Collective::kAllReduce, algorithm);
+  return entry == nullptr ? 0 : entry->calls;
+}
+
+// One AllReduce asked of `algorithm`, checked bit for bit against the reference and the vendor MPI.
+void ExpectExact(Communicator& comm, DataType type, ReduceOp op, size_t count, bool in_place, Algorithm algorithm) {
+  const int rank = WorldRank(), n = WorldSize();
+  const std::string name = CaseName(type, &op, count, in_place);
+  const std::vector<char> send = SendBuffer(Collective::kAllReduce, type, op, count, 0, rank, n);
+  std::vector<char> recv = SentinelBuffer(type, count);
+  if (in_place) recv = send;
+  CallOptions options;
+  options.algorithm = algorithm;
+  const absl::Status status =
+      comm.AllReduce(in_place ? recv.data() : send.data(), recv.data(), count, type, op, options);
+  const std::vector<char> mpi = MpiAllReduceOfExactInputs(type, op, count, MPI_COMM_WORLD);
+  ASSERT_TRUE(status.ok()) << name << ": " << status;
+  const std::vector<char> expected = ExpectedRecv(Collective::kAllReduce, type, op, count, 0, rank, n);
+  EXPECT_TRUE(SameElements(type, expected, recv.data(), count)) << name;
+  EXPECT_EQ(std::memcmp(mpi.data(), recv.data(), recv.size()), 0) << name << ": differs from the vendor MPI";
+}
+
+TEST(InlineAllReduce, EveryTypeAndOpIsBitExact) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  for (DataType type : AllDataTypes()) {
+    const size_t most = kMaxInlineBytes / DataTypeSize(type);
+    for (ReduceOp op : AllReduceOps()) {
+      for (size_t count : {size_t{1}, size_t{2}, size_t{7}, most - 1, most}) {
+        for (bool in_place : {false, true}) ExpectExact(*comm, type, op, count, in_place, Algorithm::kInline);
+      }
+    }
+    ASSERT_TRUE(AllRanks(!HasFailure())) << DataTypeName(type);
+  }
+  EXPECT_GT(CallsOf(*comm, Algorithm::kInline), 0u);
+}
+
+TEST(InlineAllReduce, ManyCallsInARowEachSeeTheirOwnInputs) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int rank = WorldRank(), n = WorldSize();
+  // Call i: rank r contributes i * (r + 1), so the sum is i * n (n + 1) / 2; a stale line from call i - 2 (the same
+  // parity) or i - 1 would give another value.
+  int wrong = 0;
+  for (int64_t i = 0; i < 5000; ++i) {
+    int64_t mine[3] = {i * (rank + 1), -i, rank == 0 ? i : 0};
+    int64_t out[3] = {0, 0, 0};
+    const absl::Status status = comm->AllReduce(mine, out, 3, DataType::kInt64, ReduceOp::kSum);
+    ASSERT_TRUE(status.ok()) << "call " << i << ": " << status;
+    if (out[0] != i * n * (n + 1) / 2 || out[1] != -i * n || out[2] != i) ++wrong;
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 5000u);
+}
+
+TEST(InlineAllReduce, AutoTakesItUpToTheThresholdOnly) {
+  ScopedEnv max("KCOLL_INLINE_MAX_BYTES", "256");
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const std::vector<double> send(64, 1.0);
+  std::vector<double> recv(64, 0.0);
+  ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), 32, DataType::kFloat64, ReduceOp::kSum).ok());  // 256 B
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), InlineAvailable() ? 1u : 0u);
+  EXPECT_EQ(recv[0], WorldSize());
+  ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), 33, DataType::kFloat64, ReduceOp::kSum).ok());  // 264 B
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), InlineAvailable() ? 1u : 0u);
+  EXPECT_EQ(recv[32], WorldSize());
+}
+
+TEST(InlineAllReduce, ZeroMaxBytesTurnsItOff) {
+  ScopedEnv max("KCOLL_INLINE_MAX_BYTES", "0");
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  double one = 1.0, sum = 0.0;
+  ASSERT_TRUE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());
+  EXPECT_EQ(sum, WorldSize());
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 0u);
+}
+
+TEST(InlineAllReduce, BadThresholdIsRefusedNamingTheValue) {
+  for (const char* bad : {"8K", "lots"}) {
+    ScopedEnv max("KCOLL_INLINE_MAX_BYTES", bad);
+    auto comm = Communicator::Create(MPI_COMM_WORLD, CommunicatorOptions{});
+    EXPECT_THAT(comm, IsInvalidArgument("KCOLL_INLINE_MAX_BYTES")) << bad;
+  }
+}
+
+TEST(InlineAllReduce, ElsewhereItIsRefusedAndAutoNeverTakesIt) {
+  if (InlineAvailable()) GTEST_SKIP() << "this run has the inline path";
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  double one = 1.0, sum = 0.0;
+  CallOptions options;
+  options.algorithm = Algorithm::kInline;
+  const absl::Status refused = comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum, options);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("one node over the shm transport"));
+  const uint64_t refused_calls = CallsOf(*comm, Algorithm::kInline);  // the counters record the refused call
+  ASSERT_TRUE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());
+  EXPECT_EQ(sum, WorldSize());
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), refused_calls);
+}
+
+TEST(InlineAllReduce, MoreThanTheLinesHoldIsRefused) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  std::vector<char> send(kMaxInlineBytes + 1), recv(kMaxInlineBytes + 1);
+  CallOptions options;
+  options.algorithm = Algorithm::kInline;
+  const absl::Status status =
+      comm->AllReduce(send.data(), recv.data(), send.size(), DataType::kUint8, ReduceOp::kSum, options);
+  EXPECT_THAT(status, IsInvalidArgument("count 4097"));
+  // Refused before any rank published: the communicator goes on.
+  double one = 1.0, sum = 0.0;
+  ASSERT_TRUE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());
+  EXPECT_EQ(sum, WorldSize());
+}
+
+TEST(InlineAllReduce, RanksWithDifferentCountsAreRefusedOnEveryRank) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator(absl::Seconds(20));
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const std::vector<int32_t> send(8, 1);
+  std::vector<int32_t> recv(8, 0);
+  const size_t count = WorldRank() == 0 ? 4 : 8;
+  const absl::Status status = comm->AllReduce(send.data(), recv.data(), count, DataType::kInt32, ReduceOp::kSum);
+  EXPECT_THAT(status, IsInvalidArgument("called with different arguments"));
+  // Every rank published and saw the mismatch: the ranks are still in step.
+  ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), 8, DataType::kInt32, ReduceOp::kSum).ok());
+  EXPECT_EQ(recv[7], WorldSize());
+}
+
+TEST(InlineAllReduce, AStalledRankIsNamedUnderATimeout) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  constexpr absl::Duration kTimeout = absl::Milliseconds(500);
+  auto comm = MakeSerialCommunicator(kTimeout);
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int stalled = WorldSize() - 1;
+  double one = 1.0, sum = 0.0;
+  if (WorldRank() == stalled) {
+    std::this_thread::sleep_for(absl::ToChronoNanoseconds(kTimeout * 3));
+    (void)comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum);  // its peers have given up
+  } else {
+    const absl::Status status = comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum);
+    EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(absl::StrCat("ranks that did not arrive: ", stalled)));
+    EXPECT_THAT(std::string(status.message()), HasSubstr("all_reduce (inline)"));
+    // The communicator is broken: no call may run on it any more.
+    EXPECT_FALSE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace kcoll
