@@ -60,7 +60,7 @@ TEST(AlgorithmChooserTest, PicksTheLeastPredictedTime) {
 TEST(AlgorithmChooserTest, CandidatesComeInSimplicityOrder) {
   const std::vector<Candidate> candidates =
       Unwrap(PredictCandidates(Collective::kAllReduce, 1e6, {2, 4, 1}, TwoLevel(1e-6, 600e9, 5e-6, 100e9)));
-  ASSERT_EQ(candidates.size(), 9u);
+  ASSERT_EQ(candidates.size(), ApplicableAlgorithms(Collective::kAllReduce).size());
   for (size_t i = 1; i < candidates.size(); ++i) {
     EXPECT_LT(SimplicityRank(candidates[i - 1].algorithm), SimplicityRank(candidates[i].algorithm));
   }
