@@ -2,9 +2,11 @@
 // combinations that cannot run (NCCL with host kernels, NCCL or device kernels without CUDA), on every rank alike.
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "collectives/communicator.h"
 #include "collectives/transport/transports.h"
 #include "gmock/gmock.h"
@@ -72,8 +74,12 @@ TEST(Execution, UnknownTransportInTheEnvironment) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_FALSE(AllRanks(comm.ok()));
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(comm.status().message(),
-              HasSubstr("KCOLL_TRANSPORT: transport 'gloo' is not one of: mpi, shm, nccl or auto"));
+  std::vector<std::string> listed;  // every transport of base/transport_kind.h, in its order
+#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, factory) listed.push_back(name);
+  KCOLL_TRANSPORTS(KCOLL_LISTED_TRANSPORT)
+#undef KCOLL_LISTED_TRANSPORT
+  EXPECT_THAT(comm.status().message(), HasSubstr(absl::StrCat("KCOLL_TRANSPORT: transport 'gloo' is not one of: ",
+                                                              absl::StrJoin(listed, ", "), " or auto")));
 }
 
 TEST(Execution, OptionOverridesTheEnvironment) {

@@ -2,7 +2,11 @@
 // read, when two ranks would share a GPU, and how buffers reach each transport.
 #include "collectives/transport/cuda/gpu_placement.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/env.h"
 #include "base/transport_kind.h"
 #include "collectives/transport/device_path.h"
@@ -125,7 +129,12 @@ TEST(TransportKind, NamesRoundTrip) {
   EXPECT_EQ(*ParseTransportKind("NCCL"), TransportKind::kNccl);
   auto bad = ParseTransportKind("gloo");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad, IsInvalidArgument("'gloo' is not one of: mpi, shm, nccl"));
+  std::vector<std::string> listed;  // every transport of base/transport_kind.h, in its order
+#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, factory) listed.push_back(name);
+  KCOLL_TRANSPORTS(KCOLL_LISTED_TRANSPORT)
+#undef KCOLL_LISTED_TRANSPORT
+  EXPECT_THAT(bad, IsInvalidArgument(absl::StrCat("'gloo' is not one of: ", absl::StrJoin(listed, ", "))));
+  EXPECT_THAT(bad, IsInvalidArgument("mpi, shm, nccl"));  // the transports every build has
 }
 
 TEST(ChooseDevicePath, EveryTransportMemoryAndAwareness) {
