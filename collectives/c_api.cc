@@ -70,15 +70,16 @@ absl::StatusOr<kcoll::Communicator*> Get(kcoll_comm comm) {
   return comm->comm.get();
 }
 
-// Runs `call(communicator, type, op)` after converting the C arguments; returns the status code.
+// Runs `call(communicator, type, op)` after converting the C arguments; returns the status code. A type or op that
+// is not kcoll's is this rank's rejection of `collective`, made through RejectCall so that the other ranks fail too.
 template <typename Call>
-int Run(kcoll_comm comm, kcoll_datatype type, kcoll_op op, Call call) {
+int Run(kcoll_comm comm, kcoll::Collective collective, kcoll_datatype type, kcoll_op op, Call call) {
   absl::StatusOr<kcoll::Communicator*> c = Get(comm);
   if (!c.ok()) return Report(c.status());
   absl::StatusOr<kcoll::DataType> t = ToDataType(type);
-  if (!t.ok()) return Report(t.status());
+  if (!t.ok()) return Report((*c)->RejectCall(collective, t.status()));
   absl::StatusOr<kcoll::ReduceOp> o = ToReduceOp(op);
-  if (!o.ok()) return Report(o.status());
+  if (!o.ok()) return Report((*c)->RejectCall(collective, o.status()));
   return Report(call(**c, *t, *o));
 }
 
@@ -144,59 +145,65 @@ int kcoll_comm_size(kcoll_comm comm, int* size) {
 }
 
 int kcoll_allreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
-  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-    return c.AllReduce(send, recv, count, t, o);
-  });
+  return Run(comm, kcoll::Collective::kAllReduce, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.AllReduce(send, recv, count, t, o);
+             });
 }
 
 int kcoll_reduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,
                          kcoll_op op) {
-  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-    return c.ReduceScatter(send, recv, recvcount, t, o);
-  });
+  return Run(comm, kcoll::Collective::kReduceScatter, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.ReduceScatter(send, recv, recvcount, t, o);
+             });
 }
 
 int kcoll_allgather(kcoll_comm comm, const void* send, void* recv, size_t sendcount, kcoll_datatype type) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.AllGather(send, recv, sendcount, t);
-  });
+  return Run(comm, kcoll::Collective::kAllGather, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.AllGather(send, recv, sendcount, t);
+             });
 }
 
 int kcoll_broadcast(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.Broadcast(send, recv, count, t, root);
-  });
+  return Run(comm, kcoll::Collective::kBroadcast, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.Broadcast(send, recv, count, t, root);
+             });
 }
 
 int kcoll_reduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                  int root) {
-  return Run(comm, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-    return c.Reduce(send, recv, count, t, o, root);
-  });
+  return Run(comm, kcoll::Collective::kReduce, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.Reduce(send, recv, count, t, o, root);
+             });
 }
 
 int kcoll_alltoall(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.AllToAll(send, recv, count, t);
-  });
+  return Run(
+      comm, kcoll::Collective::kAllToAll, type, KCOLL_SUM,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) { return c.AllToAll(send, recv, count, t); });
 }
 
 int kcoll_gather(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.Gather(send, recv, count, t, root);
-  });
+  return Run(
+      comm, kcoll::Collective::kGather, type, KCOLL_SUM,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) { return c.Gather(send, recv, count, t, root); });
 }
 
 int kcoll_scatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.Scatter(send, recv, count, t, root);
-  });
+  return Run(comm, kcoll::Collective::kScatter, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.Scatter(send, recv, count, t, root);
+             });
 }
 
 int kcoll_sendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type) {
-  return Run(comm, type, KCOLL_SUM, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
-    return c.SendRecv(send, recv, count, t);
-  });
+  return Run(
+      comm, kcoll::Collective::kSendRecv, type, KCOLL_SUM,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) { return c.SendRecv(send, recv, count, t); });
 }
 
 int kcoll_barrier(kcoll_comm comm) {

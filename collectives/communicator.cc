@@ -20,6 +20,7 @@
 #include "collectives/observability/describe.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
+#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
@@ -129,8 +130,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
   c->state_->transport = std::make_unique<CountingTransport>(std::move(execution.transport), c->state_->topology,
                                                              c->state_->counters.total);
-  KCOLL_ASSIGN_OR_RETURN(c->state_->inline_exchange, MakeInlineExchange(c->state_->control_comm, c->state_->topology,
-                                                                        transport, backend, timeout));
+  KCOLL_ASSIGN_OR_RETURN(c->state_->inline_exchange,
+                         MakeInlineExchange(c->state_->control_comm, c->state_->topology, transport, backend, timeout));
   const auto& all_reduce_override = c->state_->algo_override;
   const size_t all_reduce = static_cast<size_t>(Collective::kAllReduce);
   const bool algo_named = all_reduce < all_reduce_override.size() &&
@@ -368,13 +369,28 @@ absl::Status Communicator::Call(Collective collective, const void* send, void* r
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
-  if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok() || !state_->check_args) return rejection;
+  if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok()) return rejection;
+  // The ranks that accepted are in Run: this rank takes the same part in the call's agreement as they do.
+  if (!state_->check_args) {
+    return IsRooted(collective) ? AgreeOnArguments(collective, Algorithm::kAuto, rejection) : rejection;
+  }
   CollectiveArgs args;
   args.collective = collective;
   absl::Status checked =
       CheckArgsAcrossRanks(state_->control_comm, args, Algorithm::kAuto, rejection, state_->timeout.timeout);
   if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
   return checked;
+}
+
+absl::Status Communicator::AgreeOnArguments(Collective collective, Algorithm algorithm, const absl::Status& local) {
+  RootedCall call;
+  call.collective = CollectiveName(collective);
+  call.algorithm = AlgorithmName(algorithm);
+  call.timeout = state_->timeout.timeout;
+  call.timeout_source = state_->timeout.source;
+  absl::Status agreed = AgreeBeforeRootedCall(state_->control_comm, call, local);
+  if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
+  return agreed;
 }
 
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
@@ -397,6 +413,11 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     absl::Status checked = CheckArgsAcrossRanks(state_->control_comm, args, algorithm, local, state_->timeout.timeout);
     if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
     KCOLL_RETURN_IF_ERROR(checked);
+  } else if (IsRooted(args.collective)) {
+    // A root's buffers are seen by the root alone (and a non-root's by that rank alone): the ranks of a rooted call
+    // agree before any traffic, so that a rejection anywhere is an error everywhere and the next call finds every
+    // rank in step. (The cross-rank check above makes the same agreement, and more.)
+    KCOLL_RETURN_IF_ERROR(AgreeOnArguments(args.collective, algorithm, local));
   }
   KCOLL_RETURN_IF_ERROR(local);
   const PrimitiveCounts before = state_->counters.total;
@@ -425,7 +446,8 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   }
   const Transport::CallInfo call{CollectiveName(args.collective), AlgorithmName(algorithm),
                                  CallSignature(args, algorithm), &state_->clock, start};
-  if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr) resources.inline_exchange->BeginCall(call);
+  if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
+    resources.inline_exchange->BeginCall(call);
   state_->transport->BeginCall(call);
   absl::Status status = RunAlgorithm(fn, args, resources);
   if (algorithm == Algorithm::kInline && status.ok()) {

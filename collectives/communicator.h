@@ -128,8 +128,9 @@ class Communicator {
   Kernels* kernels();
 
   // For wrappers that reject a call's arguments before reaching the collective (views.h, bucket_fusion.h): takes
-  // part in the cross-rank argument check, when enabled, as a rank that rejected its arguments, so that the other
-  // ranks in `collective` fail instead of waiting for this one. Returns `rejection`.
+  // part in the rooted collectives' agreement (always) and in the cross-rank argument check (when enabled) as a rank
+  // that rejected its arguments, so that the other ranks in `collective` fail instead of waiting for this one.
+  // Returns `rejection` (or DeadlineExceeded when the other ranks never joined).
   absl::Status RejectCall(Collective collective, absl::Status rejection);
 
   // The algorithm a call with these arguments would run (resolving kAuto and $KCOLL_ALGO). `bytes` is the call's
@@ -166,6 +167,9 @@ class Communicator {
  private:
   Communicator();
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+  // The rooted collectives' agreement on `local` (transport/mpi/agreement.h's AgreeBeforeRootedCall); breaks the
+  // communicator on a timeout.
+  absl::Status AgreeOnArguments(Collective collective, Algorithm algorithm, const absl::Status& local);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
                             Resources& resources);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank

@@ -31,11 +31,9 @@ void CallTrackingTransport::set_timeout(absl::Duration timeout, std::string sour
   timeout_source_ = std::move(source);
 }
 
-std::string CallTrackingTransport::SecondsSinceCallBegan() const {
-  const double s = call_.clock != nullptr
-                       ? call_.SecondsSinceStart()
-                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
-  return absl::StrFormat("%.3f s", s);
+double CallTrackingTransport::SecondsSinceCallBegan() const {
+  return call_.clock != nullptr ? call_.SecondsSinceStart()
+                                : std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start_).count();
 }
 
 absl::Status CallTrackingTransport::CheckTransfer(absl::string_view what, int peer, const void* data, size_t bytes,
@@ -52,11 +50,11 @@ absl::Status CallTrackingTransport::CheckTransfer(absl::string_view what, int pe
   return absl::OkStatus();
 }
 
-absl::Status CallTrackingTransport::TimedOut(int rank, const std::vector<Pending>& pending,
-                                             const std::string& diagnosis) const {
+absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<PendingTransfer>& pending,
+                               const std::string& diagnosis) {
   std::set<int> peers;
   std::vector<std::string> described;
-  for (const Pending& p : pending) {
+  for (const PendingTransfer& p : pending) {
     peers.insert(p.peer);
     if (described.size() < kDescribedTransfers) {
       described.push_back(p.send ? absl::StrCat("send of ", p.bytes, " B to rank ", p.peer)
@@ -64,13 +62,26 @@ absl::Status CallTrackingTransport::TimedOut(int rank, const std::vector<Pending
     }
   }
   const size_t more = pending.size() - described.size();
-  return absl::DeadlineExceededError(
-      absl::StrCat(call_.collective, " (", call_.algorithm, ") on rank ", rank, ": no transfer completed for ",
-                   absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_,
-                   ") at step ", step_, ", ", SecondsSinceCallBegan(),
-                   " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
-                   absl::StrJoin(described, ", "), more > 0 ? absl::StrCat(", and ", more, " more") : "", ")",
-                   diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+  return absl::DeadlineExceededError(absl::StrCat(
+      call.collective, " (", call.algorithm, ") on rank ", call.rank, ": no transfer completed for ",
+      absl::FormatDuration(call.timeout), " (", call.timeout_source.empty() ? "timeout" : call.timeout_source,
+      ") at step ", call.step, ", ", absl::StrFormat("%.3f s", call.seconds_since_call_began),
+      " after the call began; ranks whose transfers did not complete: ", absl::StrJoin(peers, ", "), " (",
+      absl::StrJoin(described, ", "), more > 0 ? absl::StrCat(", and ", more, " more") : "", ")",
+      diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
+}
+
+absl::Status CallTrackingTransport::TimedOut(int rank, const std::vector<Pending>& pending,
+                                             const std::string& diagnosis) const {
+  TimedOutCall call;
+  call.collective = call_.collective;
+  call.algorithm = call_.algorithm;
+  call.rank = rank;
+  call.timeout = timeout_;
+  call.timeout_source = timeout_source_;
+  call.step = step_;
+  call.seconds_since_call_began = SecondsSinceCallBegan();
+  return TransfersTimedOut(call, pending, diagnosis);
 }
 
 }  // namespace kcoll

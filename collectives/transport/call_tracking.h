@@ -17,6 +17,30 @@
 
 namespace kcoll {
 
+// A transfer still pending when a wait timed out: `peer` as the transport names ranks in messages.
+struct PendingTransfer {
+  bool send = false;
+  int peer = 0;
+  size_t bytes = 0;
+};
+
+// What a timeout error names about the call that timed out.
+struct TimedOutCall {
+  absl::string_view collective;  // "all_reduce"
+  absl::string_view algorithm;   // "ring"
+  int rank = 0;                  // the rank that waited
+  absl::Duration timeout;
+  absl::string_view timeout_source;  // "KCOLL_TIMEOUT"; empty: "timeout"
+  int step = 0;
+  double seconds_since_call_began = 0;
+};
+
+// The DeadlineExceeded of a wait in which no transfer completed for the timeout, worded alike wherever a call waits:
+// the call, the algorithm, the rank, the step, the time since the call began, the ranks whose transfers did not
+// complete (the first few described), then `diagnosis` (why, if the waiter can tell) or the usual causes.
+absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<PendingTransfer>& pending,
+                               const std::string& diagnosis);
+
 class CallTrackingTransport : public Transport {
  public:
   int rank() const final { return rank_; }
@@ -33,12 +57,7 @@ class CallTrackingTransport : public Transport {
  protected:
   CallTrackingTransport(int rank, int size) : rank_(rank), size_(size) {}
 
-  // A transfer still pending when a wait timed out: `peer` as the transport names ranks in messages.
-  struct Pending {
-    bool send = false;
-    int peer = 0;
-    size_t bytes = 0;
-  };
+  using Pending = PendingTransfer;
 
   const CallInfo& call() const { return call_; }
   // "all_reduce (ring)": the call and its algorithm, as every message names them.
@@ -48,8 +67,8 @@ class CallTrackingTransport : public Transport {
   int step() const { return step_; }
   // Each wait of a call is its next step (named in errors).
   void NextStep() { ++step_; }
-  // "0.501 s" since the call began.
-  std::string SecondsSinceCallBegan() const;
+  // Seconds since the call began.
+  double SecondsSinceCallBegan() const;
   const std::string& timeout_source() const { return timeout_source_; }
 
   // InvalidArgument naming `what` ("Send", "Recv") and the value when `peer` is not in [0, size()), a buffer is
@@ -57,9 +76,7 @@ class CallTrackingTransport : public Transport {
   absl::Status CheckTransfer(absl::string_view what, int peer, const void* data, size_t bytes, int tag,
                              int max_tag) const;
 
-  // The DeadlineExceeded of a wait in which no transfer completed for the timeout: the call, the algorithm, this
-  // rank, the step, the time since the call began, the ranks whose transfers did not complete (the first few
-  // described), then `diagnosis` (why a peer's message did not match, if the transport can tell) or the usual causes.
+  // TransfersTimedOut for this call, at its current step.
   absl::Status TimedOut(int rank, const std::vector<Pending>& pending, const std::string& diagnosis) const;
 
  private:
