@@ -38,9 +38,20 @@ std::vector<GpuConfig> Configs() {
   return out;
 }
 
-// Algorithms that run on any device buffer: those that need registered buffers (Communicator::Allocate, on one node
-// over shared memory) are checked to refuse device buffers with the reason instead.
-bool RunsOnPlainBuffers(Algorithm algorithm) { return FactsOf(algorithm).needs != AlgorithmNeeds::kRegisteredBuffers; }
+// What an algorithm that cannot run on device buffers names when it refuses them: those that need registered buffers
+// (Communicator::Allocate) or host buffers in a node's shared memory (the inline AllReduce). Empty for the
+// algorithms that run on any device buffer.
+std::string DeviceRefusal(Algorithm algorithm) {
+  switch (FactsOf(algorithm).needs) {
+    case AlgorithmNeeds::kRegisteredBuffers:
+      return "Communicator::Allocate";
+    case AlgorithmNeeds::kOneNodeShm:
+      return "on host buffers";
+    default:
+      return "";
+  }
+}
+bool RunsOnPlainBuffers(Algorithm algorithm) { return DeviceRefusal(algorithm).empty(); }
 
 class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
  protected:
@@ -87,7 +98,7 @@ TEST_P(GpuCollectivesTest, EveryAlgorithmMatchesTheReference) {
         const absl::Status s = comm_->Call(c, d_send.data(), d_recv.data(), 16, DataType::kFloat32, ReduceOp::kSum, 0,
                                            call, MemoryKind::kDevice);
         EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << AlgorithmName(algorithm) << ": " << s;
-        EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("Communicator::Allocate"));
+        EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr(DeviceRefusal(algorithm)));
         continue;
       }
       if (c == Collective::kBarrier) {
