@@ -57,6 +57,42 @@ struct Registered {
   char* base = nullptr;
 };
 
+// The matrix's two registered buffers (receive, separate send), allocated once and grown when a case needs more:
+// Allocate and Free are collective, and on 16 oversubscribed ranks a pair of them per case was most of the test's
+// time. Every case refills what it reads, so reusing the memory hides nothing from it.
+class RegisteredPool {
+ public:
+  explicit RegisteredPool(Communicator& comm) : comm_(comm) {}
+  ~RegisteredPool() {
+    for (Slot& slot : slots_) {
+      if (slot.base != nullptr) EXPECT_TRUE(comm_.Free(slot.base).ok());
+    }
+  }
+  // `bytes` at `offset` in slot 0 or 1. `bound` must be the same on every rank (Allocate is collective): a bound on
+  // bytes + offset for every rank of the case.
+  char* Get(int which, size_t bytes, size_t offset, size_t bound) {
+    Slot& slot = slots_[which];
+    EXPECT_LE(bytes + offset, bound);
+    if (bound > slot.capacity) {
+      if (slot.base != nullptr) EXPECT_TRUE(comm_.Free(slot.base).ok());
+      slot.capacity = std::max(bound, 2 * slot.capacity);
+      auto allocated = comm_.Allocate(slot.capacity);
+      EXPECT_TRUE(allocated.ok()) << allocated.status();
+      slot.base = allocated.ok() ? static_cast<char*>(*allocated) : nullptr;
+      if (slot.base == nullptr) slot.capacity = 0;
+    }
+    return slot.base == nullptr ? nullptr : slot.base + offset;
+  }
+
+ private:
+  struct Slot {
+    char* base = nullptr;
+    size_t capacity = 0;
+  };
+  Communicator& comm_;
+  Slot slots_[2];
+};
+
 // The vendor MPI's answer for the same inputs.
 std::vector<char> MpiAnswer(Collective c, DataType type, ReduceOp op, const std::vector<char>& send, size_t count,
                             int root) {
@@ -96,40 +132,42 @@ struct MatrixCase {
 };
 
 // One case on registered buffers; collective over MPI_COMM_WORLD. Returns whether it passed on this rank.
-bool RunCase(Communicator& comm, const MatrixCase& m, Algorithm algorithm, size_t chunk_bytes = 0) {
+bool RunCase(Communicator& comm, RegisteredPool& pool, const MatrixCase& m, Algorithm algorithm,
+             size_t chunk_bytes = 0) {
   const int rank = WorldRank(), n = WorldSize();
   const size_t elem = DataTypeSize(m.type);
   const std::string name = absl::StrCat(m.Name(), " (", AlgorithmName(algorithm), ")");
   const std::vector<char> send = SendBuffer(m.collective, m.type, m.op, m.count, m.root, rank, n);
   const size_t recv_elems = RecvElements(m.collective, m.count, m.root, rank, n);
-  // Offsets differ between ranks and between the two buffers.
-  Registered recv(comm, std::max(recv_elems, SendElements(m.collective, m.count, m.root, rank, n)) * elem,
-                  64 * static_cast<size_t>(rank % 3));
-  Registered separate(comm, send.size(), 128);
-  if (recv.base == nullptr || separate.base == nullptr) return false;
+  // Offsets differ between ranks and between the two buffers. No rank's buffer exceeds count * n elements.
+  const size_t bound = m.count * static_cast<size_t>(n) * elem + 256;
+  char* const recv = pool.Get(0, std::max(recv_elems, SendElements(m.collective, m.count, m.root, rank, n)) * elem,
+                              64 * static_cast<size_t>(rank % 3), bound);
+  char* const separate = pool.Get(1, send.size(), 128, bound);
+  if (recv == nullptr || separate == nullptr) return false;
   const std::vector<char> sentinel = SentinelBuffer(m.type, recv_elems);
-  CopyBytes(recv.data(), sentinel);
-  const void* send_ptr = separate.data();
-  CopyBytes(separate.data(), send);
+  CopyBytes(recv, sentinel);
+  const void* send_ptr = separate;
+  CopyBytes(separate, send);
   if (m.in_place) {
     switch (m.collective) {
       case Collective::kAllGather:  // send is this rank's block of recv
-        send_ptr = recv.data() + static_cast<size_t>(rank) * m.count * elem;
-        CopyBytes(recv.data() + static_cast<size_t>(rank) * m.count * elem, send);
+        send_ptr = recv + static_cast<size_t>(rank) * m.count * elem;
+        CopyBytes(recv + static_cast<size_t>(rank) * m.count * elem, send);
         break;
       case Collective::kReduceScatter:  // recv is this rank's block of send
-        send_ptr = recv.data();
-        CopyBytes(recv.data(), send);
+        send_ptr = recv;
+        CopyBytes(recv, send);
         break;
       default:  // the same buffer
-        send_ptr = recv.data();
-        CopyBytes(recv.data(), send);
+        send_ptr = recv;
+        CopyBytes(recv, send);
         break;
     }
   }
   void* recv_ptr = m.in_place && m.collective == Collective::kReduceScatter
-                       ? recv.data() + static_cast<size_t>(rank) * m.count * elem
-                       : recv.data();
+                       ? recv + static_cast<size_t>(rank) * m.count * elem
+                       : recv;
   CallOptions options;
   options.algorithm = algorithm;
   options.tuning.chunk_bytes = chunk_bytes;
@@ -173,6 +211,7 @@ class RegisteredMatrixTest : public ::testing::TestWithParam<Algorithm> {};
 TEST_P(RegisteredMatrixTest, SmallCountsAreBitExact) {
   auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
+  RegisteredPool pool(*comm);
   for (Collective c :
        {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast}) {
     const std::vector<ReduceOp> ops = IsReduction(c) ? AllReduceOps() : std::vector<ReduceOp>{ReduceOp::kSum};
@@ -182,7 +221,7 @@ TEST_P(RegisteredMatrixTest, SmallCountsAreBitExact) {
         for (size_t count : SmallCounts()) {
           for (int root : roots) {
             for (bool in_place : {false, true})
-              RunCase(*comm, MatrixCase{c, type, op, count, root, in_place}, GetParam());
+              RunCase(*comm, pool, MatrixCase{c, type, op, count, root, in_place}, GetParam());
           }
         }
       }
@@ -194,16 +233,18 @@ TEST_P(RegisteredMatrixTest, SmallCountsAreBitExact) {
 TEST_P(RegisteredMatrixTest, LargeOddCountIsBitExact) {
   auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
+  RegisteredPool pool(*comm);
   const int last = WorldSize() - 1;
   for (Collective c :
        {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast}) {
-    RunCase(*comm, MatrixCase{c, DataType::kInt32, ReduceOp::kSum, kLargeCount, 0, false}, GetParam());
-    RunCase(*comm, MatrixCase{c, DataType::kBfloat16, ReduceOp::kSum, kLargeCount, last, true}, GetParam());
+    RunCase(*comm, pool, MatrixCase{c, DataType::kInt32, ReduceOp::kSum, kLargeCount, 0, false}, GetParam());
+    RunCase(*comm, pool, MatrixCase{c, DataType::kBfloat16, ReduceOp::kSum, kLargeCount, last, true}, GetParam());
     ASSERT_TRUE(AllRanks(!HasFailure())) << CollectiveName(c);
   }
   // AllReduce's pipeline in many small chunks, so that ranks overtake each other between chunks.
   for (bool in_place : {false, true}) {
-    RunCase(*comm, MatrixCase{Collective::kAllReduce, DataType::kFloat32, ReduceOp::kSum, kLargeCount, 0, in_place},
+    RunCase(*comm, pool,
+            MatrixCase{Collective::kAllReduce, DataType::kFloat32, ReduceOp::kSum, kLargeCount, 0, in_place},
             GetParam(), /*chunk_bytes=*/1000);
   }
 }
