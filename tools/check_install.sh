@@ -58,9 +58,10 @@ bazel_client() {
 }
 
 # The bundle for a bare GPU node, packed from a host build: unpacked elsewhere and run with this machine's Open MPI
-# and PMIx hidden (a mount namespace, where this user may make one), it must launch and pass on its own.
+# and PMIx hidden (a mount namespace, where this user may make one), it must launch and pass on its own. Packed from
+# the fastbuild binaries that `bazel test //...` built: what is checked is the packing, not the binaries' speed.
 relocated_bundle() {
-  tools/gpu_bundle.sh --host --out "$work/bundle.tar.gz" || return 1
+  tools/gpu_bundle.sh --host --mode fastbuild --out "$work/bundle.tar.gz" || return 1
   mkdir -p "$work/node" "$work/empty" && tar -C "$work/node" -xzf "$work/bundle.tar.gz" || return 1
   local hide=""
   if unshare -m true 2> /dev/null; then

@@ -5,10 +5,12 @@
 # components and help files under a prefix of their own, so that mpirun works from wherever the bundle is unpacked.
 # NCCL is not packed (the installed libnccl.so.2 alone is over 200 MB): the node's own is used (env.sh finds it).
 #
-#   tools/gpu_bundle.sh [--out FILE.tar.gz] [--host]
+#   tools/gpu_bundle.sh [--out FILE.tar.gz] [--host] [--mode MODE]
 #     --out   where the tarball goes (default: kcoll-gpu-bundle.tar.gz in the current directory)
 #     --host  pack a build without --config=cuda (the same layout; how the bundle itself is tested on machines
 #             without a GPU)
+#     --mode  Bazel's compilation mode (default opt: the bundle's benchmarks are for timing); a check of the
+#             packing alone may take the mode a build already made (fastbuild after `bazel test //...`)
 #
 # On the node:  tar xzf kcoll-gpu-bundle.tar.gz && kcoll-gpu/run_checks.sh OUT_DIR   (every check; or by hand:)
 #               source kcoll-gpu/env.sh
@@ -27,11 +29,13 @@ die() {
 
 out="$PWD/kcoll-gpu-bundle.tar.gz"
 config=(--config=cuda)
+mode=opt
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out="$(realpath -m "$2")"; shift 2 ;;
     --host) config=(); shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    --mode) mode="$2"; shift 2 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -45,12 +49,12 @@ for t in "${tests[@]}"; do
   # A test exists only where its dependencies do (NCCL, the CUDA runtime): pack those this build has.
   if bazel query "//tests:$t" > /dev/null 2>&1; then targets+=("//tests:$t"); fi
 done
-say "building ${#targets[@]} targets (-c opt ${config[*]:-without --config=cuda})"
+say "building ${#targets[@]} targets (-c $mode ${config[*]:-without --config=cuda})"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-bazel build -c opt "${config[@]}" "${targets[@]}" > "$work/build.log" 2>&1 ||
+bazel build -c "$mode" "${config[@]}" "${targets[@]}" > "$work/build.log" 2>&1 ||
   { grep -v "^INFO\|^Loading\|^Analyzing" "$work/build.log" | tail -40 >&2; die "the build failed"; }
-bin_dir="$(bazel info -c opt "${config[@]}" bazel-bin 2> /dev/null)"
+bin_dir="$(bazel info -c "$mode" "${config[@]}" bazel-bin 2> /dev/null)"
 stage="$work/kcoll-gpu"
 mkdir -p "$stage/bin" "$stage/lib"
 
