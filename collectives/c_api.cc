@@ -121,6 +121,28 @@ int kcoll_comm_create(MPI_Comm comm, kcoll_comm* out) {
 
 int kcoll_comm_create_f(MPI_Fint comm, kcoll_comm* out) { return kcoll_comm_create(MPI_Comm_f2c(comm), out); }
 
+int kcoll_comm_split(kcoll_comm comm, int color, int key, kcoll_comm* out) {
+  if (out == nullptr) return Report(absl::InvalidArgumentError("out: NULL"));
+  *out = nullptr;
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  absl::StatusOr<std::unique_ptr<kcoll::Communicator>> split = (*c)->Split(color, key);
+  if (!split.ok()) return Report(split.status());
+  if (*split != nullptr) *out = new kcoll_comm_s{*std::move(split)};
+  return KCOLL_OK;
+}
+
+int kcoll_comm_dup(kcoll_comm comm, kcoll_comm* out) {
+  if (out == nullptr) return Report(absl::InvalidArgumentError("out: NULL"));
+  *out = nullptr;
+  absl::StatusOr<kcoll::Communicator*> c = Get(comm);
+  if (!c.ok()) return Report(c.status());
+  absl::StatusOr<std::unique_ptr<kcoll::Communicator>> dup = (*c)->Dup();
+  if (!dup.ok()) return Report(dup.status());
+  *out = new kcoll_comm_s{*std::move(dup)};
+  return KCOLL_OK;
+}
+
 int kcoll_comm_free(kcoll_comm comm) {
   if (comm == nullptr) return KCOLL_OK;
   absl::Status s = comm->comm->Finalize();

@@ -76,6 +76,11 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
+  return CreateOn(comm, options, std::nullopt);
+}
+
+absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm comm, const CommunicatorOptions& options,
+                                                                     std::optional<int> emulated_node) {
   KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
@@ -84,12 +89,14 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
   std::unique_ptr<Communicator> c(new Communicator());
+  c->state_->options = options;
   c->state_->backend = backend;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;
   topology_options.default_nchannels = asked == TransportKind::kNccl ? kDefaultChannels : kHostDefaultChannels;
+  topology_options.emulated_node = emulated_node;
   absl::Status gpu_status;
   if (backend == ExecBackend::kCuda) {
     absl::StatusOr<std::optional<GpuInfo>> gpu = CurrentCudaDevice();
@@ -372,7 +379,9 @@ absl::Status Communicator::RejectCall(Collective collective, absl::Status reject
   if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok()) return rejection;
   // The ranks that accepted are in Run: this rank takes the same part in the call's agreement as they do.
   if (!state_->check_args) {
-    return IsRooted(collective) ? AgreeOnArguments(collective, Algorithm::kAuto, rejection) : rejection;
+    return IsRooted(collective)
+               ? AgreeOnArguments(CollectiveName(collective), AlgorithmName(Algorithm::kAuto), rejection)
+               : rejection;
   }
   CollectiveArgs args;
   args.collective = collective;
@@ -382,13 +391,14 @@ absl::Status Communicator::RejectCall(Collective collective, absl::Status reject
   return checked;
 }
 
-absl::Status Communicator::AgreeOnArguments(Collective collective, Algorithm algorithm, const absl::Status& local) {
-  RootedCall call;
-  call.collective = CollectiveName(collective);
-  call.algorithm = AlgorithmName(algorithm);
+absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm,
+                                            const absl::Status& local) {
+  CallToAgreeOn call;
+  call.collective = call_name;
+  call.algorithm = algorithm;
   call.timeout = state_->timeout.timeout;
   call.timeout_source = state_->timeout.source;
-  absl::Status agreed = AgreeBeforeRootedCall(state_->control_comm, call, local);
+  absl::Status agreed = AgreeBeforeCall(state_->control_comm, call, local);
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   return agreed;
 }
@@ -417,7 +427,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     // A root's buffers are seen by the root alone (and a non-root's by that rank alone): the ranks of a rooted call
     // agree before any traffic, so that a rejection anywhere is an error everywhere and the next call finds every
     // rank in step. (The cross-rank check above makes the same agreement, and more.)
-    KCOLL_RETURN_IF_ERROR(AgreeOnArguments(args.collective, algorithm, local));
+    KCOLL_RETURN_IF_ERROR(AgreeOnArguments(CollectiveName(args.collective), AlgorithmName(algorithm), local));
   }
   KCOLL_RETURN_IF_ERROR(local);
   const PrimitiveCounts before = state_->counters.total;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,16 @@ class Communicator {
 
   // Collective over `comm`. Needs MPI and Kokkos initialised.
   static absl::StatusOr<std::unique_ptr<Communicator>> Create(MPI_Comm comm, const CommunicatorOptions& options = {});
+
+  // A communicator of the ranks that pass the same `color`, ordered by `key` and then by rank in this one (the rule
+  // of MPI_Comm_split), created with this communicator's options: its own topology (shared memory among the ranks
+  // of a node, MPI between), transport, registered memory, counters and call order. A rank that passes
+  // MPI_UNDEFINED joins none and gets a null communicator. Ranks of emulated nodes keep their nodes. Collective over
+  // this communicator; a negative color other than MPI_UNDEFINED is InvalidArgument on every rank.
+  absl::StatusOr<std::unique_ptr<Communicator>> Split(int color, int key);
+  // The same ranks, in a communicator of their own (MPI_Comm_dup's rule): a library embedding kcoll keeps its
+  // collectives apart from the application's with it. Collective.
+  absl::StatusOr<std::unique_ptr<Communicator>> Dup();
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -166,10 +177,13 @@ class Communicator {
 
  private:
   Communicator();
+  // Create, and for Split: `emulated_node`, this rank's node when the parent emulated its nodes.
+  static absl::StatusOr<std::unique_ptr<Communicator>> CreateOn(MPI_Comm comm, const CommunicatorOptions& options,
+                                                                std::optional<int> emulated_node);
   absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
-  // The rooted collectives' agreement on `local` (transport/mpi/agreement.h's AgreeBeforeRootedCall); breaks the
-  // communicator on a timeout.
-  absl::Status AgreeOnArguments(Collective collective, Algorithm algorithm, const absl::Status& local);
+  // The agreement on `local` of a call whose arguments some rank sees alone (transport/mpi/agreement.h's
+  // AgreeBeforeCall): the rooted collectives, Split. Breaks the communicator on a timeout.
+  absl::Status AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
                             Resources& resources);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank

@@ -29,6 +29,7 @@
 namespace kcoll {
 
 struct CommunicatorState {
+  CommunicatorOptions options;  // as Create was given them: Split and Dup create with the same
   ExecBackend backend = ExecBackend::kSerial;
   TransportKind transport_kind = TransportKind::kMpi;
   std::string execution;

@@ -75,6 +75,11 @@ int kcoll_finalize(void);
 int kcoll_comm_create(MPI_Comm comm, kcoll_comm* out);
 /* From a Fortran MPI handle (MPI_Comm_f2c), for `use mpi` / `use mpi_f08` codes (comm%MPI_VAL). */
 int kcoll_comm_create_f(MPI_Fint comm, kcoll_comm* out);
+/* Collective over `comm`: the ranks that pass the same `color` (>= 0) form a new communicator, ordered by `key`
+ * (MPI_Comm_split's rule); a rank that passes MPI_UNDEFINED gets NULL. Free each with kcoll_comm_free. */
+int kcoll_comm_split(kcoll_comm comm, int color, int key, kcoll_comm* out);
+/* Collective over `comm`: the same ranks in a communicator of their own. */
+int kcoll_comm_dup(kcoll_comm comm, kcoll_comm* out);
 /* Collective. Releases the communicator; NULL is accepted. */
 int kcoll_comm_free(kcoll_comm comm);
 int kcoll_comm_rank(kcoll_comm comm, int* rank);

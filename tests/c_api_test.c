@@ -1,6 +1,7 @@
 /* The C API from a C program: every collective once with exact integer results (AllReduce also against
- * MPI_Allreduce), and the error paths (a bad root, a bad type, a NULL communicator) with their messages.
- * Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a check fails on any rank. */
+ * MPI_Allreduce), sub-communicators from kcoll_comm_split and kcoll_comm_dup, and the error paths (a bad root, a bad
+ * type, a NULL communicator) with their messages. Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a
+ * check fails on any rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,40 @@ int main(int argc, char** argv) {
   CHECK_OK(kcoll_allreduce(from_fortran, &x, &sum, 1, KCOLL_FLOAT64, KCOLL_SUM));
   CHECK(sum == 0.25 * n * (n + 1));
   CHECK_OK(kcoll_comm_free(from_fortran));
+
+  /* Sub-communicators: even and odd ranks (the last rank joins none), and a duplicate. */
+  kcoll_comm half = NULL, dup = NULL;
+  const int color = rank == n - 1 && n > 2 ? MPI_UNDEFINED : rank % 2;
+  CHECK_OK(kcoll_comm_split(comm, color, -rank, &half));
+  if (color == MPI_UNDEFINED) {
+    CHECK(half == NULL);
+  } else {
+    int sub_rank = -1, sub_size = 0, want_size = 0, want_sum = 0;
+    for (int r = 0; r < n; ++r) {
+      if (r % 2 == color && !(r == n - 1 && n > 2)) {
+        ++want_size;
+        want_sum += r;
+        if (r > rank) ++sub_rank; /* key -rank: the highest rank comes first */
+      }
+    }
+    ++sub_rank;
+    int mine = rank, total_of_half = -1;
+    int got_rank = -1;
+    CHECK_OK(kcoll_comm_rank(half, &got_rank));
+    CHECK(got_rank == sub_rank);
+    CHECK_OK(kcoll_comm_size(half, &sub_size));
+    CHECK(sub_size == want_size);
+    CHECK_OK(kcoll_allreduce(half, &mine, &total_of_half, 1, KCOLL_INT32, KCOLL_SUM));
+    CHECK(total_of_half == want_sum);
+    CHECK_OK(kcoll_comm_free(half));
+  }
+  CHECK_OK(kcoll_comm_dup(comm, &dup));
+  int one = 1, ranks_in_dup = 0;
+  CHECK_OK(kcoll_allreduce(dup, &one, &ranks_in_dup, 1, KCOLL_INT32, KCOLL_SUM));
+  CHECK(ranks_in_dup == n);
+  CHECK_OK(kcoll_comm_free(dup));
+  CHECK(kcoll_comm_split(comm, -5, 0, &half) == KCOLL_INVALID_ARGUMENT && half == NULL);
+  CHECK(strstr(kcoll_error_string(), "Split: color -5 is negative") != NULL);
 
   /* Errors: the code and the C++ Status's message. */
   int status = kcoll_broadcast(comm, send, recv, kCount, KCOLL_INT32, n);

@@ -102,7 +102,10 @@ absl::StatusOr<Topology> DiscoverTopology(MPI_Comm comm, const TopologyOptions& 
   int rank = 0, nranks = 1;
   KCOLL_RETURN_IF_ERROR(MpiCheck(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank"));
   KCOLL_RETURN_IF_ERROR(MpiCheck(MPI_Comm_size(comm, &nranks), "MPI_Comm_size"));
-  KCOLL_ASSIGN_OR_RETURN(const int ranks_per_node, ChooseRanksPerNode(options.ranks_per_node, nranks));
+  int ranks_per_node = 0;
+  if (!options.emulated_node.has_value()) {
+    KCOLL_ASSIGN_OR_RETURN(ranks_per_node, ChooseRanksPerNode(options.ranks_per_node, nranks));
+  }
   KCOLL_ASSIGN_OR_RETURN(const int nchannels, ChooseChannelCount(options.nchannels, options.default_nchannels));
 
   RankInfo mine = DiscoverLocalRankInfo();
@@ -110,7 +113,13 @@ absl::StatusOr<Topology> DiscoverTopology(MPI_Comm comm, const TopologyOptions& 
   KCOLL_ASSIGN_OR_RETURN(std::vector<RankInfo> ranks, GatherRankInfo(comm, nranks, mine));
 
   Topology t;
-  if (ranks_per_node > 0) {
+  if (options.emulated_node.has_value()) {
+    std::vector<int> labels(nranks);
+    int mine_label = *options.emulated_node;
+    KCOLL_RETURN_IF_ERROR(
+        MpiCheck(MPI_Allgather(&mine_label, 1, MPI_INT, labels.data(), 1, MPI_INT, comm), "MPI_Allgather"));
+    t = MakeTopology(rank, labels, /*emulated=*/true, nchannels);
+  } else if (ranks_per_node > 0) {
     t = MakeEmulatedTopology(rank, nranks, ranks_per_node, nchannels);
   } else {
     KCOLL_ASSIGN_OR_RETURN(std::vector<int> labels, NodeLabelsFromMpi(comm, rank, nranks));

@@ -31,6 +31,9 @@ struct TopologyOptions {
   int default_nchannels = kDefaultChannels;
   // This rank's GPU, when it drives one (see gpu_info.h).
   std::optional<GpuInfo> gpu;
+  // This rank's node in a communicator that emulated its nodes, for one split from it (Communicator::Split): the
+  // ranks keep the nodes they had, and ranks_per_node and $KCOLL_RANKS_PER_NODE do not apply.
+  std::optional<int> emulated_node;
 };
 
 // The ranks per node to emulate (0: none) from `requested` and $KCOLL_RANKS_PER_NODE; InvalidArgument names the

@@ -15,22 +15,23 @@ namespace kcoll {
 // failing ranks) if it has one, else FailedPrecondition naming `what` and the ranks that failed.
 absl::Status AgreeAcrossRanks(MPI_Comm comm, const absl::Status& local, absl::string_view what);
 
-// The call a rooted agreement belongs to, as its errors name it.
-struct RootedCall {
-  absl::string_view collective;                       // "gather"
-  absl::string_view algorithm;                        // "linear"
+// The call an agreement belongs to, as its errors name it.
+struct CallToAgreeOn {
+  absl::string_view collective;                       // "gather", "Split"
+  absl::string_view algorithm;                        // "linear"; for a call without algorithms, what it does
   absl::Duration timeout = absl::InfiniteDuration();  // how long a wait may go without a transfer completing
   absl::string_view timeout_source;                   // "KCOLL_TIMEOUT"
 };
 
-// What the ranks of a rooted collective do before any data moves: each says whether it accepted its own arguments
-// (a root's buffers are seen by the root alone), over a binomial tree rooted at rank 0 whatever the call's root (in,
+// What the ranks of a call whose arguments some rank sees alone do before any of them acts (a rooted collective
+// before data moves: a root's buffers are seen by the root alone; Split): each says whether it accepted its own
+// arguments, over a binomial tree rooted at rank 0 whatever the call's root (in,
 // then out: 2 log2 P messages of 4 bytes deep; a rank whose root differs still meets the others). OK when every rank
 // accepted; else every rank returns InvalidArgument naming the lowest rejecting rank and that rank's message (a
-// rejecting rank returns its own `local`), and no rank has moved data. Collective over `comm` (point-to-point on a tag
+// rejecting rank returns its own `local`), and no rank has acted. Collective over `comm` (point-to-point on a tag
 // of its own). A wait in which nothing arrives for the timeout is DeadlineExceeded naming the ranks it waited for,
 // worded as the transports word theirs.
-absl::Status AgreeBeforeRootedCall(MPI_Comm comm, const RootedCall& call, const absl::Status& local);
+absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local);
 
 }  // namespace kcoll
 
