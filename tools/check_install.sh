@@ -2,7 +2,7 @@
 # Checks kcoll the way applications adopt it, from a checkout where tools/setup.sh has run:
 #   1. tools/install.sh into a temporary prefix, and each public header compiled alone against it;
 #   2. examples/ built with CMake against that install (find_package(kcoll)), and the CG example run on 2 ranks with
-#      kcoll and with MPI_Allreduce (same iterations);
+#      kcoll and with MPI_Allreduce (same iterations); a client in CMake projects of C++ alone and of Fortran and C++;
 #   3. a C program (tests/c_api_test.c) built with pkg-config against the install, run on 2 ranks;
 #   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks.
 # Prints one "[check] ok: ..." or "[check] FAILED: ..." line per step (with the step's output when it fails) and
@@ -105,6 +105,17 @@ installed_profiles() {  # the shared library finds the profiles installed beside
 }
 check "the installed library prices auto with the profiles installed beside it" installed_profiles
 check "the smallest client, linked statically (kcoll::kcoll_static)" "${mpirun[@]}" "$work/build/allreduce_client"
+# The smallest client in a CMake project of its own per set of languages: most C++ applications enable only CXX.
+consumer_project() {  # consumer_project LANGUAGE...
+  local dir="$work/consumer_$(IFS=_; echo "$*")"
+  mkdir -p "$dir" && cp examples/bazel_client/allreduce_client.cc "$dir/" || return 1
+  printf '%s\n' "cmake_minimum_required(VERSION 3.16)" "project(consumer LANGUAGES $*)" "find_package(kcoll REQUIRED)" \
+    "add_executable(client allreduce_client.cc)" "target_link_libraries(client PRIVATE kcoll::kcoll)" > "$dir/CMakeLists.txt"
+  cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" && cmake --build "$dir/build" &&
+    "${mpirun[@]}" "$dir/build/client"
+}
+check "a CMake project of C++ alone (project(app CXX)) linking kcoll::kcoll" consumer_project CXX
+check "a CMake project of Fortran and C++ linking kcoll::kcoll" consumer_project Fortran CXX
 check "a C program on the C API, built with pkg-config" pkg_config_c_program
 check "the Bazel client workspace examples/bazel_client" bazel_client
 check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle

@@ -14,6 +14,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 PACKAGES=(
   bazel-bootstrap bazel-rules-java bazel-platforms  # Bazel 4.2.3 and the rule sets it loads offline
   g++ cmake make                                    # compilers; CMake builds Kokkos
+  gfortran pkg-config                               # the install check: a Fortran + C++ CMake client, pkg-config
   openmpi-bin libopenmpi-dev                        # MPI
   libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev nlohmann-json3-dev
   python3 python3-matplotlib                        # tools/plot
