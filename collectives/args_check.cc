@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
 
@@ -129,8 +130,7 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
     const ArgsRecord& first = exchange->all[0];
     const absl::string_view name =
         first.collective >= 0 ? CollectiveName(static_cast<Collective>(first.collective)) : "collective";
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": rank ", first_rejecting, " rejected its arguments, so no rank ran the call: ", exchange->message));
+    return RejectedOnAnotherRank(name, first_rejecting, exchange->message);
   }
   return CompareArgsRecords(exchange->all);
 }

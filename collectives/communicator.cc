@@ -23,6 +23,7 @@
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
+#include "collectives/transport/shm/inline_agreement.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
@@ -393,6 +394,16 @@ absl::Status Communicator::RejectCall(Collective collective, absl::Status reject
 
 absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm,
                                             const absl::Status& local) {
+  if (state_->inline_exchange != nullptr) {
+    // One node over shared memory: one exchange of cache lines. The signature is the call's name alone: a rank that
+    // rejected its arguments resolved no algorithm, and must still meet the others.
+    uint32_t signature = 2166136261u;  // FNV-1a of the name: the same on every rank
+    for (char ch : call_name) signature = (signature ^ static_cast<unsigned char>(ch)) * 16777619u;
+    const Transport::CallInfo info{call_name, algorithm, signature, &state_->clock, state_->clock.Now()};
+    absl::Status agreed = AgreeInline(*state_->inline_exchange, info, local);
+    if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
+    return agreed;
+  }
   CallToAgreeOn call;
   call.collective = call_name;
   call.algorithm = algorithm;

@@ -189,7 +189,7 @@ TEST(InlineAllReduce, AStalledRankIsNamedUnderATimeout) {
     const absl::Status status = comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum);
     EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
     EXPECT_THAT(std::string(status.message()),
-                HasSubstr(absl::StrCat("ranks that did not arrive: ", stalled)));
+                HasSubstr(absl::StrCat("ranks whose transfers did not complete: ", stalled)));
     EXPECT_THAT(std::string(status.message()), HasSubstr("all_reduce (inline)"));
     // The communicator is broken: no call may run on it any more.
     EXPECT_FALSE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());

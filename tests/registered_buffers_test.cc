@@ -383,7 +383,8 @@ TEST(RegisteredErrorsTest, StalledRankTimesOut) {
     const absl::Status status = comm->AllReduce(x, x, 1024, DataType::kFloat64, ReduceOp::kSum, direct);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
-    EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("ranks that did not arrive: ", stalled)));
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(absl::StrCat("ranks whose transfers did not complete: ", stalled)));
     EXPECT_THAT(std::string(status.message()), HasSubstr("all_reduce"));
     EXPECT_LT(seconds, absl::ToDoubleSeconds(kTimeout) + 2.0);
     EXPECT_FALSE(comm->broken().ok());

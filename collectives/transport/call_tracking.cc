@@ -71,6 +71,11 @@ absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<Pendi
       diagnosis.empty() ? "; a peer stopped, died, or called with different arguments" : diagnosis));
 }
 
+absl::Status RejectedOnAnotherRank(absl::string_view call, int rejecting, absl::string_view message) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(call, ": rank ", rejecting, " rejected its arguments, so no rank ran the call: ", message));
+}
+
 absl::Status CallTrackingTransport::TimedOut(int rank, const std::vector<Pending>& pending,
                                              const std::string& diagnosis) const {
   TimedOutCall call;

@@ -41,6 +41,10 @@ struct TimedOutCall {
 absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<PendingTransfer>& pending,
                                const std::string& diagnosis);
 
+// The InvalidArgument a rank returns when rank `rejecting` refused its own arguments of `call` and the ranks agreed
+// not to run it: "gather: rank 0 rejected its arguments, so no rank ran the call: <that rank's message>".
+absl::Status RejectedOnAnotherRank(absl::string_view call, int rejecting, absl::string_view message);
+
 class CallTrackingTransport : public Transport {
  public:
   int rank() const final { return rank_; }

@@ -134,8 +134,7 @@ absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const abs
   }
   KCOLL_RETURN_IF_ERROR(wait());
   if (!local.ok()) return local;
-  return absl::InvalidArgumentError(absl::StrCat(call.collective, ": rank ", first,
-                                                 " rejected its arguments, so no rank ran the call: ", a->message));
+  return RejectedOnAnotherRank(call.collective, first, a->message);
 }
 
 }  // namespace kcoll

@@ -5,13 +5,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "collectives/transport/call_tracking.h"
+#include "collectives/transport/shm/shm_layout.h"
 
 namespace kcoll {
 namespace shm {
 
-absl::StatusOr<std::unique_ptr<NodeLines>> NodeLines::Create(MPI_Comm comm, size_t bytes,
-                                                             std::vector<int> rank_names, int spin_polls,
-                                                             absl::string_view owner) {
+absl::StatusOr<std::unique_ptr<NodeLines>> NodeLines::Create(MPI_Comm comm, size_t bytes, std::vector<int> rank_names,
+                                                             int spin_polls, absl::string_view owner) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -43,11 +44,19 @@ void NodeLines::set_timeout(absl::Duration timeout, std::string source) {
 
 absl::Status NodeLines::TimedOut(const Transport::CallInfo& call, absl::string_view where,
                                  absl::string_view waiting_for, const std::vector<int>& missing) const {
-  return absl::DeadlineExceededError(absl::StrCat(
-      call.collective, " (", call.algorithm, ") on rank ", Name(rank_), ": no rank arrived for ",
-      absl::FormatDuration(timeout_), " (", timeout_source_.empty() ? "timeout" : timeout_source_, ") ", where, ", ",
-      absl::StrFormat("%.3f", call.SecondsSinceStart()), " s after the call began; ranks that did not arrive: ",
-      absl::StrJoin(missing, ", "), " (", waiting_for, "; a peer stopped, died, or called another collective)"));
+  // Worded as the transports word a timeout: each rank that did not arrive is a pending receive of its line.
+  TimedOutCall timed_out;
+  timed_out.collective = call.collective;
+  timed_out.algorithm = call.algorithm;
+  timed_out.rank = Name(rank_);
+  timed_out.timeout = timeout_;
+  timed_out.timeout_source = timeout_source_;
+  timed_out.seconds_since_call_began = call.SecondsSinceStart();
+  std::vector<PendingTransfer> pending;
+  for (int r : missing) pending.push_back(PendingTransfer{false, r, kCacheLine});
+  return TransfersTimedOut(
+      timed_out, pending,
+      absl::StrCat("; ", where, ", ", waiting_for, ": a peer stopped, died, or called another collective"));
 }
 
 }  // namespace shm
