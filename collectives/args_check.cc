@@ -4,7 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/transport/call_tracking.h"
+#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
 
@@ -83,7 +83,6 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
   struct Exchange {
     ArgsRecord mine;
     std::vector<ArgsRecord> all;
-    char message[512] = {};  // a rejecting rank's message
   };
   auto exchange = std::make_unique<Exchange>();
   exchange->mine = MakeArgsRecord(args, algorithm, local.ok());
@@ -103,34 +102,13 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
         " (it stopped, died, or called another collective)"));
   }
   // A rank that rejected its own arguments sends its message to the others (only on this error path), so that every
-  // rank's error names the argument.
-  int first_rejecting = -1;
-  for (int r = 0; r < nranks && first_rejecting < 0; ++r) {
-    if (exchange->all[r].accepted == 0) first_rejecting = r;
-  }
-  if (first_rejecting >= 0) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == first_rejecting) std::string(local.message()).copy(exchange->message, sizeof(exchange->message) - 1);
-    if (MPI_Ibcast(exchange->message, sizeof(exchange->message), MPI_CHAR, first_rejecting, comm, &request) !=
-        MPI_SUCCESS) {
-      return absl::InternalError("argument check: MPI_Ibcast failed");
-    }
-    absl::StatusOr<bool> sent = WaitForRequests(&request, 1, timeout, &scratch);
-    if (!sent.ok()) return sent.status();
-    if (!*sent) {
-      exchange.release();  // left to MPI: see above
-      return absl::DeadlineExceededError(absl::StrCat(CollectiveName(args.collective), ": rank ", first_rejecting,
-                                                      " rejected its arguments, but its message did not arrive within ",
-                                                      absl::FormatDuration(timeout)));
-    }
-  }
-  if (!local.ok()) return local;
-  if (first_rejecting >= 0) {
+  // rank's error names the argument. The collective rank 0 called names the error on every rank.
+  for (int r = 0; r < nranks; ++r) {
+    if (exchange->all[r].accepted != 0) continue;
     const ArgsRecord& first = exchange->all[0];
     const absl::string_view name =
         first.collective >= 0 ? CollectiveName(static_cast<Collective>(first.collective)) : "collective";
-    return RejectedOnAnotherRank(name, first_rejecting, exchange->message);
+    return RelayRejection(comm, name, r, local, timeout);
   }
   return CompareArgsRecords(exchange->all);
 }

@@ -44,6 +44,8 @@ absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<Pendi
 // The InvalidArgument a rank returns when rank `rejecting` refused its own arguments of `call` and the ranks agreed
 // not to run it: "gather: rank 0 rejected its arguments, so no rank ran the call: <that rank's message>".
 absl::Status RejectedOnAnotherRank(absl::string_view call, int rejecting, absl::string_view message);
+// How much of a rejecting rank's message travels to the others.
+inline constexpr size_t kRejectionMessageBytes = 512;
 
 class CallTrackingTransport : public Transport {
  public:

@@ -32,18 +32,16 @@ absl::Status AgreeAcrossRanks(MPI_Comm comm, const absl::Status& local, absl::st
 
 namespace {
 
-constexpr int kAgreementTag = 7301;    // point-to-point on the control communicator carries nothing else
-constexpr size_t kMessageBytes = 512;  // a rejection's message, cut to this
+constexpr int kAgreementTag = 7301;  // point-to-point on the control communicator carries nothing else
 
 // The state of one agreement, on the heap: a wait that times out leaves its requests to MPI, which may still write
 // into these buffers later, so they are then never freed.
 struct RootedAgreement {
-  int mine = 0;                      // the lowest rejecting rank below this one in the tree (P: none)
-  std::vector<int> from_children;    // what each child sent up
-  int result = 0;                    // the lowest rejecting rank of all, from the parent
-  std::vector<int> children;         // ranks
-  int parent = -1;                   // rank; -1 at the root
-  char message[kMessageBytes] = {};  // the rejecting rank's message
+  int mine = 0;                    // the lowest rejecting rank below this one in the tree (P: none)
+  std::vector<int> from_children;  // what each child sent up
+  int result = 0;                  // the lowest rejecting rank of all, from the parent
+  std::vector<int> children;       // ranks
+  int parent = -1;                 // rank; -1 at the root
   std::vector<MPI_Request> requests;
   std::vector<PendingTransfer> pending;  // what requests[i] is, for a timeout's message
 };
@@ -126,15 +124,32 @@ absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const abs
   const int first = a->result;
   if (first >= nranks) return absl::OkStatus();
   // Only on this error path does the rejecting rank's message travel.
-  if (rank == first) std::string(local.message()).copy(a->message, kMessageBytes - 1);
-  a->requests.emplace_back();
-  a->pending.push_back(PendingTransfer{false, first, kMessageBytes});
-  if (MPI_Ibcast(a->message, kMessageBytes, MPI_CHAR, first, comm, &a->requests.back()) != MPI_SUCCESS) {
-    return absl::InternalError(absl::StrCat(call.collective, ": the argument agreement's MPI_Ibcast failed"));
+  return RelayRejection(comm, call.collective, first, local, call.timeout);
+}
+
+absl::Status RelayRejection(MPI_Comm comm, absl::string_view call, int first, const absl::Status& local,
+                            absl::Duration timeout) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // On the heap: a timed-out broadcast cannot be cancelled, and MPI may still write into it later.
+  auto message = std::make_unique<char[]>(kRejectionMessageBytes);
+  std::fill_n(message.get(), kRejectionMessageBytes, '\0');
+  if (rank == first) std::string(local.message()).copy(message.get(), kRejectionMessageBytes - 1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ibcast(message.get(), kRejectionMessageBytes, MPI_CHAR, first, comm, &request) != MPI_SUCCESS) {
+    return absl::InternalError(absl::StrCat(call, ": relaying rank ", first, "'s rejection: MPI_Ibcast failed"));
   }
-  KCOLL_RETURN_IF_ERROR(wait());
+  std::vector<int> scratch;
+  absl::StatusOr<bool> sent = WaitForRequests(&request, 1, timeout, &scratch);
+  if (!sent.ok()) return sent.status();
+  if (!*sent) {
+    message.release();  // left to MPI: see above
+    return absl::DeadlineExceededError(absl::StrCat(call, ": rank ", first,
+                                                    " rejected its arguments, but its message did not arrive within ",
+                                                    absl::FormatDuration(timeout)));
+  }
   if (!local.ok()) return local;
-  return RejectedOnAnotherRank(call.collective, first, a->message);
+  return RejectedOnAnotherRank(call, first, message.get());
 }
 
 }  // namespace kcoll

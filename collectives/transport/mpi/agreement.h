@@ -33,6 +33,12 @@ struct CallToAgreeOn {
 // worded as the transports word theirs.
 absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local);
 
+// The error path of an agreement over MPI, once every rank knows that rank `first` rejected its arguments of `call`:
+// its message travels to every rank (MPI_Ibcast on `comm`, its first kRejectionMessageBytes). Returns `local` where
+// it is an error, else RejectedOnAnotherRank; DeadlineExceeded when the message did not arrive within `timeout`.
+absl::Status RelayRejection(MPI_Comm comm, absl::string_view call, int first, const absl::Status& local,
+                            absl::Duration timeout);
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_TRANSPORT_MPI_AGREEMENT_H_

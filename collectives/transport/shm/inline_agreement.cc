@@ -7,11 +7,6 @@
 #include "collectives/transport/call_tracking.h"
 
 namespace kcoll {
-namespace {
-
-constexpr size_t kMessageBytes = 512;  // a rejection's message, cut to this
-
-}  // namespace
 
 absl::Status AgreeInline(InlineExchange& exchange, const Transport::CallInfo& call, const absl::Status& local) {
   exchange.BeginCall(call);
@@ -24,12 +19,12 @@ absl::Status AgreeInline(InlineExchange& exchange, const Transport::CallInfo& ca
     if (theirs == 0) first = r;
   }
   if (first < 0) return absl::OkStatus();
-  char message[kMessageBytes] = {};
-  if (exchange.rank() == first) std::string(local.message()).copy(message, kMessageBytes - 1);
-  if (absl::Status s = exchange.Exchange(message, kMessageBytes); !s.ok()) return s;
+  char message[kRejectionMessageBytes] = {};
+  if (exchange.rank() == first) std::string(local.message()).copy(message, kRejectionMessageBytes - 1);
+  if (absl::Status s = exchange.Exchange(message, kRejectionMessageBytes); !s.ok()) return s;
   if (!local.ok()) return local;
   const char* theirs = reinterpret_cast<const char*>(exchange.Payload(first));
-  return RejectedOnAnotherRank(call.collective, first, std::string(theirs, strnlen(theirs, kMessageBytes)));
+  return RejectedOnAnotherRank(call.collective, first, std::string(theirs, strnlen(theirs, kRejectionMessageBytes)));
 }
 
 }  // namespace kcoll
