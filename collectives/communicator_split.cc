@@ -8,6 +8,16 @@
 #include "collectives/communicator_state.h"
 
 namespace kcoll {
+namespace {
+
+// This rank's node for a communicator made from one with `topology`: kept when the nodes were emulated, else found
+// again from the machine.
+std::optional<int> EmulatedNode(const Topology& topology, int rank) {
+  if (!topology.emulated) return std::nullopt;
+  return topology.node_of[rank];
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Split(int color, int key) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("Split"));
@@ -22,18 +32,15 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Split(int color, int
     return absl::InternalError(absl::StrCat("Split: MPI_Comm_split failed (color ", color, ", key ", key, ")"));
   }
   if (sub == MPI_COMM_NULL) return std::unique_ptr<Communicator>();
-  std::optional<int> node;
-  if (state_->topology.emulated) node = state_->topology.node_of[rank()];
-  absl::StatusOr<std::unique_ptr<Communicator>> created = CreateOn(sub, state_->options, node);
+  absl::StatusOr<std::unique_ptr<Communicator>> created =
+      CreateOn(sub, state_->options, EmulatedNode(state_->topology, rank()));
   MPI_Comm_free(&sub);  // the new communicator made its own duplicates
   return created;
 }
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Dup() {
   KCOLL_RETURN_IF_ERROR(CheckUsable("Dup"));
-  std::optional<int> node;
-  if (state_->topology.emulated) node = state_->topology.node_of[rank()];
-  return CreateOn(state_->control_comm, state_->options, node);
+  return CreateOn(state_->control_comm, state_->options, EmulatedNode(state_->topology, rank()));
 }
 
 }  // namespace kcoll
