@@ -1,8 +1,8 @@
-#include "base/names.h"
-
 #include <set>
 #include <string>
+#include <vector>
 
+#include "base/names.h"
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -11,32 +11,33 @@
 namespace kcoll {
 namespace {
 
-TEST(NamesTest, EveryCollectiveRoundTrips) {
+// Every value's name is unique and parses back to the value; returns how many names there were.
+template <typename T, typename NameOf, typename Parse>
+size_t ExpectEveryNameRoundTrips(const std::vector<T>& values, NameOf name_of, Parse parse) {
   std::set<std::string> seen;
-  for (Collective c : AllCollectives()) {
-    const std::string name(CollectiveName(c));
+  for (T value : values) {
+    const std::string name(name_of(value));
     EXPECT_TRUE(seen.insert(name).second) << name << " appears twice";
-    absl::StatusOr<Collective> parsed = ParseCollective(name);
-    ASSERT_TRUE(parsed.ok()) << parsed.status();
-    EXPECT_EQ(*parsed, c);
+    absl::StatusOr<T> parsed = parse(name);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    if (parsed.ok()) {
+      EXPECT_EQ(*parsed, value) << name;
+    }
   }
-  EXPECT_EQ(seen.size(), 10u);
+  return seen.size();
+}
+
+TEST(NamesTest, EveryCollectiveRoundTrips) {
+  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 10u);
 }
 
 TEST(NamesTest, EveryAlgorithmRoundTrips) {
-  std::set<std::string> seen;
-  for (Algorithm a : AllAlgorithms()) {
-    const std::string name(AlgorithmName(a));
-    EXPECT_TRUE(seen.insert(name).second) << name << " appears twice";
-    absl::StatusOr<Algorithm> parsed = ParseAlgorithm(name);
-    ASSERT_TRUE(parsed.ok()) << parsed.status();
-    EXPECT_EQ(*parsed, a);
-  }
+  const size_t names = ExpectEveryNameRoundTrips(AllAlgorithms(), AlgorithmName, ParseAlgorithm);
   // `auto` and every row of base/algorithm_list.h.
 #define KCOLL_COUNT_ROW(...) +1
   constexpr size_t kListed = 1 KCOLL_ALGORITHMS(KCOLL_COUNT_ROW);
 #undef KCOLL_COUNT_ROW
-  EXPECT_EQ(seen.size(), kListed);
+  EXPECT_EQ(names, kListed);
 }
 
 TEST(NamesTest, ParsingIgnoresCase) {
