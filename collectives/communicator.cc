@@ -145,6 +145,18 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   const bool algo_named = all_reduce < all_reduce_override.size() &&
                           (!all_reduce_override[all_reduce].ok() || all_reduce_override[all_reduce]->has_value());
   c->state_->inline_lane = c->state_->inline_exchange != nullptr && !check_args && !algo_named;
+  ProgressSituation situation;
+  situation.backend = backend;
+  situation.stream_ordered = c->state_->transport->StreamOrdered();
+  situation.calls_mpi = !(transport == TransportKind::kShm && c->state_->topology.nnodes == 1 && !check_args);
+  MPI_Query_thread(&situation.mpi_thread_level);
+  KCOLL_ASSIGN_OR_RETURN(c->state_->progress, ChooseProgress(options.progress, situation));
+  if (c->state_->progress.way == ProgressWay::kStream) {
+    Communicator* self = c.get();
+    c->state_->stream_calls = std::make_shared<StreamCalls>();
+    c->state_->stream_calls->synchronize = [self] { return self->SynchronizeStream(); };
+    c->state_->stream_calls->reached = [self](uint64_t mark) { return self->state_->transport->Reached(mark); };
+  }
 
   if (!gpu_status.ok()) c->state_->logger.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
   if (c->state_->logger.Enabled(LogLevel::kInfo)) {
@@ -166,13 +178,28 @@ const Topology& Communicator::topology() const { return state_->topology; }
 ExecBackend Communicator::backend() const { return state_->backend; }
 bool Communicator::checks_args() const { return state_->check_args; }
 const TimeoutSettings& Communicator::timeout() const { return state_->timeout; }
-const absl::Status& Communicator::broken() const { return state_->broken; }
+const absl::Status& Communicator::broken() const {
+  Settle();
+  return state_->broken;
+}
 TransportKind Communicator::transport() const { return state_->transport_kind; }
 const std::string& Communicator::execution() const { return state_->execution; }
-Kernels* Communicator::kernels() { return state_->kernels.get(); }
-const AutoChoice& Communicator::auto_choice() const { return *state_->auto_choice; }
-const Counters& Communicator::counters() const { return state_->counters; }
-void Communicator::ResetCounters() { state_->counters = Counters(); }
+Kernels* Communicator::kernels() {
+  Settle();
+  return state_->kernels.get();
+}
+const AutoChoice& Communicator::auto_choice() const {
+  Settle();
+  return *state_->auto_choice;
+}
+const Counters& Communicator::counters() const {
+  Settle();
+  return state_->counters;
+}
+void Communicator::ResetCounters() {
+  Settle();
+  state_->counters = Counters();
+}
 bool Communicator::finalized() const { return state_->transport == nullptr; }
 
 bool Communicator::CanRunZeroCopy() const {
@@ -180,6 +207,7 @@ bool Communicator::CanRunZeroCopy() const {
 }
 
 std::vector<std::string> Communicator::Describe() const {
+  Settle();
   std::vector<std::string> lines = DescribeTopology(
       state_->topology, CommInfo{std::string(ExecBackendName(state_->backend)),
                                  state_->transport ? std::string(state_->transport->name()) : "finalized",
@@ -188,10 +216,13 @@ std::vector<std::string> Communicator::Describe() const {
     lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
                                  " auto prices with: ", state_->auto_choice->profile_source()));
   }
+  lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
+                               " nonblocking calls progress: ", state_->progress.reason));
   return lines;
 }
 
 std::string Communicator::DescribeJson() const {
+  Settle();
   nlohmann::json j = TopologyToJson(state_->topology);
   j["backend"] = std::string(ExecBackendName(state_->backend));
   j["transport"] = state_->transport ? std::string(state_->transport->name()) : "finalized";
@@ -203,6 +234,14 @@ std::string Communicator::DescribeJson() const {
 absl::Status Communicator::Finalize() {
   int mpi_finalized = 0;
   MPI_Finalized(&mpi_finalized);
+  // Nonblocking calls in flight complete first; their requests keep their own results.
+  state_->progress_thread.reset();
+  if (state_->stream_calls != nullptr && state_->stream_calls->open()) {
+    state_->stream_calls->final_result =
+        !finalized() && !mpi_finalized && KokkosRunning() ? SynchronizeStream() : state_->broken;
+    state_->stream_calls->synchronize = nullptr;
+    state_->stream_calls->reached = nullptr;
+  }
   if (!finalized() && !KokkosRunning()) {
     // Kokkos was finalised first: its memory can no longer be freed. The scratch is left behind (the process is
     // ending); the transport is released as usual.
@@ -268,6 +307,7 @@ absl::Status Communicator::Break(absl::Status error) {
 }
 
 absl::Status Communicator::SetProfile(const std::string& profile_path) {
+  Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, state_->transport_kind);
   absl::StatusOr<AutoChoice> choice = profile.ok() ? AutoChoice::Create(state_->topology, *std::move(profile))
@@ -281,6 +321,7 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
 
 absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, size_t bytes,
                                                          Algorithm requested) const {
+  Settle();
   if (requested != Algorithm::kAuto) return requested;
   if (static_cast<size_t>(collective) < state_->algo_override.size()) {
     KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
@@ -308,8 +349,17 @@ CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, siz
 
 }  // namespace
 
+absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
+  if (args.collective == Collective::kAllReduce &&
+      TakesInlineLane(args.send, args.recv, args.count, args.type, args.op, options, memory)) {
+    return RunInlineLane(args.send, args.recv, args.count, args.type, args.op, options);
+  }
+  return Run(args, options.algorithm, memory);
+}
+
 absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                      const CallOptions& options, MemoryKind memory) {
+  Settle();
   if (TakesInlineLane(send, recv, count, type, op, options, memory)) {
     return RunInlineLane(send, recv, count, type, op, options);
   }
@@ -318,52 +368,61 @@ absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count,
 
 absl::Status Communicator::ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
                                          const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options), options.algorithm,
              memory);
 }
 
 absl::Status Communicator::AllGather(const void* send, void* recv, size_t sendcount, DataType type,
                                      const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options),
              options.algorithm, memory);
 }
 
 absl::Status Communicator::Broadcast(const void* send, void* recv, size_t count, DataType type, int root,
                                      const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options),
              options.algorithm, memory);
 }
 
 absl::Status Communicator::Reduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                                   const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kReduce, send, recv, count, type, op, root, options), options.algorithm, memory);
 }
 
 absl::Status Communicator::AllToAll(const void* send, void* recv, size_t count, DataType type,
                                     const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options), options.algorithm,
              memory);
 }
 
 absl::Status Communicator::Gather(const void* send, void* recv, size_t count, DataType type, int root,
                                   const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options.algorithm,
              memory);
 }
 
 absl::Status Communicator::Scatter(const void* send, void* recv, size_t count, DataType type, int root,
                                    const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options), options.algorithm,
              memory);
 }
 
 absl::Status Communicator::SendRecv(const void* send, void* recv, size_t count, DataType type,
                                     const CallOptions& options, MemoryKind memory) {
+  Settle();
   return Run(MakeArgs(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options), options.algorithm,
              memory);
 }
 
 absl::Status Communicator::Barrier(const CallOptions& options) {
+  Settle();
   return Run(MakeArgs(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options),
              options.algorithm, MemoryKind::kHost);
 }
@@ -371,12 +430,14 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
+  Settle();
   return Run(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
                       IsRooted(collective) ? root : 0, options),
              options.algorithm, memory);
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
+  Settle();
   if (rejection.ok() || !CheckUsable(CollectiveName(collective)).ok()) return rejection;
   // The ranks that accepted are in Run: this rank takes the same part in the call's agreement as they do.
   if (!state_->check_args) {
@@ -414,7 +475,7 @@ absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::s
   return agreed;
 }
 
-absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory) {
+absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory, bool synchronize) {
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
@@ -470,7 +531,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
     resources.inline_exchange->BeginCall(call);
   state_->transport->BeginCall(call);
-  absl::Status status = RunAlgorithm(fn, args, resources);
+  absl::Status status = RunAlgorithm(fn, args, resources, synchronize);
   if (algorithm == Algorithm::kInline && status.ok()) {
     CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
   }
@@ -484,14 +545,21 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   return status;
 }
 
-absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveArgs& args, Resources& resources) {
+absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveArgs& args, Resources& resources,
+                                        bool synchronize) {
   KCOLL_RETURN_IF_ERROR(schedule(args, resources));
   if (args.op == ReduceOp::kAvg) {
     const size_t result_count = RecvCount(args, rank(), size());
     if (result_count > 0) KCOLL_RETURN_IF_ERROR(state_->kernels->Divide(args.type, args.recv, result_count, size()));
   }
-  // The result is in place when the call returns (a stream-ordered transport waits for its stream here).
-  return state_->transport->Synchronize();
+  // The result is in place when the call returns (a stream-ordered transport waits for its stream here), unless the
+  // call is a nonblocking one on a stream: its request waits.
+  if (!synchronize) return absl::OkStatus();
+  absl::Status synchronized = state_->transport->Synchronize();
+  if (synchronized.ok() && state_->stream_calls != nullptr) {
+    state_->stream_calls->synchronized_through = state_->stream_calls->last_mark;
+  }
+  return synchronized;
 }
 
 void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before,

@@ -30,6 +30,7 @@
 #include "base/types.h"
 #include "collectives/counters.h"
 #include "collectives/options.h"
+#include "collectives/request.h"
 
 namespace kcoll {
 
@@ -116,6 +117,35 @@ class Communicator {
   absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                     int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
 
+  // Nonblocking collectives (request.h): the calls above, returning at once with a request that completes with the
+  // blocking call's result. Every rank issues its calls, blocking and nonblocking, in the same order (MPI's rule),
+  // and they run in that order; any number may be in flight. The buffers belong to kcoll until the request completed.
+  // How the calls move while the application computes: CommunicatorOptions::progress (progress()). Every other
+  // method of the communicator first waits for the requests in flight.
+  Request IAllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                     const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
+                         const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IAllGather(const void* send, void* recv, size_t sendcount, DataType type, const CallOptions& options = {},
+                     MemoryKind memory = MemoryKind::kHost);
+  Request IBroadcast(const void* send, void* recv, size_t count, DataType type, int root,
+                     const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
+                  const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IAllToAll(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
+                    MemoryKind memory = MemoryKind::kHost);
+  Request IGather(const void* send, void* recv, size_t count, DataType type, int root, const CallOptions& options = {},
+                  MemoryKind memory = MemoryKind::kHost);
+  Request IScatter(const void* send, void* recv, size_t count, DataType type, int root, const CallOptions& options = {},
+                   MemoryKind memory = MemoryKind::kHost);
+  Request ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
+                    MemoryKind memory = MemoryKind::kHost);
+  Request IBarrier(const CallOptions& options = {});
+  Request ICall(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
+                const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // "thread", "eager" or "stream": how this communicator's nonblocking calls progress, and why (KCOLL_DEBUG=INFO).
+  const std::string& progress() const;
+
   // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
   // of this rank's node map too. A collective whose buffers every rank took from here can run zero-copy (the
   // `direct` algorithm: ranks read each other's buffers in place; collectives/algorithms/direct.h), which `auto`
@@ -180,12 +210,21 @@ class Communicator {
   // Create, and for Split: `emulated_node`, this rank's node when the parent emulated its nodes.
   static absl::StatusOr<std::unique_ptr<Communicator>> CreateOn(MPI_Comm comm, const CommunicatorOptions& options,
                                                                 std::optional<int> emulated_node);
-  absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory);
+  // `synchronize` false: a stream-ordered transport's call returns once its work is enqueued (a nonblocking call).
+  absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory, bool synchronize = true);
+  // A blocking call by its arguments: the inline lane or Run (the I-calls hand these to the progress thread).
+  absl::Status Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
+  // Starts the nonblocking form of a call (communicator_nonblocking.cc).
+  Request Issue(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
+  // Waits for every nonblocking call in flight, so that the caller has the communicator to itself.
+  void Settle() const;
+  // A stream-ordered request's Wait: synchronises the stream, breaking the communicator on failure.
+  absl::Status SynchronizeStream();
   // The agreement on `local` of a call whose arguments some rank sees alone (transport/mpi/agreement.h's
   // AgreeBeforeCall): the rooted collectives, Split. Breaks the communicator on a timeout.
   absl::Status AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
-                            Resources& resources);
+                            Resources& resources, bool synchronize);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank
   // given the same arguments.
   // `resolved` is what ResolveAlgorithm made of `requested`.

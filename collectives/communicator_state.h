@@ -22,6 +22,9 @@
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
 #include "collectives/options.h"
+#include "collectives/progress/choose_progress.h"
+#include "collectives/progress/progress_thread.h"
+#include "collectives/progress/stream_request.h"
 #include "collectives/transport/shm/inline_exchange.h"
 #include "collectives/transport/shm/registered_memory.h"
 #include "collectives/transport/transport.h"
@@ -63,7 +66,12 @@ struct CommunicatorState {
   size_t inline_max_bytes = 0;
   // Whether `auto` AllReduces may take the inline lane (communicator_inline.cc): the communicator has the exchange,
   // KCOLL_ALGO names no AllReduce algorithm and arguments are not compared across ranks first.
-  bool inline_lane = false;  // successful Allocate calls; each allocation is named by its call's number
+  bool inline_lane = false;
+  // How nonblocking calls progress (choose_progress.h); the thread that runs them, started by the first one; the
+  // stream way's link with its requests.
+  ProgressChoice progress;
+  std::unique_ptr<ProgressThread> progress_thread;
+  std::shared_ptr<StreamCalls> stream_calls;
 };
 
 }  // namespace kcoll

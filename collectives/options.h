@@ -28,6 +28,18 @@ absl::string_view ExecBackendName(ExecBackend backend);  // "serial", "openmp", 
 // Case-insensitive; InvalidArgument names the text and the valid names.
 absl::StatusOr<ExecBackend> ParseExecBackend(absl::string_view text);
 
+// How a communicator's nonblocking calls (collectives/request.h) move while the application computes. Over NCCL they
+// are stream-ordered work whatever this says: the call enqueues its transfers and kernels, and the request completes
+// when the stream has run them.
+enum class Progress {
+  kThread,  // a thread of the communicator's runs them, one after another, in the order they were issued
+  kEager,   // each runs to completion inside the call that issues it: no overlap, and no thread
+};
+
+absl::string_view ProgressName(Progress progress);  // "thread", "eager"
+// Case-insensitive; InvalidArgument names the text and the valid names.
+absl::StatusOr<Progress> ParseProgress(absl::string_view text);
+
 // What a timeout does: the call returns DeadlineExceeded, or the rank prints it and ends the job.
 enum class OnTimeout { kReturn, kAbort };
 
@@ -78,6 +90,10 @@ struct CommunicatorOptions {
   // The machine profile (a //bench:calibrate JSON file) `auto` chooses algorithms with (choice/auto_choice.h).
   // Empty: $KCOLL_PROFILE if set, else the built-in profile. A file that cannot be read or is invalid fails Create.
   std::string profile_path;
+  // How nonblocking calls progress. Unset: $KCOLL_PROGRESS (thread | eager), else a thread where the communicator can
+  // run one (serial kernels, and either MPI_THREAD_MULTIPLE or one node over shared memory, whose transfers make no
+  // MPI call), else eager. Asking for a thread where it cannot run fails Create with the reason.
+  std::optional<Progress> progress;
 };
 
 // Tuning knobs some algorithms read; 0 means "the algorithm's default".

@@ -56,7 +56,15 @@ std::string KokkosDeviceArg() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // KCOLL_TEST_MPI_THREADS=multiple: MPI_THREAD_MULTIPLE, for the tests of a progress thread beside the application's.
+  const char* threads = std::getenv("KCOLL_TEST_MPI_THREADS");
+  if (threads != nullptr && std::string(threads) == "multiple") {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) std::fprintf(stderr, "[kcoll] MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (world_rank != 0) {

@@ -90,6 +90,7 @@ TEST(InfoLog, PrintsTheTopologyBlockAtCreationAndTheCountersAtFinalize) {
     EXPECT_THAT(bodies, Contains(HasSubstr("tree binomial root 0 depth ")));
     EXPECT_THAT(bodies, Contains(HasSubstr("tree double_binary/1 root ")));
     EXPECT_THAT(bodies, Contains(std::string("auto prices with: built-in (shm)")));  // the shipped profile was found
+    EXPECT_THAT(bodies, Contains(HasSubstr("nonblocking calls progress: ")));
   } else {
     EXPECT_THAT(bodies[0], HasSubstr(absl::StrCat("rank ", rank, " node ", rank / rpn, " local_rank ", rank % rpn)));
   }

@@ -30,6 +30,8 @@ class CountingTransport final : public Transport {
   absl::Status WaitAll() override { return inner_->WaitAll(); }
   absl::Status Synchronize() override { return inner_->Synchronize(); }
   bool StreamOrdered() const override { return inner_->StreamOrdered(); }
+  absl::StatusOr<uint64_t> MarkPosted() override { return inner_->MarkPosted(); }
+  absl::StatusOr<bool> Reached(uint64_t mark) override { return inner_->Reached(mark); }
   void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   void Abandon() override { inner_->Abandon(); }

@@ -71,6 +71,14 @@ class Transport {
   // send may come after a wait on this rank's later batches, and the streams would wait for each other), and a
   // buffer a send reads is safe from later transfers without waiting for that send.
   virtual bool StreamOrdered() const { return false; }
+  // For nonblocking calls on a stream-ordered transport: MarkPosted launches what is posted and returns a mark that
+  // the stream reaches once everything posted so far (kernels included) has run; Reached says, without waiting,
+  // whether it has. A host transport completes its transfers in WaitAll: every mark is reached.
+  virtual absl::StatusOr<uint64_t> MarkPosted() { return uint64_t{0}; }
+  virtual absl::StatusOr<bool> Reached(uint64_t mark) {
+    (void)mark;
+    return true;
+  }
 
   // For transports combined by RoutedTransport (routed_transport.h), which waits on one while the other must keep
   // moving (a peer on this node may wait for data this rank still has to send to another node):

@@ -193,7 +193,42 @@ absl::Status NcclTransport::Synchronize() {
   }
   ++collective_;
   step_ = 0;
+  reached_mark_ = last_mark_;
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> NcclTransport::MarkPosted() {
+  if (!broken_.ok()) return broken_;
+  if (group_open_) {
+    if (absl::Status s = CloseGroup(); !s.ok()) return s;
+  }
+  next_request_ = 0;
+  absl::StatusOr<cudaEvent_t> event = TakeEvent();
+  if (!event.ok()) return Fail(event.status());
+  if (absl::Status s = CudaStatus(cudaEventRecord(*event, stream_), "cudaEventRecord"); !s.ok()) {
+    free_events_.push_back(*event);
+    return Fail(s);
+  }
+  launched_.push_back(Step{step_, *event, {}, ++last_mark_});
+  return last_mark_;
+}
+
+absl::StatusOr<bool> NcclTransport::Reached(uint64_t mark) {
+  if (!broken_.ok()) return broken_;
+  while (reached_mark_ < mark && !launched_.empty()) {
+    Step& step = launched_.front();
+    const cudaError_t query = cudaEventQuery(step.done);
+    if (query == cudaErrorNotReady) break;
+    if (query != cudaSuccess) {
+      return Fail(absl::Status(
+          CudaStatus(query, "cudaEventQuery").code(),
+          absl::StrCat(Describe(step.index, step.ops), ": ", CudaStatus(query, "cudaEventQuery").message())));
+    }
+    if (step.mark != 0) reached_mark_ = step.mark;
+    free_events_.push_back(step.done);
+    launched_.pop_front();
+  }
+  return reached_mark_ >= mark;
 }
 
 std::string NcclTransport::Describe(int64_t step, const std::vector<Op>& ops) const {

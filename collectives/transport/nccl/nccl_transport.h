@@ -73,6 +73,9 @@ class NcclTransport final : public CallTrackingTransport {
   absl::Status WaitAll() override;
   absl::Status Synchronize() override;
   bool StreamOrdered() const override { return true; }
+  // A mark is an event recorded on the stream after everything posted; Reached queries the events in stream order.
+  absl::StatusOr<uint64_t> MarkPosted() override;
+  absl::StatusOr<bool> Reached(uint64_t mark) override;
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
@@ -92,6 +95,7 @@ class NcclTransport final : public CallTrackingTransport {
     int64_t index;
     cudaEvent_t done;
     std::vector<Op> ops;
+    uint64_t mark = 0;  // MarkPosted's, for its event; 0 for a group's
   };
 
   NcclTransport(ncclComm_t comm, int rank, int size, const NcclTransportOptions& options);
@@ -114,6 +118,8 @@ class NcclTransport final : public CallTrackingTransport {
   int64_t step_ = 0;
   std::deque<Step> launched_;
   std::vector<cudaEvent_t> free_events_;
+  uint64_t last_mark_ = 0;     // the latest MarkPosted returned
+  uint64_t reached_mark_ = 0;  // every mark up to this one has been reached
 };
 
 }  // namespace kcoll

@@ -1,0 +1,118 @@
+// The nonblocking calls: each hands its blocking form to the way the communicator progresses (choose_progress.h).
+// On the progress thread the call is the blocking one, run later; on a stream it is the blocking one without its
+// final synchronisation; eagerly it is the blocking one, now.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "collectives/algorithms/algorithm.h"
+#include "collectives/communicator.h"
+#include "collectives/communicator_state.h"
+
+namespace kcoll {
+namespace {
+
+CollectiveArgs ArgsOf(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                      int root, const CallOptions& options) {
+  return CollectiveArgs{collective, send, recv, count, type, op, root, options.tuning};
+}
+
+}  // namespace
+
+void Communicator::Settle() const {
+  if (state_->progress_thread != nullptr) state_->progress_thread->Drain();
+}
+
+const std::string& Communicator::progress() const { return state_->progress.reason; }
+
+absl::Status Communicator::SynchronizeStream() {
+  if (finalized()) return state_->stream_calls->final_result;
+  absl::Status synchronized = state_->transport->Synchronize();
+  if (!synchronized.ok()) return Break(synchronized);
+  state_->stream_calls->synchronized_through = state_->stream_calls->last_mark;
+  return synchronized;
+}
+
+Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
+  if (finalized()) {
+    return Request(CompletedRequest(absl::InvalidArgumentError(
+        absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"))));
+  }
+  switch (state_->progress.way) {
+    case ProgressWay::kThread:
+      if (state_->progress_thread == nullptr) state_->progress_thread = std::make_unique<ProgressThread>();
+      return Request(
+          state_->progress_thread->Submit([this, args, options, memory] { return Dispatch(args, options, memory); }));
+    case ProgressWay::kStream: {
+      absl::Status issued = Run(args, options.algorithm, memory, /*synchronize=*/false);
+      if (!issued.ok()) return Request(CompletedRequest(std::move(issued)));
+      absl::StatusOr<uint64_t> mark = state_->transport->MarkPosted();
+      if (!mark.ok()) return Request(CompletedRequest(Break(mark.status())));
+      state_->stream_calls->last_mark = *mark;
+      return Request(std::make_shared<StreamRequest>(state_->stream_calls, *mark));
+    }
+    case ProgressWay::kEager:
+      break;
+  }
+  return Request(CompletedRequest(Dispatch(args, options, memory)));
+}
+
+Request Communicator::IAllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                                 const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kAllReduce, send, recv, count, type, op, 0, options), options, memory);
+}
+
+Request Communicator::IReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
+                                     const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options), options, memory);
+}
+
+Request Communicator::IAllGather(const void* send, void* recv, size_t sendcount, DataType type,
+                                 const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options), options,
+               memory);
+}
+
+Request Communicator::IBroadcast(const void* send, void* recv, size_t count, DataType type, int root,
+                                 const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
+}
+
+Request Communicator::IReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
+                              const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kReduce, send, recv, count, type, op, root, options), options, memory);
+}
+
+Request Communicator::IAllToAll(const void* send, void* recv, size_t count, DataType type, const CallOptions& options,
+                                MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options), options, memory);
+}
+
+Request Communicator::IGather(const void* send, void* recv, size_t count, DataType type, int root,
+                              const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
+}
+
+Request Communicator::IScatter(const void* send, void* recv, size_t count, DataType type, int root,
+                               const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
+}
+
+Request Communicator::ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options,
+                                MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options), options, memory);
+}
+
+Request Communicator::IBarrier(const CallOptions& options) {
+  return Issue(ArgsOf(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options), options,
+               MemoryKind::kHost);
+}
+
+Request Communicator::ICall(Collective collective, const void* send, void* recv, size_t count, DataType type,
+                            ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
+  if (collective == Collective::kBarrier) return IBarrier(options);
+  return Issue(ArgsOf(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
+                      IsRooted(collective) ? root : 0, options),
+               options, memory);
+}
+
+}  // namespace kcoll
