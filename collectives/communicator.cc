@@ -431,9 +431,9 @@ absl::Status Communicator::Call(Collective collective, const void* send, void* r
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
   Settle();
-  return Run(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
-                      IsRooted(collective) ? root : 0, options),
-             options.algorithm, memory);
+  return Dispatch(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
+                           IsRooted(collective) ? root : 0, options),
+                  options, memory);
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {

@@ -34,8 +34,8 @@ absl::Status Communicator::SynchronizeStream() {
 
 Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
   if (finalized()) {
-    return Request(CompletedRequest(absl::InvalidArgumentError(
-        absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()"))));
+    return CompletedRequest(absl::InvalidArgumentError(
+        absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()")));
   }
   switch (state_->progress.way) {
     case ProgressWay::kThread:
@@ -44,16 +44,16 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
           state_->progress_thread->Submit([this, args, options, memory] { return Dispatch(args, options, memory); }));
     case ProgressWay::kStream: {
       absl::Status issued = Run(args, options.algorithm, memory, /*synchronize=*/false);
-      if (!issued.ok()) return Request(CompletedRequest(std::move(issued)));
+      if (!issued.ok()) return CompletedRequest(std::move(issued));
       absl::StatusOr<uint64_t> mark = state_->transport->MarkPosted();
-      if (!mark.ok()) return Request(CompletedRequest(Break(mark.status())));
+      if (!mark.ok()) return CompletedRequest(Break(mark.status()));
       state_->stream_calls->last_mark = *mark;
       return Request(std::make_shared<StreamRequest>(state_->stream_calls, *mark));
     }
     case ProgressWay::kEager:
       break;
   }
-  return Request(CompletedRequest(Dispatch(args, options, memory)));
+  return CompletedRequest(Dispatch(args, options, memory));
 }
 
 Request Communicator::IAllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,

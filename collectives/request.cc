@@ -2,7 +2,24 @@
 
 #include <sched.h>
 
+#include <utility>
+
 namespace kcoll {
+namespace {
+
+class DoneRequest final : public RequestState {
+ public:
+  explicit DoneRequest(absl::Status result) : result_(std::move(result)) {}
+  absl::Status Wait() override { return result_; }
+  absl::StatusOr<bool> Test() override { return true; }
+
+ private:
+  absl::Status result_;
+};
+
+}  // namespace
+
+Request CompletedRequest(absl::Status result) { return Request(std::make_shared<DoneRequest>(std::move(result))); }
 
 absl::Status WaitAll(absl::Span<Request> requests) {
   absl::Status first;

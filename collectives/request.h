@@ -50,6 +50,9 @@ class Request {
   std::shared_ptr<RequestState> state_;
 };
 
+// A request complete from the start, with `result`: a call refused before it began (views.h's wrappers).
+Request CompletedRequest(absl::Status result);
+
 // Waits for every request; the first error in `requests` order (each request keeps its own result for its Wait).
 absl::Status WaitAll(absl::Span<Request> requests);
 // Waits until one of the non-null requests completed and sets *index to it; that request becomes null and its result

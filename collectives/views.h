@@ -86,72 +86,179 @@ inline absl::Status ExtentMismatch(absl::string_view name, absl::string_view a_n
 
 }  // namespace views_internal
 
+namespace views_internal {
+
+// A call on Views as the Communicator takes it, or the reason this rank rejects it (which the call then reports on
+// every rank, as Communicator::RejectCall does).
+struct ViewCall {
+  Collective collective;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  size_t count = 0;
+  DataType type = DataType::kUint8;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
+  MemoryKind memory = MemoryKind::kHost;
+  absl::Status rejection;
+};
+
+template <class SendView, class RecvView>
+ViewCall MakeCall(Collective collective, const SendView& send, const RecvView& recv, size_t count, ReduceOp op,
+                  int root, absl::Status rejection) {
+  using P = Pair<SendView, RecvView>;
+  if (rejection.ok()) rejection = CheckContiguousPair(send, recv, CollectiveName(collective));
+  return ViewCall{collective,          send.data(), recv.data(), count, P::kType, op, root, MemoryKindOf<RecvView>(),
+                  std::move(rejection)};
+}
+
+inline absl::Status RunCall(Communicator& comm, const ViewCall& call, const CallOptions& options) {
+  if (!call.rejection.ok()) return comm.RejectCall(call.collective, call.rejection);
+  return comm.Call(call.collective, call.send, call.recv, call.count, call.type, call.op, call.root, options,
+                   call.memory);
+}
+
+inline Request IssueCall(Communicator& comm, const ViewCall& call, const CallOptions& options) {
+  if (!call.rejection.ok()) return CompletedRequest(comm.RejectCall(call.collective, call.rejection));
+  return comm.ICall(call.collective, call.send, call.recv, call.count, call.type, call.op, call.root, options,
+                    call.memory);
+}
+
+// Each collective's extents, checked: the arguments of its Communicator call.
+template <class SendView, class RecvView>
+ViewCall AllReduceCall(const SendView& send, const RecvView& recv, ReduceOp op) {
+  return MakeCall(Collective::kAllReduce, send, recv, recv.size(), op, 0,
+                  send.size() == recv.size()
+                      ? absl::OkStatus()
+                      : ExtentMismatch("all_reduce", "send", send.size(), "recv", recv.size(), 0));
+}
+
+template <class SendView, class RecvView>
+ViewCall ReduceScatterCall(const Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op) {
+  return MakeCall(Collective::kReduceScatter, send, recv, recv.size(), op, 0,
+                  send.size() == recv.size() * static_cast<size_t>(comm.size())
+                      ? absl::OkStatus()
+                      : ExtentMismatch("reduce_scatter", "send", send.size(), "recv", recv.size(), comm.size()));
+}
+
+template <class SendView, class RecvView>
+ViewCall AllGatherCall(const Communicator& comm, const SendView& send, const RecvView& recv) {
+  return MakeCall(Collective::kAllGather, send, recv, send.size(), ReduceOp::kSum, 0,
+                  recv.size() == send.size() * static_cast<size_t>(comm.size())
+                      ? absl::OkStatus()
+                      : ExtentMismatch("all_gather", "recv", recv.size(), "send", send.size(), comm.size()));
+}
+
+template <class SendView, class RecvView>
+ViewCall BroadcastCall(const Communicator& comm, const SendView& send, const RecvView& recv, int root) {
+  return MakeCall(Collective::kBroadcast, send, recv, recv.size(), ReduceOp::kSum, root,
+                  comm.rank() != root || send.size() == recv.size()
+                      ? absl::OkStatus()
+                      : ExtentMismatch("broadcast", "root's send", send.size(), "recv", recv.size(), 0));
+}
+
+template <class SendView, class RecvView>
+ViewCall ReduceCall(const Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op, int root) {
+  return MakeCall(Collective::kReduce, send, recv, send.size(), op, root,
+                  comm.rank() != root || recv.size() == send.size()
+                      ? absl::OkStatus()
+                      : ExtentMismatch("reduce", "root's recv", recv.size(), "send", send.size(), 0));
+}
+
+template <class SendView, class RecvView>
+ViewCall AllToAllCall(const Communicator& comm, const SendView& send, const RecvView& recv) {
+  const size_t n = static_cast<size_t>(comm.size());
+  absl::Status rejection;
+  if (send.size() != recv.size()) {
+    rejection = ExtentMismatch("alltoall", "send", send.size(), "recv", recv.size(), 0);
+  } else if (send.size() % n != 0) {
+    rejection = absl::InvalidArgumentError(absl::StrCat("alltoall: view extent ", send.size(), " is not divisible by ",
+                                                        n, " ranks (one equal block per rank)"));
+  }
+  return MakeCall(Collective::kAllToAll, send, recv, send.size() / n, ReduceOp::kSum, 0, std::move(rejection));
+}
+
+template <class SendView, class RecvView>
+ViewCall GatherCall(const Communicator& comm, const SendView& send, const RecvView& recv, int root) {
+  return MakeCall(Collective::kGather, send, recv, send.size(), ReduceOp::kSum, root,
+                  comm.rank() != root || recv.size() == send.size() * static_cast<size_t>(comm.size())
+                      ? absl::OkStatus()
+                      : ExtentMismatch("gather", "root's recv", recv.size(), "send", send.size(), comm.size()));
+}
+
+template <class SendView, class RecvView>
+ViewCall ScatterCall(const Communicator& comm, const SendView& send, const RecvView& recv, int root) {
+  return MakeCall(Collective::kScatter, send, recv, recv.size(), ReduceOp::kSum, root,
+                  comm.rank() != root || send.size() == recv.size() * static_cast<size_t>(comm.size())
+                      ? absl::OkStatus()
+                      : ExtentMismatch("scatter", "root's send", send.size(), "recv", recv.size(), comm.size()));
+}
+
+template <class SendView, class RecvView>
+ViewCall SendRecvCall(const SendView& send, const RecvView& recv) {
+  return MakeCall(Collective::kSendRecv, send, recv, recv.size(), ReduceOp::kSum, 0,
+                  send.size() == recv.size() ? absl::OkStatus()
+                                             : ExtentMismatch("sendrecv", "send", send.size(), "recv", recv.size(), 0));
+}
+
+}  // namespace views_internal
+
+// Each collective comes in a blocking form and a nonblocking one (I..., returning a Request; collectives/request.h),
+// with the same checks: a View whose extent does not fit the call is InvalidArgument naming both extents.
+
 // AllReduce of send into recv (the same View for in place); both must have the same extent.
 template <class SendView, class RecvView>
 absl::Status AllReduce(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
                        const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (send.size() != recv.size()) {
-    return comm.RejectCall(Collective::kAllReduce,
-                           views_internal::ExtentMismatch("all_reduce", "send", send.size(), "recv", recv.size(), 0));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "all_reduce"); !s.ok()) {
-    return comm.RejectCall(Collective::kAllReduce, s);
-  }
-  return comm.AllReduce(send.data(), recv.data(), recv.size(), P::kType, op, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::AllReduceCall(send, recv, op), options);
+}
+template <class SendView, class RecvView>
+Request IAllReduce(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+                   const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::AllReduceCall(send, recv, op), options);
 }
 
 // ReduceScatter: send holds nranks blocks of recv's extent. In place: recv is rank's block of send (a subview).
 template <class SendView, class RecvView>
 absl::Status ReduceScatter(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
                            const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (send.size() != recv.size() * static_cast<size_t>(comm.size())) {
-    return comm.RejectCall(
-        Collective::kReduceScatter,
-        views_internal::ExtentMismatch("reduce_scatter", "send", send.size(), "recv", recv.size(), comm.size()));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "reduce_scatter"); !s.ok()) {
-    return comm.RejectCall(Collective::kReduceScatter, s);
-  }
-  return comm.ReduceScatter(send.data(), recv.data(), recv.size(), P::kType, op, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::ReduceScatterCall(comm, send, recv, op), options);
+}
+template <class SendView, class RecvView>
+Request IReduceScatter(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+                       const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::ReduceScatterCall(comm, send, recv, op), options);
 }
 
 // AllGather: recv holds nranks blocks of send's extent. In place: send is rank's block of recv (a subview).
 template <class SendView, class RecvView>
 absl::Status AllGather(Communicator& comm, const SendView& send, const RecvView& recv,
                        const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (recv.size() != send.size() * static_cast<size_t>(comm.size())) {
-    return comm.RejectCall(Collective::kAllGather, views_internal::ExtentMismatch("all_gather", "recv", recv.size(),
-                                                                                  "send", send.size(), comm.size()));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "all_gather"); !s.ok()) {
-    return comm.RejectCall(Collective::kAllGather, s);
-  }
-  return comm.AllGather(send.data(), recv.data(), send.size(), P::kType, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::AllGatherCall(comm, send, recv), options);
+}
+template <class SendView, class RecvView>
+Request IAllGather(Communicator& comm, const SendView& send, const RecvView& recv, const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::AllGatherCall(comm, send, recv), options);
 }
 
 // Broadcast of root's send into every rank's recv. The count is recv's extent; send is read on the root only,
-// where its extent must match (elsewhere it may be empty).
+// where its extent must match (elsewhere it may be empty). The one-View form is in place.
 template <class SendView, class RecvView>
 absl::Status Broadcast(Communicator& comm, const SendView& send, const RecvView& recv, int root,
                        const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (comm.rank() == root && send.size() != recv.size()) {
-    return comm.RejectCall(Collective::kBroadcast, views_internal::ExtentMismatch("broadcast", "root's send",
-                                                                                  send.size(), "recv", recv.size(), 0));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "broadcast"); !s.ok()) {
-    return comm.RejectCall(Collective::kBroadcast, s);
-  }
-  return comm.Broadcast(send.data(), recv.data(), recv.size(), P::kType, root, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::BroadcastCall(comm, send, recv, root), options);
 }
-
-// In-place Broadcast of root's `view` into every rank's `view`.
 template <class View>
 absl::Status Broadcast(Communicator& comm, const View& view, int root, const CallOptions& options = {}) {
   return Broadcast(comm, view, view, root, options);
+}
+template <class SendView, class RecvView>
+Request IBroadcast(Communicator& comm, const SendView& send, const RecvView& recv, int root,
+                   const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::BroadcastCall(comm, send, recv, root), options);
+}
+template <class View>
+Request IBroadcast(Communicator& comm, const View& view, int root, const CallOptions& options = {}) {
+  return IBroadcast(comm, view, view, root, options);
 }
 
 // Reduce of every rank's send into root's recv. The count is send's extent; recv is written on the root only,
@@ -159,78 +266,56 @@ absl::Status Broadcast(Communicator& comm, const View& view, int root, const Cal
 template <class SendView, class RecvView>
 absl::Status Reduce(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op, int root,
                     const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (comm.rank() == root && recv.size() != send.size()) {
-    return comm.RejectCall(Collective::kReduce, views_internal::ExtentMismatch("reduce", "root's recv", recv.size(),
-                                                                               "send", send.size(), 0));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "reduce"); !s.ok()) {
-    return comm.RejectCall(Collective::kReduce, s);
-  }
-  return comm.Reduce(send.data(), recv.data(), send.size(), P::kType, op, root, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::ReduceCall(comm, send, recv, op, root), options);
+}
+template <class SendView, class RecvView>
+Request IReduce(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op, int root,
+                const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::ReduceCall(comm, send, recv, op, root), options);
 }
 
 // AllToAll: send and recv have the same extent, nranks blocks each (so the extent must divide by nranks).
 template <class SendView, class RecvView>
 absl::Status AllToAll(Communicator& comm, const SendView& send, const RecvView& recv, const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (send.size() != recv.size()) {
-    return comm.RejectCall(Collective::kAllToAll,
-                           views_internal::ExtentMismatch("alltoall", "send", send.size(), "recv", recv.size(), 0));
-  }
-  const size_t n = static_cast<size_t>(comm.size());
-  if (send.size() % n != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("alltoall: view extent ", send.size(), " is not divisible by ", n,
-                                                   " ranks (one equal block per rank)"));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "alltoall"); !s.ok()) {
-    return comm.RejectCall(Collective::kAllToAll, s);
-  }
-  return comm.AllToAll(send.data(), recv.data(), send.size() / n, P::kType, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::AllToAllCall(comm, send, recv), options);
+}
+template <class SendView, class RecvView>
+Request IAllToAll(Communicator& comm, const SendView& send, const RecvView& recv, const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::AllToAllCall(comm, send, recv), options);
 }
 
 // Gather of every rank's send into root's recv (nranks blocks of send's extent; elsewhere recv may be empty).
 template <class SendView, class RecvView>
 absl::Status Gather(Communicator& comm, const SendView& send, const RecvView& recv, int root,
                     const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (comm.rank() == root && recv.size() != send.size() * static_cast<size_t>(comm.size())) {
-    return comm.RejectCall(Collective::kGather, views_internal::ExtentMismatch("gather", "root's recv", recv.size(),
-                                                                               "send", send.size(), comm.size()));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "gather"); !s.ok()) {
-    return comm.RejectCall(Collective::kGather, s);
-  }
-  return comm.Gather(send.data(), recv.data(), send.size(), P::kType, root, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::GatherCall(comm, send, recv, root), options);
+}
+template <class SendView, class RecvView>
+Request IGather(Communicator& comm, const SendView& send, const RecvView& recv, int root,
+                const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::GatherCall(comm, send, recv, root), options);
 }
 
 // Scatter of root's send (nranks blocks of recv's extent; elsewhere send may be empty) into every rank's recv.
 template <class SendView, class RecvView>
 absl::Status Scatter(Communicator& comm, const SendView& send, const RecvView& recv, int root,
                      const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (comm.rank() == root && send.size() != recv.size() * static_cast<size_t>(comm.size())) {
-    return comm.RejectCall(Collective::kScatter, views_internal::ExtentMismatch("scatter", "root's send", send.size(),
-                                                                                "recv", recv.size(), comm.size()));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "scatter"); !s.ok()) {
-    return comm.RejectCall(Collective::kScatter, s);
-  }
-  return comm.Scatter(send.data(), recv.data(), recv.size(), P::kType, root, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::ScatterCall(comm, send, recv, root), options);
+}
+template <class SendView, class RecvView>
+Request IScatter(Communicator& comm, const SendView& send, const RecvView& recv, int root,
+                 const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::ScatterCall(comm, send, recv, root), options);
 }
 
 // SendRecv (rank r sends to r+1, receives from r-1): send and recv have the same extent.
 template <class SendView, class RecvView>
 absl::Status SendRecv(Communicator& comm, const SendView& send, const RecvView& recv, const CallOptions& options = {}) {
-  using P = views_internal::Pair<SendView, RecvView>;
-  if (send.size() != recv.size()) {
-    return comm.RejectCall(Collective::kSendRecv,
-                           views_internal::ExtentMismatch("sendrecv", "send", send.size(), "recv", recv.size(), 0));
-  }
-  if (absl::Status s = views_internal::CheckContiguousPair(send, recv, "sendrecv"); !s.ok()) {
-    return comm.RejectCall(Collective::kSendRecv, s);
-  }
-  return comm.SendRecv(send.data(), recv.data(), recv.size(), P::kType, options, MemoryKindOf<RecvView>());
+  return views_internal::RunCall(comm, views_internal::SendRecvCall(send, recv), options);
+}
+template <class SendView, class RecvView>
+Request ISendRecv(Communicator& comm, const SendView& send, const RecvView& recv, const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::SendRecvCall(send, recv), options);
 }
 
 // A registered buffer (Communicator::Allocate) of `count` elements as an unmanaged host View; collectives on such

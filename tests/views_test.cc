@@ -200,6 +200,47 @@ TYPED_TEST(ViewsTest, RootOnlyMismatchFailsEveryRankWithTheArgumentCheck) {
   }
 }
 
+// The nonblocking forms: several in flight at once give what the blocking ones give, and a root that rejects its
+// extents fails every rank's request (the agreement of a rooted call), after which the next call works.
+TYPED_TEST(ViewsTest, NonblockingFormsInFlightTogether) {
+  using T = TypeParam;
+  const size_t c = this->count_;
+  const int n = this->n_, r = this->rank_, root = n - 1;
+  const DataType type = this->type_;
+  Communicator& comm = *this->comm_;
+  auto send = ViewOf<T>(c, SumInput, r);
+  auto sum = Sentinels<T>(c);
+  auto pattern = ViewOf<T>(c, Pattern, r);
+  auto gathered = Sentinels<T>(c * n);
+  auto data = r == root ? ViewOf<T>(c, Pattern, root) : Sentinels<T>(c);
+  auto exchanged_in = ViewOf<T>(c * n, Pattern, r), exchanged = Sentinels<T>(c * n);
+  std::vector<Request> requests;
+  requests.push_back(IAllReduce(comm, send, sum, ReduceOp::kSum));
+  requests.push_back(IAllGather(comm, pattern, gathered));
+  requests.push_back(IBroadcast(comm, data, root));
+  requests.push_back(IAllToAll(comm, exchanged_in, exchanged));
+  ASSERT_TRUE(AllRanks(WaitAll(absl::MakeSpan(requests)).ok()));
+  EXPECT_TRUE(ViewEquals(sum, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, i); }));
+  EXPECT_TRUE(ViewEquals(gathered, [&](size_t i) { return PatternValue(type, static_cast<int>(i / c), i % c); }));
+  EXPECT_TRUE(ViewEquals(data, [&](size_t i) { return PatternValue(type, root, i); }));
+  // Block j of rank i's send lands as block i of rank j's recv: block b here came from rank b, its block r.
+  EXPECT_TRUE(
+      ViewEquals(exchanged, [&](size_t i) { return PatternValue(type, static_cast<int>(i / c), r * c + i % c); }));
+
+  HostView<T> three("three", 3), four("four", 4);
+  Request rejected = IGather(comm, three, r == root ? four : HostView<T>("all", 3 * n), root);
+  const absl::Status g = rejected.Wait();
+  ASSERT_TRUE(AllRanks(g.code() == absl::StatusCode::kInvalidArgument)) << g;
+  if (r == root) {
+    EXPECT_THAT(std::string(g.message()), HasSubstr("gather: root's recv view has 4 elements but send view has 3"));
+  } else {
+    EXPECT_THAT(std::string(g.message()), HasSubstr(absl::StrCat("rank ", root, " rejected its arguments")));
+  }
+  auto again = Sentinels<T>(c);
+  EXPECT_TRUE(AllRanks(IAllReduce(comm, send, again, ReduceOp::kSum).Wait().ok()));
+  EXPECT_TRUE(ViewEquals(again, [&](size_t i) { return ExactReduction(type, ReduceOp::kSum, n, i); }));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace kcoll

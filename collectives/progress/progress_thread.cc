@@ -20,16 +20,6 @@ inline void Relax() {
 #endif
 }
 
-class DoneRequest final : public RequestState {
- public:
-  explicit DoneRequest(absl::Status result) : result_(std::move(result)) {}
-  absl::Status Wait() override { return result_; }
-  absl::StatusOr<bool> Test() override { return true; }
-
- private:
-  absl::Status result_;
-};
-
 }  // namespace
 
 // A call the progress thread runs: the thread sets the result, then publishes `done` (release); the application
@@ -67,10 +57,6 @@ class ThreadRequest final : public RequestState {
   std::condition_variable cv_;
   bool waiting_ = false;
 };
-
-std::shared_ptr<RequestState> CompletedRequest(absl::Status result) {
-  return std::make_shared<DoneRequest>(std::move(result));
-}
 
 ProgressThread::ProgressThread() : thread_([this] { Loop(); }) {}
 

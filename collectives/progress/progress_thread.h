@@ -24,6 +24,8 @@
 
 namespace kcoll {
 
+class ThreadRequest;
+
 class ProgressThread {
  public:
   ProgressThread();
@@ -43,7 +45,7 @@ class ProgressThread {
  private:
   struct Item {
     std::function<absl::Status()> call;
-    std::shared_ptr<class ThreadRequest> request;
+    std::shared_ptr<ThreadRequest> request;
   };
   void Loop();
 
@@ -57,9 +59,6 @@ class ProgressThread {
   std::atomic<uint64_t> completed_{0};
   std::thread thread_;
 };
-
-// A request that is complete when it is made: the eager mode's, and a call refused at issue.
-std::shared_ptr<RequestState> CompletedRequest(absl::Status result);
 
 }  // namespace kcoll
 
