@@ -13,6 +13,10 @@ struct kcoll_comm_s {
   std::unique_ptr<kcoll::Communicator> comm;
 };
 
+struct kcoll_request_s {
+  kcoll::Request request;
+};
+
 namespace {
 
 thread_local std::string last_error;
@@ -81,6 +85,28 @@ int Run(kcoll_comm comm, kcoll::Collective collective, kcoll_datatype type, kcol
   absl::StatusOr<kcoll::ReduceOp> o = ToReduceOp(op);
   if (!o.ok()) return Report((*c)->RejectCall(collective, o.status()));
   return Report(call(**c, *t, *o));
+}
+
+// Issues `call(communicator, type, op)`, a nonblocking call, into *request; a rejection on this rank is returned
+// here, as Run returns it, and leaves *request NULL.
+template <typename Call>
+int Issue(kcoll_comm comm, kcoll::Collective collective, kcoll_datatype type, kcoll_op op, kcoll_request* request,
+          Call call) {
+  if (request == nullptr)
+    return Report(absl::InvalidArgumentError("request: NULL (pass the address of a kcoll_request)"));
+  *request = nullptr;
+  return Run(comm, collective, type, op, [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+    *request = new kcoll_request_s{call(c, t, o)};
+    return absl::OkStatus();
+  });
+}
+
+int Complete(kcoll_request* request) {
+  if (request == nullptr || *request == nullptr) return KCOLL_OK;
+  const absl::Status status = (*request)->request.Wait();
+  delete *request;
+  *request = nullptr;
+  return Report(status);
 }
 
 }  // namespace
@@ -232,6 +258,110 @@ int kcoll_barrier(kcoll_comm comm) {
   absl::StatusOr<kcoll::Communicator*> c = Get(comm);
   if (!c.ok()) return Report(c.status());
   return Report((*c)->Barrier());
+}
+
+int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                     kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kAllReduce, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IAllReduce(send, recv, count, t, o);
+               });
+}
+
+int kcoll_ireduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,
+                          kcoll_op op, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kReduceScatter, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IReduceScatter(send, recv, recvcount, t, o);
+               });
+}
+
+int kcoll_iallgather(kcoll_comm comm, const void* send, void* recv, size_t sendcount, kcoll_datatype type,
+                     kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kAllGather, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IAllGather(send, recv, sendcount, t);
+               });
+}
+
+int kcoll_ibroadcast(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                     kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kBroadcast, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IBroadcast(send, recv, count, t, root);
+               });
+}
+
+int kcoll_ireduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                  int root, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kReduce, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IReduce(send, recv, count, t, o, root);
+               });
+}
+
+int kcoll_ialltoall(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type,
+                    kcoll_request* request) {
+  return Issue(
+      comm, kcoll::Collective::kAllToAll, type, KCOLL_SUM, request,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) { return c.IAllToAll(send, recv, count, t); });
+}
+
+int kcoll_igather(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                  kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kGather, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IGather(send, recv, count, t, root);
+               });
+}
+
+int kcoll_iscatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                   kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kScatter, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IScatter(send, recv, count, t, root);
+               });
+}
+
+int kcoll_isendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type,
+                    kcoll_request* request) {
+  return Issue(
+      comm, kcoll::Collective::kSendRecv, type, KCOLL_SUM, request,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) { return c.ISendRecv(send, recv, count, t); });
+}
+
+int kcoll_ibarrier(kcoll_comm comm, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kBarrier, KCOLL_UINT8, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType, kcoll::ReduceOp) { return c.IBarrier(); });
+}
+
+int kcoll_wait(kcoll_request* request) { return Complete(request); }
+
+int kcoll_test(kcoll_request* request, int* done) {
+  if (done == nullptr) return Report(absl::InvalidArgumentError("done: NULL (pass the address of an int)"));
+  *done = 1;
+  if (request == nullptr || *request == nullptr) return KCOLL_OK;
+  absl::StatusOr<bool> finished = (*request)->request.Test();
+  if (!finished.ok()) return Report(finished.status());
+  *done = *finished ? 1 : 0;
+  return *finished ? Complete(request) : KCOLL_OK;
+}
+
+int kcoll_waitall(size_t count, kcoll_request* requests) {
+  if (count > 0 && requests == nullptr) {
+    return Report(absl::InvalidArgumentError(absl::StrCat("requests: NULL with count ", count)));
+  }
+  int first = KCOLL_OK;
+  std::string first_error;
+  for (size_t i = 0; i < count; ++i) {
+    const int status = Complete(&requests[i]);
+    if (first == KCOLL_OK && status != KCOLL_OK) {
+      first = status;
+      first_error = last_error;
+    }
+  }
+  if (first != KCOLL_OK) last_error = first_error;
+  return first;
 }
 
 }  // extern "C"

@@ -24,6 +24,8 @@ extern "C" {
 #endif
 
 typedef struct kcoll_comm_s* kcoll_comm;
+/* A nonblocking call in flight (kcoll_iallreduce ...), until kcoll_wait, kcoll_test or kcoll_waitall completes it. */
+typedef struct kcoll_request_s* kcoll_request;
 
 /* Status codes: absl::StatusCode's values. */
 enum {
@@ -97,6 +99,37 @@ int kcoll_gather(kcoll_comm comm, const void* send, void* recv, size_t count, kc
 int kcoll_scatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root);
 int kcoll_sendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type);
 int kcoll_barrier(kcoll_comm comm);
+
+/* Nonblocking forms (collectives/request.h): each starts the call and sets *request; the call's result comes from
+ * kcoll_wait, kcoll_test or kcoll_waitall, which free the request (and set it to NULL). Until then the call's
+ * buffers belong to kcoll. A call this rank refuses at once (a NULL comm, a type or op that is not kcoll's) returns
+ * the error here and leaves *request NULL; the other ranks' requests then fail too. Every rank issues its calls in
+ * the same order; blocking and nonblocking calls mix. How they progress: KCOLL_PROGRESS (README, "Environment"). */
+int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                     kcoll_request* request);
+int kcoll_ireduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,
+                          kcoll_op op, kcoll_request* request);
+int kcoll_iallgather(kcoll_comm comm, const void* send, void* recv, size_t sendcount, kcoll_datatype type,
+                     kcoll_request* request);
+int kcoll_ibroadcast(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                     kcoll_request* request);
+int kcoll_ireduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                  int root, kcoll_request* request);
+int kcoll_ialltoall(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type,
+                    kcoll_request* request);
+int kcoll_igather(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                  kcoll_request* request);
+int kcoll_iscatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root,
+                   kcoll_request* request);
+int kcoll_isendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type,
+                    kcoll_request* request);
+int kcoll_ibarrier(kcoll_comm comm, kcoll_request* request);
+/* Waits for the call and returns its status; NULL (or a NULL request) is complete, with KCOLL_OK. */
+int kcoll_wait(kcoll_request* request);
+/* *done = 1 once the call completed: then the call's status is returned, as kcoll_wait returns it; else 0 and OK. */
+int kcoll_test(kcoll_request* request, int* done);
+/* Waits for each of `count` requests; the first failed one's status (kcoll_error_string() gives its message). */
+int kcoll_waitall(size_t count, kcoll_request* requests);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /* The C API from a C program: every collective once with exact integer results (AllReduce also against
- * MPI_Allreduce), sub-communicators from kcoll_comm_split and kcoll_comm_dup, and the error paths (a bad root, a bad
- * type, a NULL communicator) with their messages. Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a
- * check fails on any rank. */
+ * MPI_Allreduce), nonblocking calls completed by kcoll_test, kcoll_wait and kcoll_waitall, sub-communicators from
+ * kcoll_comm_split and kcoll_comm_dup, and the error paths (a bad root, a bad type, a NULL communicator) with their
+ * messages. Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a check fails on any rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +133,45 @@ int main(int argc, char** argv) {
   CHECK_OK(kcoll_comm_free(dup));
   CHECK(kcoll_comm_split(comm, -5, 0, &half) == KCOLL_INVALID_ARGUMENT && half == NULL);
   CHECK(strstr(kcoll_error_string(), "Split: color -5 is negative") != NULL);
+
+  /* Nonblocking: three calls in flight (completed by kcoll_test, kcoll_wait and kcoll_waitall), each as its
+   * blocking form gives it; a request the call completed is NULL. */
+  {
+    int32_t a_send[kCount], a_recv[kCount], g_recv[16], b_data[kCount], m_send = rank, m_recv = -1;
+    for (int i = 0; i < kCount; ++i) {
+      a_send[i] = rank + i;
+      b_data[i] = rank == n - 1 ? 100 + i : -1;
+    }
+    kcoll_request reqs[3] = {NULL, NULL, NULL};
+    kcoll_request max_req = NULL;
+    CHECK_OK(kcoll_iallreduce(comm, a_send, a_recv, kCount, KCOLL_INT32, KCOLL_SUM, &reqs[0]));
+    CHECK_OK(kcoll_iallgather(comm, &rank, g_recv, 1, KCOLL_INT32, &reqs[1]));
+    CHECK_OK(kcoll_ibroadcast(comm, b_data, b_data, kCount, KCOLL_INT32, n - 1, &reqs[2]));
+    CHECK_OK(kcoll_iallreduce(comm, &m_send, &m_recv, 1, KCOLL_INT32, KCOLL_MAX, &max_req));
+    CHECK(reqs[0] != NULL && max_req != NULL);
+    int done = 0;
+    for (int polls = 0; !done && polls < 100000000; ++polls) CHECK_OK(kcoll_test(&reqs[0], &done));
+    CHECK(done == 1 && reqs[0] == NULL);
+    CHECK_OK(kcoll_wait(&max_req));
+    CHECK(max_req == NULL && m_recv == n - 1);
+    CHECK_OK(kcoll_waitall(3, reqs));
+    CHECK(reqs[1] == NULL && reqs[2] == NULL);
+    for (int i = 0; i < kCount; ++i) CHECK(a_recv[i] == n * (n - 1) / 2 + n * i && b_data[i] == 100 + i);
+    for (int r = 0; r < n; ++r) CHECK(g_recv[r] == r);
+    CHECK_OK(kcoll_wait(NULL));
+    /* A type that is not kcoll's, on every rank: refused here, no request. */
+    kcoll_request bad = NULL;
+    CHECK(kcoll_iallreduce(comm, a_send, a_recv, kCount, (kcoll_datatype)77, KCOLL_SUM, &bad) ==
+              KCOLL_INVALID_ARGUMENT &&
+          bad == NULL);
+    CHECK(strstr(kcoll_error_string(), "type: 77") != NULL);
+    /* A bad root on every rank: the request fails from kcoll_wait, with the message. */
+    CHECK_OK(kcoll_ibroadcast(comm, a_send, a_recv, kCount, KCOLL_INT32, n + 3, &bad));
+    CHECK(kcoll_wait(&bad) == KCOLL_INVALID_ARGUMENT && bad == NULL);
+    CHECK(strstr(kcoll_error_string(), "root") != NULL);
+    CHECK(kcoll_ibarrier(comm, NULL) == KCOLL_INVALID_ARGUMENT);
+    CHECK(strstr(kcoll_error_string(), "request: NULL") != NULL);
+  }
 
   /* Errors: the code and the C++ Status's message. */
   int status = kcoll_broadcast(comm, send, recv, kCount, KCOLL_INT32, n);
