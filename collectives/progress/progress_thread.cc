@@ -8,54 +8,36 @@
 namespace kcoll {
 namespace {
 
-thread_local bool on_progress_thread = false;
+thread_local bool running_a_call = false;
 
-// How long the thread polls for the next call before it sleeps, and how long a waiting application thread polls
-// before it sleeps: both far above an 8-byte collective's time, far below a scheduler tick.
-constexpr auto kPollBeforeSleep = std::chrono::microseconds(200);
-
-inline void Relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
+// How long the progress thread polls for the next call before it sleeps, and a waiting thread polls before it
+// sleeps: far above an 8-byte collective's time, far below a scheduler tick.
+constexpr auto kPollBeforeSleep = std::chrono::microseconds(100);
 
 }  // namespace
 
-// A call the progress thread runs: the thread sets the result, then publishes `done` (release); the application
-// reads `done` (acquire), then the result.
+// A call the progress thread (or a helping waiter) runs: the runner sets the result, then publishes `done`
+// (release); a waiter reads `done` (acquire), then the result.
 class ThreadRequest final : public RequestState {
  public:
+  explicit ThreadRequest(ProgressThread* thread) : thread_(thread) {}
   absl::Status Wait() override {
-    if (done_.load(std::memory_order_acquire)) return result_;
-    const auto poll_until = std::chrono::steady_clock::now() + kPollBeforeSleep;
-    int polls = 0;
-    while (!done_.load(std::memory_order_acquire)) {
-      if (++polls < 64 || std::chrono::steady_clock::now() < poll_until) {
-        Relax();
-        continue;
-      }
-      std::unique_lock<std::mutex> lock(mu_);
-      waiting_ = true;
-      cv_.wait(lock, [this] { return done_.load(std::memory_order_acquire); });
-    }
+    // The progress thread outlives every request that is not done: the communicator drains before it ends it.
+    if (!done()) thread_->WaitUntil([this] { return done(); });
     return result_;
   }
-  absl::StatusOr<bool> Test() override { return done_.load(std::memory_order_acquire); }
+  absl::StatusOr<bool> Test() override { return done(); }
 
+  bool done() const { return done_.load(std::memory_order_acquire); }
   void Complete(absl::Status result) {
     result_ = std::move(result);
-    std::lock_guard<std::mutex> lock(mu_);
     done_.store(true, std::memory_order_release);
-    if (waiting_) cv_.notify_all();
   }
 
  private:
+  ProgressThread* thread_;
   std::atomic<bool> done_{false};
   absl::Status result_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool waiting_ = false;
 };
 
 ProgressThread::ProgressThread() : thread_([this] { Loop(); }) {}
@@ -70,10 +52,10 @@ ProgressThread::~ProgressThread() {
   thread_.join();
 }
 
-bool ProgressThread::OnProgressThread() { return on_progress_thread; }
+bool ProgressThread::RunningACall() { return running_a_call; }
 
 std::shared_ptr<RequestState> ProgressThread::Submit(std::function<absl::Status()> call) {
-  auto request = std::make_shared<ThreadRequest>();
+  auto request = std::make_shared<ThreadRequest>(this);
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -86,46 +68,71 @@ std::shared_ptr<RequestState> ProgressThread::Submit(std::function<absl::Status(
 }
 
 void ProgressThread::Drain() {
-  if (on_progress_thread) return;
+  if (running_a_call) return;
   const uint64_t target = submitted_.load(std::memory_order_relaxed);
-  if (completed_.load(std::memory_order_acquire) >= target) return;
+  WaitUntil([&] { return completed_.load(std::memory_order_acquire) >= target; });
+}
+
+template <class Done>
+void ProgressThread::WaitUntil(Done done) {
   const auto poll_until = std::chrono::steady_clock::now() + kPollBeforeSleep;
-  while (completed_.load(std::memory_order_acquire) < target) {
+  while (!done()) {
+    if (RunNextIfIdle()) continue;
     if (std::chrono::steady_clock::now() < poll_until) {
-      Relax();
+      sched_yield();  // the progress thread may need this very core
       continue;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    done_.wait_for(lock, std::chrono::milliseconds(1),
-                   [&] { return completed_.load(std::memory_order_acquire) >= target; });
+    // Woken when a call completes; the timeout bounds a wake-up missed between the check and the wait.
+    done_.wait_for(lock, std::chrono::milliseconds(1));
   }
 }
 
+bool ProgressThread::RunNextIfIdle() {
+  Item item;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_ || queue_.empty()) return false;
+    item = std::move(queue_.front());
+    queue_.pop_front();
+    running_ = true;
+  }
+  RunItem(item);
+  return true;
+}
+
+void ProgressThread::RunItem(Item& item) {
+  running_a_call = true;
+  absl::Status result = item.call();
+  running_a_call = false;
+  item.request->Complete(std::move(result));
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
+    completed_.fetch_add(1, std::memory_order_release);
+    wake = sleeping_ && !queue_.empty();  // a waiter ran this one; the progress thread takes the next
+  }
+  done_.notify_all();
+  if (wake) work_.notify_one();
+}
+
 void ProgressThread::Loop() {
-  on_progress_thread = true;
   for (;;) {
-    Item item;
-    {
-      // Poll without the lock first: the next call usually follows within microseconds.
-      const auto poll_until = std::chrono::steady_clock::now() + kPollBeforeSleep;
-      while (completed_.load(std::memory_order_relaxed) == submitted_.load(std::memory_order_relaxed) &&
-             std::chrono::steady_clock::now() < poll_until) {
-        sched_yield();
-      }
-      std::unique_lock<std::mutex> lock(mu_);
-      sleeping_ = true;
-      work_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      sleeping_ = false;
-      if (queue_.empty()) return;  // stop_, and nothing left
-      item = std::move(queue_.front());
-      queue_.pop_front();
+    // Poll without the lock first: the next call usually follows within microseconds.
+    const auto poll_until = std::chrono::steady_clock::now() + kPollBeforeSleep;
+    while (completed_.load(std::memory_order_relaxed) == submitted_.load(std::memory_order_relaxed) &&
+           std::chrono::steady_clock::now() < poll_until) {
+      sched_yield();
     }
-    item.request->Complete(item.call());
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      completed_.fetch_add(1, std::memory_order_release);
-    }
-    done_.notify_all();
+    if (RunNextIfIdle()) continue;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (stop_ && queue_.empty() && !running_) return;
+    // Sleeps until a call is queued (or a helping waiter finished one, when more are queued).
+    sleeping_ = true;
+    work_.wait_for(lock, std::chrono::milliseconds(10),
+                   [this] { return stop_ || (!queue_.empty() && !running_); });
+    sleeping_ = false;
   }
 }
 
