@@ -235,6 +235,7 @@ absl::Status Communicator::Finalize() {
   int mpi_finalized = 0;
   MPI_Finalized(&mpi_finalized);
   // Nonblocking calls in flight complete first; their requests keep their own results.
+  if (!finalized()) Settle();
   state_->progress_thread.reset();
   if (state_->stream_calls != nullptr && state_->stream_calls->open()) {
     state_->stream_calls->final_result =

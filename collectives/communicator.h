@@ -35,6 +35,7 @@
 namespace kcoll {
 
 class AutoChoice;
+class InlineRequest;
 class Kernels;
 struct CollectiveArgs;
 struct CommunicatorState;  // communicator_state.h
@@ -206,6 +207,7 @@ class Communicator {
   bool finalized() const;
 
  private:
+  friend class InlineRequest;
   Communicator();
   // Create, and for Split: `emulated_node`, this rank's node when the parent emulated its nodes.
   static absl::StatusOr<std::unique_ptr<Communicator>> CreateOn(MPI_Comm comm, const CommunicatorOptions& options,
@@ -239,6 +241,9 @@ class Communicator {
                        const CallOptions& options, MemoryKind memory) const;
   absl::Status RunInlineLane(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                              const CallOptions& options);
+  // The inline lane's nonblocking form (inline_request.h): StartInline publishes, FinishInline folds.
+  Request StartInline(const CollectiveArgs& args);
+  absl::Status FinishInline(InlineRequest& request);
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
 

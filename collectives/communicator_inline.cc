@@ -11,11 +11,15 @@
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
 #include "collectives/inline_path.h"
+#include "collectives/inline_request.h"
 #include "collectives/observability/describe.h"
 
 namespace kcoll {
 
-absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res);  // algorithms/all_reduce/inline.cc
+// algorithms/all_reduce/inline.cc
+absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res);
+absl::Status InlineAllReduceStart(const CollectiveArgs& args, Resources& res);
+absl::Status InlineAllReduceFinish(const CollectiveArgs& args, Resources& res);
 
 bool Communicator::TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
                                    const CallOptions& options, MemoryKind memory) const {
@@ -37,9 +41,8 @@ absl::Status Communicator::RunInlineLane(const void* send, void* recv, size_t co
   KCOLL_RETURN_IF_ERROR(CheckUsable("all_reduce"));
   const CollectiveArgs args{Collective::kAllReduce, send, recv, count, type, op, 0, options.tuning};
   const uint64_t start = state_->clock.Now();
-  state_->inline_exchange->BeginCall(Transport::CallInfo{"all_reduce", "inline",
-                                                         CallSignature(args, Algorithm::kInline), &state_->clock,
-                                                         start});
+  state_->inline_exchange->BeginCall(
+      Transport::CallInfo{"all_reduce", "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
   const absl::Status status = InlineAllReduce(args, resources);
@@ -49,6 +52,56 @@ absl::Status Communicator::RunInlineLane(const void* send, void* recv, size_t co
   // Every rank publishes before it looks at the others: only a timeout leaves the ranks out of step.
   if (status.code() == absl::StatusCode::kDeadlineExceeded) return Break(status);
   return status;
+}
+
+Request Communicator::StartInline(const CollectiveArgs& args) {
+  if (absl::Status usable = CheckUsable("all_reduce"); !usable.ok()) return CompletedRequest(usable);
+  const uint64_t start = state_->clock.Now();
+  state_->inline_exchange->BeginCall(
+      Transport::CallInfo{"all_reduce", "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
+  Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  resources.inline_exchange = state_->inline_exchange.get();
+  auto request = std::make_shared<InlineRequest>(this, args, start);
+  // Publishing fails only before anything is written: the ranks stay in step.
+  if (absl::Status published = InlineAllReduceStart(args, resources); !published.ok()) {
+    request->Complete(published);
+    return Request(request);
+  }
+  state_->pending_inline = request;
+  return Request(request);
+}
+
+absl::Status Communicator::FinishInline(InlineRequest& request) {
+  if (request.done()) return request.result();
+  Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  resources.inline_exchange = state_->inline_exchange.get();
+  absl::Status status = InlineAllReduceFinish(request.args(), resources);
+  const CollectiveArgs& args = request.args();
+  const PrimitiveCounts before = state_->counters.total;
+  if (status.ok()) CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
+  Record(args, Algorithm::kInline, before, state_->clock.Seconds(state_->clock.Now() - request.start()), status);
+  if (status.code() == absl::StatusCode::kDeadlineExceeded) status = Break(status);
+  request.Complete(status);
+  // On the application's thread the request may still be the pending one; the progress thread never sees it there.
+  if (!ProgressThread::RunningACall() && state_->pending_inline.get() == &request) state_->pending_inline.reset();
+  return status;
+}
+
+absl::Status InlineRequest::Wait() {
+  if (done()) return result_;
+  if (finisher_ != nullptr) {
+    finisher_->Wait().IgnoreError();  // the fold's status is this request's result
+    return result_;
+  }
+  return comm_->FinishInline(*this);
+}
+
+absl::StatusOr<bool> InlineRequest::Test() {
+  if (done()) return true;
+  if (finisher_ != nullptr) return finisher_->Test();
+  if (!comm_->state_->inline_exchange->AllPublished()) return false;
+  comm_->FinishInline(*this).IgnoreError();  // every rank published: this returns at once
+  return true;
 }
 
 }  // namespace kcoll

@@ -7,6 +7,7 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
+#include "collectives/inline_request.h"
 
 namespace kcoll {
 namespace {
@@ -19,6 +20,12 @@ CollectiveArgs ArgsOf(Collective collective, const void* send, void* recv, size_
 }  // namespace
 
 void Communicator::Settle() const {
+  if (ProgressThread::RunningACall()) return;  // a call that reaches an entry point on its own way
+  if (state_->pending_inline != nullptr) {
+    // The latest call issued, and nothing is queued behind it.
+    std::shared_ptr<InlineRequest> pending = state_->pending_inline;
+    const_cast<Communicator*>(this)->FinishInline(*pending).IgnoreError();  // its request reports the result
+  }
   if (state_->progress_thread != nullptr) state_->progress_thread->Drain();
 }
 
@@ -36,6 +43,23 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
   if (finalized()) {
     return CompletedRequest(absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()")));
+  }
+  const bool thread = state_->progress.way == ProgressWay::kThread;
+  if (state_->pending_inline != nullptr) {
+    // A published inline AllReduce folds before this call runs: on the progress thread, queued ahead of it; else now.
+    std::shared_ptr<InlineRequest> pending = std::move(state_->pending_inline);
+    if (thread) {
+      if (state_->progress_thread == nullptr) state_->progress_thread = std::make_unique<ProgressThread>();
+      pending->set_finisher(state_->progress_thread->Submit([this, pending] { return FinishInline(*pending); }));
+    } else {
+      FinishInline(*pending).IgnoreError();
+    }
+  }
+  // A small AllReduce on the inline lane publishes now and folds when waited for, when nothing runs before it.
+  if (args.collective == Collective::kAllReduce && state_->progress.way != ProgressWay::kStream &&
+      (state_->progress_thread == nullptr || state_->progress_thread->Idle()) &&
+      TakesInlineLane(args.send, args.recv, args.count, args.type, args.op, options, memory)) {
+    return StartInline(args);
   }
   switch (state_->progress.way) {
     case ProgressWay::kThread:

@@ -31,6 +31,8 @@
 
 namespace kcoll {
 
+class InlineRequest;
+
 struct CommunicatorState {
   CommunicatorOptions options;  // as Create was given them: Split and Dup create with the same
   ExecBackend backend = ExecBackend::kSerial;
@@ -72,6 +74,8 @@ struct CommunicatorState {
   ProgressChoice progress;
   std::unique_ptr<ProgressThread> progress_thread;
   std::shared_ptr<StreamCalls> stream_calls;
+  // The inline lane's nonblocking call published and not yet folded (inline_request.h); at most one.
+  std::shared_ptr<InlineRequest> pending_inline;
 };
 
 }  // namespace kcoll

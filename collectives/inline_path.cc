@@ -10,7 +10,8 @@ absl::StatusOr<size_t> InlineMaxBytes() {
   const char* env = GetEnv("KCOLL_INLINE_MAX_BYTES");
   if (env == nullptr) return kDefaultInlineMaxBytes;
   absl::StatusOr<size_t> parsed = ParseByteSize(env);
-  if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_INLINE_MAX_BYTES: ", parsed.status().message()));
+  if (!parsed.ok())
+    return absl::InvalidArgumentError(absl::StrCat("KCOLL_INLINE_MAX_BYTES: ", parsed.status().message()));
   if (*parsed > InlineExchange::kMaxPayloadBytes) {
     return absl::InvalidArgumentError(absl::StrCat("KCOLL_INLINE_MAX_BYTES: '", env, "' is over the ",
                                                    InlineExchange::kMaxPayloadBytes,

@@ -199,6 +199,36 @@ TEST_P(NonblockingTest, BlockingAndNonblockingCallsMix) {
   EXPECT_TRUE(Request().Wait().ok());
 }
 
+// Small AllReduces on one node take the inline lane in two halves (published at issue, folded when completed):
+// polled with Test, several in a row, a blocking call behind them, and completion in reverse order.
+TEST_P(NonblockingTest, SmallAllReducesCompleteInAnyOrder) {
+  Call polled = MakeCall(Collective::kAllReduce, DataType::kFloat64, ReduceOp::kSum, 1, 0);
+  Request first = Issue(*comm_, polled);
+  bool done = false;
+  for (int polls = 0; polls < 100000000 && !done; ++polls) {
+    absl::StatusOr<bool> test = first.Test();
+    ASSERT_TRUE(test.ok());
+    done = *test;
+  }
+  EXPECT_TRUE(done);
+  ExpectResult(polled);
+  std::vector<Call> calls;
+  for (int i = 0; i < 4; ++i)
+    calls.push_back(MakeCall(Collective::kAllReduce, DataType::kInt64, ReduceOp::kMax, 1 + i, 0));
+  std::vector<Request> requests;
+  for (Call& call : calls) requests.push_back(Issue(*comm_, call));
+  Call blocking = MakeCall(Collective::kAllReduce, DataType::kInt32, ReduceOp::kSum, 3, 0);
+  ASSERT_TRUE(comm_->AllReduce(blocking.send.data(), blocking.recv.data(), 3, DataType::kInt32, ReduceOp::kSum).ok());
+  ExpectResult(blocking);
+  for (size_t i = requests.size(); i-- > 0;) {
+    EXPECT_TRUE(requests[i].Wait().ok());
+    ExpectResult(calls[i]);
+  }
+  Request last = Issue(*comm_, polled);
+  EXPECT_TRUE(last.Wait().ok());
+  ExpectResult(polled);
+}
+
 // The request moves while this rank sits in MPI: rank 0 issues, then blocks in MPI_Recv for the message rank 1 sends
 // only once its own request completed, which needs rank 0's part of the call. A progress that happened only inside
 // kcoll calls would leave both ranks waiting for ever (the communicator's timeout then fails the test).

@@ -130,8 +130,7 @@ void ProgressThread::Loop() {
     if (stop_ && queue_.empty() && !running_) return;
     // Sleeps until a call is queued (or a helping waiter finished one, when more are queued).
     sleeping_ = true;
-    work_.wait_for(lock, std::chrono::milliseconds(10),
-                   [this] { return stop_ || (!queue_.empty() && !running_); });
+    work_.wait_for(lock, std::chrono::milliseconds(10), [this] { return stop_ || (!queue_.empty() && !running_); });
     sleeping_ = false;
   }
 }

@@ -45,6 +45,8 @@ class ProgressThread {
   // Returns once every call handed over so far has completed, running queued ones itself when the progress thread
   // is not. A no-op on a thread that is running a call (the call reaches entry points that drain first).
   void Drain();
+  // Whether every call handed over has completed.
+  bool Idle() const { return completed_.load(std::memory_order_acquire) == submitted_.load(std::memory_order_relaxed); }
   // Whether the calling thread is running one of the calls.
   static bool RunningACall();
 

@@ -3,8 +3,10 @@
 // collectives/transport/shm/inline_exchange.h), waits until every rank has published, and folds the n buffers in rank
 // order straight from the shared lines into its receive buffer, on its own thread. One cache-line exchange for an
 // 8-byte buffer: no message protocol, no kernel launch, no barrier between calls (the lines alternate by call parity).
-// Every rank combines the same operands in the same order, so every rank ends with the same bits. Each rank reads
-// n-1 buffers and reduces n: worth it while S is small (the communicator takes it up to KCOLL_INLINE_MAX_BYTES).
+// Every rank combines the same operands in the same order, so every rank ends with the same bits. A nonblocking call
+// runs the two halves apart: Start publishes when the call is issued, Finish folds once the request is waited for. Each
+// rank reads n-1 buffers and reduces n: worth it while S is small (the communicator takes it up to
+// KCOLL_INLINE_MAX_BYTES).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,7 +17,7 @@
 
 namespace kcoll {
 
-absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res) {
+absl::Status InlineAllReduceStart(const CollectiveArgs& args, Resources& res) {
   InlineExchange* exchange = res.inline_exchange;
   if (exchange == nullptr) {
     return absl::FailedPreconditionError(
@@ -28,7 +30,13 @@ absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res) {
                                                    " bytes per rank"));
   }
   if (bytes == 0) return absl::OkStatus();
-  KCOLL_RETURN_IF_ERROR(exchange->Exchange(args.send, bytes));
+  return exchange->Publish(args.send, bytes);
+}
+
+absl::Status InlineAllReduceFinish(const CollectiveArgs& args, Resources& res) {
+  InlineExchange* exchange = res.inline_exchange;
+  if (args.count == 0) return absl::OkStatus();
+  KCOLL_RETURN_IF_ERROR(exchange->AwaitAll());
   constexpr int kOnStack = 64;
   const unsigned char* on_stack[kOnStack];
   std::vector<const unsigned char*> on_heap;
@@ -40,10 +48,15 @@ absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res) {
   }
   for (int r = 0; r < n; ++r) inputs[r] = exchange->Payload(r);
   if (!HostReduceInOrder(args.op, args.type, args.recv, inputs, n, args.count)) {
-    return absl::InvalidArgumentError(absl::StrCat("all_reduce (inline): type ", static_cast<int>(args.type),
-                                                   " or op ", static_cast<int>(args.op), " is not valid"));
+    return absl::InvalidArgumentError(absl::StrCat("all_reduce (inline): type ", static_cast<int>(args.type), " or op ",
+                                                   static_cast<int>(args.op), " is not valid"));
   }
   return absl::OkStatus();
+}
+
+absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res) {
+  KCOLL_RETURN_IF_ERROR(InlineAllReduceStart(args, res));
+  return InlineAllReduceFinish(args, res);
 }
 
 }  // namespace kcoll

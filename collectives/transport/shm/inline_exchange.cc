@@ -17,7 +17,7 @@ absl::StatusOr<std::unique_ptr<InlineExchange>> InlineExchange::Create(MPI_Comm 
   return std::unique_ptr<InlineExchange>(new InlineExchange(*std::move(lines)));
 }
 
-absl::Status InlineExchange::Exchange(const void* payload, size_t bytes) {
+absl::Status InlineExchange::Publish(const void* payload, size_t bytes) {
   const Transport::CallInfo& call = call_;
   if (bytes > kMaxPayloadBytes) {
     return absl::InvalidArgumentError(absl::StrCat(call.collective, " (", call.algorithm, "): a payload of ", bytes,
@@ -28,12 +28,23 @@ absl::Status InlineExchange::Exchange(const void* payload, size_t bytes) {
   if (bytes > 0) std::memcpy(mine->payload, payload, bytes);
   mine->signature = call.signature;
   mine->bytes = static_cast<uint32_t>(bytes);
+  published_bytes_ = static_cast<uint32_t>(bytes);
   mine->call.store(k, std::memory_order_release);
-  bool all_arrived = true;
-  for (int r = 0; r < size() && all_arrived; ++r) {
-    all_arrived = BlockOf(r, k & 1)->call.load(std::memory_order_acquire) == k;
+  return absl::OkStatus();
+}
+
+bool InlineExchange::AllPublished() const {
+  const uint64_t k = calls_;
+  for (int r = 0; r < size(); ++r) {
+    if (BlockOf(r, k & 1)->call.load(std::memory_order_acquire) != k) return false;
   }
-  if (!all_arrived) {
+  return true;
+}
+
+absl::Status InlineExchange::AwaitAll() {
+  const Transport::CallInfo& call = call_;
+  const uint64_t k = calls_;
+  if (!AllPublished()) {
     absl::Status waited = lines_->WaitUntilNoneBehind(
         [this, k](int r) { return BlockOf(r, k & 1)->call.load(std::memory_order_acquire) != k; }, call,
         "in the inline exchange", "waiting for their buffers");
@@ -41,7 +52,7 @@ absl::Status InlineExchange::Exchange(const void* payload, size_t bytes) {
   }
   for (int r = 0; r < size(); ++r) {
     const Block* theirs = BlockOf(r, k & 1);
-    if (theirs->signature != call.signature || theirs->bytes != bytes) {
+    if (theirs->signature != call.signature || theirs->bytes != published_bytes_) {
       return absl::InvalidArgumentError(absl::StrCat(
           call.collective, " (", call.algorithm, ") on rank ", lines_->Name(rank()), ": rank ", lines_->Name(r),
           " called with different arguments (collective, count, type, op or algorithm; KCOLL_CHECK_ARGS=1 names the "

@@ -50,7 +50,16 @@ class InlineExchange {
   // every rank has published its part of that call. InvalidArgument when a rank published another signature (it
   // called with other arguments); DeadlineExceeded, naming the ranks that did not arrive, when nothing arrived for
   // the timeout (the ranks are then out of step: the caller must not call again).
-  absl::Status Exchange(const void* payload, size_t bytes);
+  absl::Status Exchange(const void* payload, size_t bytes) {
+    absl::Status published = Publish(payload, bytes);
+    return published.ok() ? AwaitAll() : published;
+  }
+  // Exchange in two halves, for a nonblocking call: Publish returns once this rank's part is out; AwaitAll then does
+  // the rest of Exchange. Between them, AllPublished says (without waiting) whether AwaitAll would return at once. A
+  // rank publishes the next call only after AwaitAll of this one returned.
+  absl::Status Publish(const void* payload, size_t bytes);
+  bool AllPublished() const;
+  absl::Status AwaitAll();
 
   // Rank `rank`'s payload of the latest Exchange (this rank's own included), valid until the next Exchange.
   const unsigned char* Payload(int rank) const { return BlockOf(rank, calls_ & 1)->payload; }
@@ -72,7 +81,8 @@ class InlineExchange {
 
   std::unique_ptr<shm::NodeLines> lines_;
   Transport::CallInfo call_{"all_reduce", "inline", 0};
-  uint64_t calls_ = 0;  // Exchange calls made so far
+  uint64_t calls_ = 0;  // calls published so far
+  uint32_t published_bytes_ = 0;
 };
 
 }  // namespace kcoll
