@@ -41,7 +41,7 @@ while [[ $# -gt 0 ]]; do
 done
 readonly max_bytes=$((64 << 20))
 
-benches=(all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv kernels)
+benches=(all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv kernels overlap)
 tests=(gpu_collectives_test_bin nccl_transport_test_bin nccl_host_test kernels_test gpu_placement_test)
 targets=()
 for b in "${benches[@]}"; do targets+=("//bench:$b"); done

@@ -7,6 +7,7 @@
 #   nccl.txt        the NCCL transport tests (1, 2, 4 ranks), the kernel and placement tests
 #   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
 #   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
+#   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
 #
 #   run_checks.sh OUT_DIR [--quick]        --quick: smaller sweeps (a minute, for a first look)
 #
@@ -98,6 +99,15 @@ SKIP_IF="Duplicate GPU detected" step "all_reduce --exec cuda 2 ranks, NCCL_MULT
   env NCCL_MULTI_RANK_GPU_ENABLE=1 all_reduce --ranks 2 --exec cuda --transport nccl -b 8 -e "$big" -f 4 -n 20 -w 5 -c 1
 step "all_reduce --exec cuda 2 ranks, MPI staged" 60 all_reduce.txt \
   all_reduce --ranks 2 --exec cuda --transport mpi --algo ring,halving_doubling,auto -b 8 -e 64M -f 8 -n 10 -w 3 -c 1
+
+# 4. The node's CPU cores (host buffers): how much of a nonblocking AllReduce a computation hides when the progress
+# thread has a core of its own, kcoll's IAllReduce beside MPI_Iallreduce, with a progress thread and eagerly.
+rounds=3
+((quick)) && rounds=1
+for progress in thread eager; do
+  step "overlap 2 ranks, 8 B and 1 MiB, progress $progress" 90 overlap.txt \
+    overlap --ranks 2 -b 8 -e 1M -f 131072 -n 300 -w 30 --rounds "$rounds" --compute_factor 2 --progress "$progress"
+done
 
 # The tests wait under a timeout, so that a hang fails with the step it hung in (the benchmarks above wait without
 # one, as applications do by default: a timeout's polling costs latency).
