@@ -5,9 +5,12 @@
 //   mpirun -np 4 cg --n 32 --collectives mpi                         # or under your own launcher
 //
 // Flags: --collectives kcoll|mpi (default kcoll), --algo NAME (a kcoll AllReduce algorithm; default auto),
-// --n N (grid points per dimension, default 64), --max_iterations N (1000), --tolerance T (1e-8), --ranks N.
+// --variant classic|pipelined (default classic: two blocking sums per iteration; pipelined: one nonblocking sum of
+// two dot products that runs while the stencil computes, kcoll's IAllReduce or MPI_Iallreduce), --n N (grid points
+// per dimension, default 64), --max_iterations N (1000), --tolerance T (1e-8), --ranks N.
 // It prints the iterations, the final relative residual, the time per iteration and the share of it spent summing
-// dot products across ranks.
+// dot products across ranks (for pipelined: issuing and waiting), then the solution's norm per slab of the rank grid,
+// summed with kcoll on sub-communicators from Communicator::Split.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -59,6 +62,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv, std::vector<std::string>
       absl::StatusOr<kcoll::Algorithm> a = kcoll::ParseAlgorithm(value);
       if (!a.ok()) return Bad(arg, value, std::string(a.status().message()));
       f.algorithm = *a;
+    } else if (arg == "--variant") {
+      if (value != "classic" && value != "pipelined") return Bad(arg, value, "not classic or pipelined");
+      f.cg.pipelined = value == "pipelined";
     } else if (arg == "--n") {
       if (!absl::SimpleAtoi(value, &number) || number < 1) return Bad(arg, value, "not a grid size >= 1");
       f.cg.n = number;
@@ -141,13 +147,27 @@ int main(int argc, char** argv) {
         double times[2] = {result->seconds, result->reduction_seconds};
         MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         const int it = result->iterations;
+        // A second reduction pattern: the solution's norm per slab of ranks, on sub-communicators from Split.
+        absl::StatusOr<double> slab = kcoll::examples::SlabNorm2(**comm, *result);
+        std::vector<double> slabs(nranks, 0.0);
+        const double mine = slab.ok() ? *slab : -1.0;
+        MPI_Gather(&mine, 1, MPI_DOUBLE, slabs.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (!slab.ok()) {
+          if (rank == 0) std::fprintf(stderr, "cg: %s\n", slab.status().ToString().c_str());
+          code = 1;
+        }
         if (rank == 0) {
           std::printf(
-              "cg: %d^3 grid on %d rank(s) (%dx%dx%d blocks), dot products summed with %s\n"
+              "cg: %d^3 grid on %d rank(s) (%dx%dx%d blocks), %s CG, dot products summed with %s\n"
               "cg: %d iterations, relative residual %.3e, %.3f ms per iteration, reductions %.1f%% of the time\n",
-              flags->cg.n, nranks, result->dims[0], result->dims[1], result->dims[2], dot_sum->name().c_str(), it,
-              result->relative_residual, it > 0 ? 1e3 * times[0] / it : 0.0,
-              times[0] > 0 ? 100.0 * times[1] / times[0] : 0.0);
+              flags->cg.n, nranks, result->dims[0], result->dims[1], result->dims[2],
+              flags->cg.pipelined ? "pipelined" : "classic", dot_sum->name().c_str(), it, result->relative_residual,
+              it > 0 ? 1e3 * times[0] / it : 0.0, times[0] > 0 ? 100.0 * times[1] / times[0] : 0.0);
+          // Ranks are numbered row-major over the rank grid: slab i holds ranks i * (dims[1] * dims[2]) onwards.
+          const int per_slab = result->dims[1] * result->dims[2];
+          std::string norms;
+          for (int i = 0; i < result->dims[0]; ++i) absl::StrAppend(&norms, i > 0 ? ", " : "", slabs[i * per_slab]);
+          std::printf("cg: |x|^2 per slab of ranks along x (Split): %s\n", norms.c_str());
         }
         if (result->relative_residual >= flags->cg.tolerance) code = 3;  // did not converge
       }

@@ -28,10 +28,17 @@ class KcollDotSum final : public DotSum {
     if (!s.ok()) return s;
     return global;
   }
+  absl::Status Start(const double* local, double* global, int count) override {
+    request_ =
+        comm_.IAllReduce(local, global, static_cast<size_t>(count), DataType::kFloat64, ReduceOp::kSum, options_);
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return request_.Wait(); }
 
  private:
   Communicator& comm_;
   CallOptions options_;
+  Request request_;
 };
 
 class MpiDotSum final : public DotSum {
@@ -45,9 +52,20 @@ class MpiDotSum final : public DotSum {
     }
     return global;
   }
+  absl::Status Start(const double* local, double* global, int count) override {
+    if (MPI_Iallreduce(local, global, count, MPI_DOUBLE, MPI_SUM, comm_, &request_) != MPI_SUCCESS) {
+      return absl::InternalError("MPI_Iallreduce failed");
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override {
+    if (MPI_Wait(&request_, MPI_STATUS_IGNORE) != MPI_SUCCESS) return absl::InternalError("MPI_Wait failed");
+    return absl::OkStatus();
+  }
 
  private:
   MPI_Comm comm_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
 };
 
 // This rank's block of the grid: [start, start + size) per dimension, and its six neighbours (MPI_PROC_NULL at the
@@ -143,6 +161,72 @@ double LocalDot(const Block& b, const Grid& x, const Grid& y) {
   return sum;
 }
 
+void Stencil(const Block& block, const Grid& in, const Grid& out) {
+  Kokkos::parallel_for(
+      "stencil", Interior(block), KOKKOS_LAMBDA(int64_t i, int64_t j, int64_t k) {
+        out(i, j, k) = 6 * in(i, j, k) - in(i - 1, j, k) - in(i + 1, j, k) - in(i, j - 1, k) - in(i, j + 1, k) -
+                       in(i, j, k - 1) - in(i, j, k + 1);
+      });
+}
+
+// Pipelined CG without a preconditioner (Ghysels and Vanroose 2014, algorithm 4 with M = I): with w = A r kept by
+// recurrence, the iteration's two dot products gamma = (r, r) and delta = (w, r) depend on no product with A of the
+// same iteration, so their sum across ranks runs while the stencil computes q = A w:
+//
+//   start sum of (r, r), (w, r); q = A w (halo exchange of w, stencil); wait
+//   beta = gamma / gamma_old, alpha = gamma / (delta - beta gamma / alpha_old)   (first: beta = 0, alpha = gamma/delta)
+//   z = q + beta z; s = w + beta s; p = r + beta p; x += alpha p; r -= alpha s; w -= alpha z
+//
+// It stops, as classic CG does, once |r| / |b| < tolerance for the r of the iteration's start.
+absl::Status PipelinedLoop(const CgOptions& options, const Block& block, Halo& halo, DotSum& dot_sum, double bb,
+                           const Grid& x, const Grid& r, CgResult* result) {
+  const Block b = block;
+  auto grid = [&](const char* name) { return Grid(std::string(name), b.size[0] + 2, b.size[1] + 2, b.size[2] + 2); };
+  Grid w = grid("w"), q = grid("q"), z = grid("z"), s = grid("s"), p = grid("p");
+  if (absl::Status e = halo.Exchange(r); !e.ok()) return e;
+  Stencil(block, r, w);  // w = A r
+  double local[2], global[2];
+  double gamma_old = 0, alpha_old = 0, residual = 1;
+  result->reduction_seconds = 0;
+  const auto start = Clock::now();
+  int it = 0;
+  for (;;) {
+    local[0] = LocalDot(block, r, r);
+    local[1] = LocalDot(block, w, r);
+    auto t = Clock::now();
+    if (absl::Status started = dot_sum.Start(local, global, 2); !started.ok()) return started;
+    result->reduction_seconds += std::chrono::duration<double>(Clock::now() - t).count();
+    if (absl::Status e = halo.Exchange(w); !e.ok()) return e;
+    Stencil(block, w, q);  // q = A w, while the sums travel
+    Kokkos::fence();
+    t = Clock::now();
+    if (absl::Status finished = dot_sum.Finish(); !finished.ok()) return finished;
+    result->reduction_seconds += std::chrono::duration<double>(Clock::now() - t).count();
+    const double gamma = global[0], delta = global[1];
+    residual = std::sqrt(gamma / bb);
+    if (residual < options.tolerance || it >= options.max_iterations) break;
+    ++it;
+    const double beta = it > 1 ? gamma / gamma_old : 0.0;
+    const double alpha = it > 1 ? gamma / (delta - beta * gamma / alpha_old) : gamma / delta;
+    Kokkos::parallel_for(
+        "pipelined_update", Interior(block), KOKKOS_LAMBDA(int64_t i, int64_t j, int64_t k) {
+          z(i, j, k) = q(i, j, k) + beta * z(i, j, k);
+          s(i, j, k) = w(i, j, k) + beta * s(i, j, k);
+          p(i, j, k) = r(i, j, k) + beta * p(i, j, k);
+          x(i, j, k) += alpha * p(i, j, k);
+          r(i, j, k) -= alpha * s(i, j, k);
+          w(i, j, k) -= alpha * z(i, j, k);
+        });
+    gamma_old = gamma;
+    alpha_old = alpha;
+  }
+  Kokkos::fence();
+  result->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result->iterations = it;
+  result->relative_residual = residual;
+  return absl::OkStatus();
+}
+
 // Gathers the blocks into rank 0's n^3 vector.
 void GatherSolution(MPI_Comm cart, const Block& block, int n, const Grid& x, std::vector<double>* solution) {
   int rank = 0, nranks = 1;
@@ -213,6 +297,7 @@ absl::StatusOr<CgResult> SolvePoisson(MPI_Comm comm, const CgOptions& options, D
   MPI_Comm_rank(cart, &rank);
   MPI_Cart_coords(cart, rank, 3, coords);
   Block block;
+  for (int d = 0; d < 3; ++d) result.coords[d] = coords[d];
   for (int d = 0; d < 3; ++d) {
     Split(options.n, result.dims[d], coords[d], &block.start[d], &block.size[d]);
     MPI_Cart_shift(cart, d, 1, &block.neighbour[d][0], &block.neighbour[d][1]);
@@ -239,6 +324,14 @@ absl::StatusOr<CgResult> SolvePoisson(MPI_Comm comm, const CgOptions& options, D
   absl::StatusOr<double> rr = reduce(LocalDot(block, r, r));
   if (!rr.ok()) return rr.status();
   const double bb = *rr;
+  if (options.pipelined) {
+    absl::Status solved = PipelinedLoop(options, block, halo, dot_sum, bb, x, r, &result);
+    if (!solved.ok()) return solved;
+    result.local_norm2 = LocalDot(block, x, x);
+    if (solution != nullptr) GatherSolution(cart, block, options.n, x, solution);
+    MPI_Comm_free(&cart);
+    return result;
+  }
   double rr_now = *rr;
   result.reduction_seconds = 0;  // the iterations' share only
   const auto start = Clock::now();
@@ -271,9 +364,19 @@ absl::StatusOr<CgResult> SolvePoisson(MPI_Comm comm, const CgOptions& options, D
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.iterations = it;
   result.relative_residual = std::sqrt(rr_now / bb);
+  result.local_norm2 = LocalDot(block, x, x);
   if (solution != nullptr) GatherSolution(cart, block, options.n, x, solution);
   MPI_Comm_free(&cart);
   return result;
+}
+
+absl::StatusOr<double> SlabNorm2(Communicator& comm, const CgResult& result) {
+  absl::StatusOr<std::unique_ptr<Communicator>> slab = comm.Split(result.coords[0], comm.rank());
+  if (!slab.ok()) return slab.status();
+  double sum = 0;
+  absl::Status s = (*slab)->AllReduce(&result.local_norm2, &sum, 1, DataType::kFloat64, ReduceOp::kSum);
+  if (!s.ok()) return s;
+  return sum;
 }
 
 CgResult SolvePoissonSerial(const CgOptions& options, std::vector<double>* solution) {

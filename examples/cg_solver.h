@@ -6,7 +6,8 @@
 //   - exchanges the faces of the search direction p with its up to six neighbours (MPI point-to-point: the halo),
 //   - applies the stencil, the axpy updates and its local dot products with Kokkos kernels,
 //   - and sums two dot products across ranks: with kcoll's AllReduce or MPI_Allreduce (DotSum below).
-// Those two 8-byte sums are the latency-bound collectives every Krylov solver waits on.
+// Those two 8-byte sums are the latency-bound collectives every Krylov solver waits on. Pipelined CG (CgOptions::
+// pipelined) sums both of an iteration at once, with a nonblocking reduction that runs while the stencil computes.
 #ifndef KCOLL_EXAMPLES_CG_SOLVER_H_
 #define KCOLL_EXAMPLES_CG_SOLVER_H_
 
@@ -22,12 +23,16 @@
 namespace kcoll {
 namespace examples {
 
-// Sums one double across the ranks: how the solver reduces its dot products.
+// Sums dot products across the ranks: how the solver reduces them. Sum blocks; Start and Finish are the nonblocking
+// form pipelined CG overlaps with its stencil (kcoll's IAllReduce, MPI_Iallreduce).
 class DotSum {
  public:
   virtual ~DotSum() = default;
   virtual std::string name() const = 0;  // "kcoll (auto)", "MPI_Allreduce"
   virtual absl::StatusOr<double> Sum(double local) = 0;
+  // Starts summing `count` doubles of `local` into `global` (both must stay untouched until Finish returned).
+  virtual absl::Status Start(const double* local, double* global, int count) = 0;
+  virtual absl::Status Finish() = 0;
 };
 
 // kcoll's AllReduce, with `algorithm` (kAuto: kcoll's choice).
@@ -39,6 +44,9 @@ struct CgOptions {
   int n = 64;  // interior grid points per dimension
   int max_iterations = 1000;
   double tolerance = 1e-8;  // stop when |r| / |b| falls below it
+  // Pipelined CG (Ghysels and Vanroose): one reduction of two dot products per iteration, started before the
+  // stencil and waited for after it, instead of classic CG's two blocking reductions around it.
+  bool pipelined = false;
 };
 
 struct CgResult {
@@ -47,7 +55,13 @@ struct CgResult {
   double seconds = 0;            // the iterations, wall time on this rank
   double reduction_seconds = 0;  // of which summing dot products across ranks
   int dims[3] = {1, 1, 1};       // the ranks' Cartesian grid
+  int coords[3] = {0, 0, 0};     // this rank's place in it
+  double local_norm2 = 0;        // sum of x^2 over this rank's block of the solution
 };
+
+// The squared norm of the solution over this rank's slab of the rank grid (the ranks that share coords[0]): a second
+// reduction pattern, summed with kcoll on a sub-communicator from Communicator::Split. Collective over `comm`.
+absl::StatusOr<double> SlabNorm2(Communicator& comm, const CgResult& result);
 
 // Solves on every rank of `comm` (collective). With `solution`, rank 0 receives the whole n^3 solution
 // (index (i * n + j) * n + k for the point (i, j, k)); other ranks' vectors are left empty.
