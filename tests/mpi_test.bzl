@@ -41,7 +41,7 @@ def mpi_test(name, srcs = None, deps = [], ranks = DEFAULT_RANKS, env = {}, size
                 name = test_name,
                 srcs = ["//tests:mpi_launch.sh"],
                 args = [str(n), "$(location :%s)" % binary] + args,
-                data = [":" + binary],
+                data = [":" + binary, "//tools:tsan_suppressions.txt"],
                 env = test_env,
                 size = size,
                 flaky = flaky,

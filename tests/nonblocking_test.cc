@@ -314,6 +314,25 @@ TEST_P(NonblockingTest, RejectionAtTheRootFailsEveryRanksRequest) {
   }
 }
 
+// With the cross-rank argument check, a count that differs on one rank fails every rank's request, naming the field,
+// and the next call works.
+TEST_P(NonblockingTest, ArgumentCheckFailsEveryRanksRequestOnAMismatch) {
+  if (n_ < 2) GTEST_SKIP() << "needs two ranks";
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  options.progress = GetParam();
+  options.check_args = true;
+  comm_ = MakeCommunicator(options);
+  ASSERT_TRUE(AllRanks(comm_ != nullptr));
+  std::vector<int32_t> send(8, 1), recv(8, 0);
+  const size_t count = me_ == 0 ? 5 : 6;
+  absl::Status status = comm_->IAllReduce(send.data(), recv.data(), count, DataType::kInt32, ReduceOp::kSum).Wait();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("count"));
+  EXPECT_TRUE(comm_->IAllReduce(send.data(), recv.data(), 8, DataType::kInt32, ReduceOp::kSum).Wait().ok());
+  EXPECT_EQ(recv, std::vector<int32_t>(8, n_));
+}
+
 // Finalize completes the calls in flight; their requests keep their results, and later calls are refused.
 TEST_P(NonblockingTest, FinalizeCompletesCallsInFlight) {
   std::vector<Call> calls;
