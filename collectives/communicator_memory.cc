@@ -13,6 +13,7 @@
 
 namespace kcoll {
 absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
+  Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("Allocate"));
   // Every step agrees across the whole communicator, so that Allocate succeeds or fails on every rank alike.
   absl::Status local;
@@ -44,6 +45,7 @@ absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
 }
 
 absl::Status Communicator::Free(void* data) {
+  Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("Free"));
   // Which Allocate call of this communicator `data` came from (0: none), compared across every rank, so that Free
   // succeeds or fails on every rank alike.
@@ -68,6 +70,7 @@ absl::Status Communicator::Free(void* data) {
 }
 
 bool Communicator::IsRegistered(const void* data, size_t bytes) const {
+  Settle();
   return state_->registered != nullptr && state_->registered->Contains(data, bytes);
 }
 

@@ -20,6 +20,7 @@ std::optional<int> EmulatedNode(const Topology& topology, int rank) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Split(int color, int key) {
+  Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("Split"));
   absl::Status local;
   if (color < 0 && color != MPI_UNDEFINED) {
@@ -39,6 +40,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Split(int color, int
 }
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Dup() {
+  Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("Dup"));
   return CreateOn(state_->control_comm, state_->options, EmulatedNode(state_->topology, rank()));
 }

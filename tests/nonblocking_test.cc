@@ -333,6 +333,38 @@ TEST_P(NonblockingTest, ArgumentCheckFailsEveryRanksRequestOnAMismatch) {
   EXPECT_EQ(recv, std::vector<int32_t>(8, n_));
 }
 
+// Split, Allocate and the counters wait for the calls in flight first: the calls are complete when they return, and
+// registered buffers then serve nonblocking calls too.
+TEST_P(NonblockingTest, OtherEntryPointsWaitForCallsInFlight) {
+  std::vector<Call> calls;
+  for (int i = 0; i < 4; ++i)
+    calls.push_back(MakeCall(Collective::kAllReduce, DataType::kInt32, ReduceOp::kSum, 3000, 0));
+  std::vector<Request> requests;
+  for (Call& call : calls) requests.push_back(Issue(*comm_, call));
+  absl::StatusOr<std::unique_ptr<Communicator>> sub = comm_->Split(me_ % 2, me_);
+  ASSERT_TRUE(AllRanks(sub.ok())) << sub.status();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<bool> done = requests[i].Test();
+    EXPECT_TRUE(done.ok() && *done) << "request " << i << " still in flight after Split";
+    ExpectResult(calls[i]);
+  }
+  requests.clear();
+  for (Call& call : calls) requests.push_back(Issue(*comm_, call));
+  absl::StatusOr<void*> registered = comm_->Allocate(2 * 256 * sizeof(int32_t));
+  ASSERT_TRUE(AllRanks(registered.ok())) << registered.status();
+  for (Request& request : requests) {
+    absl::StatusOr<bool> done = request.Test();
+    EXPECT_TRUE(done.ok() && *done);
+  }
+  int32_t* send = static_cast<int32_t*>(*registered);
+  int32_t* recv = send + 256;
+  for (int i = 0; i < 256; ++i) send[i] = me_ + i;
+  Request on_registered = comm_->IAllReduce(send, recv, 256, DataType::kInt32, ReduceOp::kSum);
+  ASSERT_TRUE(AllRanks(on_registered.Wait().ok()));
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(recv[i], n_ * (n_ - 1) / 2 + n_ * i);
+  EXPECT_TRUE(AllRanks(comm_->Free(*registered).ok()));
+}
+
 // Finalize completes the calls in flight; their requests keep their results, and later calls are refused.
 TEST_P(NonblockingTest, FinalizeCompletesCallsInFlight) {
   std::vector<Call> calls;
