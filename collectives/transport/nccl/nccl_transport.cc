@@ -145,20 +145,25 @@ absl::Status NcclTransport::CloseGroup() {
   return absl::OkStatus();
 }
 
-absl::Status NcclTransport::Synchronize() {
+absl::Status NcclTransport::RecordTail(uint64_t mark) {
   if (!broken_.ok()) return broken_;
   if (group_open_) {
     if (absl::Status s = CloseGroup(); !s.ok()) return s;
   }
   next_request_ = 0;
-  // One more event after everything on the stream: kernels enqueued after the last transfer finish too.
   absl::StatusOr<cudaEvent_t> tail = TakeEvent();
   if (!tail.ok()) return Fail(tail.status());
   if (absl::Status s = CudaStatus(cudaEventRecord(*tail, stream_), "cudaEventRecord"); !s.ok()) {
     free_events_.push_back(*tail);
     return Fail(s);
   }
-  launched_.push_back(Step{step_, *tail, {}});
+  launched_.push_back(Step{step_, *tail, {}, mark});
+  return absl::OkStatus();
+}
+
+absl::Status NcclTransport::Synchronize() {
+  // One more event after everything on the stream: kernels enqueued after the last transfer finish too.
+  if (absl::Status s = RecordTail(0); !s.ok()) return s;
 
   absl::Time last_progress = absl::Now();
   Backoff backoff;
@@ -198,19 +203,8 @@ absl::Status NcclTransport::Synchronize() {
 }
 
 absl::StatusOr<uint64_t> NcclTransport::MarkPosted() {
-  if (!broken_.ok()) return broken_;
-  if (group_open_) {
-    if (absl::Status s = CloseGroup(); !s.ok()) return s;
-  }
-  next_request_ = 0;
-  absl::StatusOr<cudaEvent_t> event = TakeEvent();
-  if (!event.ok()) return Fail(event.status());
-  if (absl::Status s = CudaStatus(cudaEventRecord(*event, stream_), "cudaEventRecord"); !s.ok()) {
-    free_events_.push_back(*event);
-    return Fail(s);
-  }
-  launched_.push_back(Step{step_, *event, {}, ++last_mark_});
-  return last_mark_;
+  if (absl::Status s = RecordTail(last_mark_ + 1); !s.ok()) return s;
+  return ++last_mark_;
 }
 
 absl::StatusOr<bool> NcclTransport::Reached(uint64_t mark) {

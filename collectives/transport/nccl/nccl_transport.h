@@ -102,6 +102,8 @@ class NcclTransport final : public CallTrackingTransport {
   absl::StatusOr<Request> Post(bool send, int peer, void* data, size_t bytes);
   absl::Status CloseGroup();
   absl::StatusOr<cudaEvent_t> TakeEvent();
+  // Launches what is posted and records an event after everything on the stream, with `mark` (0: none).
+  absl::Status RecordTail(uint64_t mark);
   // Aborts the communicator and remembers `error` (prefixed with this rank) as the answer to every later call.
   absl::Status Fail(const absl::Status& error);
   std::string Describe(int64_t step, const std::vector<Op>& ops) const;
