@@ -89,7 +89,7 @@ public_header_alone() {  # public_header_alone HEADER LANGUAGE
   # shellcheck disable=SC2086
   printf '#include "%s"\nint kcoll_probe;\n' "$1" | "${compiler[@]}" -fsyntax-only -Wall -Werror $flags -
 }
-for h in collectives/communicator.h collectives/views.h collectives/bucket_fusion.h collectives/kcoll.h; do
+for h in collectives/communicator.h collectives/request.h collectives/views.h collectives/bucket_fusion.h collectives/kcoll.h; do
   check "$h alone against the installed headers (C++)" public_header_alone "$h" c++
 done
 check "collectives/kcoll.h alone against the installed headers (C)" public_header_alone collectives/kcoll.h c
