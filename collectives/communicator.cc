@@ -353,7 +353,7 @@ CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, siz
 absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
   if (args.collective == Collective::kAllReduce &&
       TakesInlineLane(args.send, args.recv, args.count, args.type, args.op, options, memory)) {
-    return RunInlineLane(args.send, args.recv, args.count, args.type, args.op, options);
+    return RunInlineLane(args);
   }
   return Run(args, options.algorithm, memory);
 }
@@ -361,10 +361,7 @@ absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOption
 absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                      const CallOptions& options, MemoryKind memory) {
   Settle();
-  if (TakesInlineLane(send, recv, count, type, op, options, memory)) {
-    return RunInlineLane(send, recv, count, type, op, options);
-  }
-  return Run(MakeArgs(Collective::kAllReduce, send, recv, count, type, op, 0, options), options.algorithm, memory);
+  return Dispatch(MakeArgs(Collective::kAllReduce, send, recv, count, type, op, 0, options), options, memory);
 }
 
 absl::Status Communicator::ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,

@@ -239,8 +239,11 @@ class Communicator {
   // only the checks and bookkeeping that apply to it.
   bool TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
                        const CallOptions& options, MemoryKind memory) const;
-  absl::Status RunInlineLane(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                             const CallOptions& options);
+  absl::Status RunInlineLane(const CollectiveArgs& args);
+  // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
+  // began; EndInline counts and records it and breaks the communicator on a timeout.
+  uint64_t BeginInline(const CollectiveArgs& args);
+  absl::Status EndInline(const CollectiveArgs& args, uint64_t start, absl::Status status);
   // The inline lane's nonblocking form (inline_request.h): StartInline publishes, FinishInline folds.
   Request StartInline(const CollectiveArgs& args);
   absl::Status FinishInline(InlineRequest& request);

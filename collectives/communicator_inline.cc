@@ -36,29 +36,33 @@ bool Communicator::TakesInlineLane(const void* send, const void* recv, size_t co
   return s == r || s + bytes <= r || r + bytes <= s;
 }
 
-absl::Status Communicator::RunInlineLane(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                                         const CallOptions& options) {
-  KCOLL_RETURN_IF_ERROR(CheckUsable("all_reduce"));
-  const CollectiveArgs args{Collective::kAllReduce, send, recv, count, type, op, 0, options.tuning};
+uint64_t Communicator::BeginInline(const CollectiveArgs& args) {
   const uint64_t start = state_->clock.Now();
   state_->inline_exchange->BeginCall(
       Transport::CallInfo{"all_reduce", "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
-  Resources resources{*state_->transport, *state_->kernels, state_->topology};
-  resources.inline_exchange = state_->inline_exchange.get();
-  const absl::Status status = InlineAllReduce(args, resources);
+  return start;
+}
+
+absl::Status Communicator::EndInline(const CollectiveArgs& args, uint64_t start, absl::Status status) {
   const PrimitiveCounts before = state_->counters.total;
-  if (status.ok()) CountInlineAllReduce(count * DataTypeSize(type), size(), state_->counters.total);
+  if (status.ok()) CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
   Record(args, Algorithm::kInline, before, state_->clock.Seconds(state_->clock.Now() - start), status);
   // Every rank publishes before it looks at the others: only a timeout leaves the ranks out of step.
   if (status.code() == absl::StatusCode::kDeadlineExceeded) return Break(status);
   return status;
 }
 
+absl::Status Communicator::RunInlineLane(const CollectiveArgs& args) {
+  KCOLL_RETURN_IF_ERROR(CheckUsable("all_reduce"));
+  const uint64_t start = BeginInline(args);
+  Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  resources.inline_exchange = state_->inline_exchange.get();
+  return EndInline(args, start, InlineAllReduce(args, resources));
+}
+
 Request Communicator::StartInline(const CollectiveArgs& args) {
   if (absl::Status usable = CheckUsable("all_reduce"); !usable.ok()) return CompletedRequest(usable);
-  const uint64_t start = state_->clock.Now();
-  state_->inline_exchange->BeginCall(
-      Transport::CallInfo{"all_reduce", "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
+  const uint64_t start = BeginInline(args);
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
   auto request = std::make_shared<InlineRequest>(this, args, start);
@@ -75,12 +79,8 @@ absl::Status Communicator::FinishInline(InlineRequest& request) {
   if (request.done()) return request.result();
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
-  absl::Status status = InlineAllReduceFinish(request.args(), resources);
-  const CollectiveArgs& args = request.args();
-  const PrimitiveCounts before = state_->counters.total;
-  if (status.ok()) CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
-  Record(args, Algorithm::kInline, before, state_->clock.Seconds(state_->clock.Now() - request.start()), status);
-  if (status.code() == absl::StatusCode::kDeadlineExceeded) status = Break(status);
+  const absl::Status status =
+      EndInline(request.args(), request.start(), InlineAllReduceFinish(request.args(), resources));
   request.Complete(status);
   // On the application's thread the request may still be the pending one; the progress thread never sees it there.
   if (!ProgressThread::RunningACall() && state_->pending_inline.get() == &request) state_->pending_inline.reset();
