@@ -106,17 +106,21 @@ PY
 # 2c. --calibrate: the profile is measured in the run, saved, and is the one the ideal busbw and the model use.
 profile="$TMPDIR/measured_profile.json"
 "$bin/all_reduce" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model --calibrate "$profile" --touch_input 0 \
-  >"$out" 2>"$err" || fail "--calibrate exited $?"
+  --calibrate_ms 10 --calibrate_max 1M >"$out" 2>"$err" || fail "--calibrate exited $?"
 grep -q "^# Ideal busbw: [0-9.]* GB/s (profile measured in this run in [0-9.]* s" "$out" || fail "no measured profile"
 grep -q "profile profile_path=$profile" "$out" || fail "the model does not use the measured profile"
-python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["intra"]["curve"], p' "$profile" \
-  || fail "measured profile has no link curve"
+# --calibrate_max 1M: the sweep, and so the profile's link curve, ends at 1 MiB.
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["intra"]["curve"][-1][0] == 1 << 20, p' \
+  "$profile" || fail "measured profile has no link curve ending at --calibrate_max"
+if "$bin/all_reduce" --ranks 2 --calibrate_max 1M >"$out" 2>"$err"; then fail "--calibrate_max without --calibrate"; fi
+grep -q -- "--calibrate_ms and --calibrate_max need --calibrate FILE" "$err" || fail "no --calibrate_max message"
 
 # 2d. --recalibrate: a probe that reads 3x slower than the start's profile (injected) makes the run measure a second
 # profile before its first case; the footer and the JSON list both states, and every round says which priced it.
 rm -f "$TMPDIR/recal.state2.json"
 KCOLL_BENCH_INJECT_PROBE_SCALE=3 "$bin/all_reduce_with_faults" --ranks 2 -b 64K -e 64K -n 3 -w 1 -c 1 --algo ring --model \
-  --rounds 2 --calibrate "$TMPDIR/recal.json" --recalibrate 1 --json "$json" >"$out" 2>"$err" ||
+  --rounds 2 --calibrate "$TMPDIR/recal.json" --calibrate_ms 10 --calibrate_max 1M --recalibrate 1 --json "$json" \
+  >"$out" 2>"$err" ||
   fail "--recalibrate exited $?"
 grep -q "^\[kcoll bench\] --recalibrate: link probe [0-9.]*x the nearest profile's before all_reduce ring" "$err" ||
   fail "no recalibration on stderr"
@@ -142,8 +146,8 @@ link = {"alpha_s": 0.5, "beta_s_per_byte": 1e-15}
 json.dump({"schema_version": 1, "gamma_s_per_byte": 1e-15, "memcpy_bytes_per_s": 1e10, "intra": link,
            "inter": link}, open(sys.argv[1], "w"))' "$latency"
 KCOLL_BENCH_INJECT_PROBE_SCALE=1e5 KCOLL_BENCH_INJECT_CALIBRATION="$latency" "$bin/all_reduce_with_faults" --ranks 2 -b 64K \
-  -e 64K -n 3 -w 1 -c 1 --algo all,auto --model --rounds 2 --calibrate "$TMPDIR/follow.json" --recalibrate 1 \
-  --json "$json" >"$out" 2>"$err" || fail "--recalibrate (auto) exited $?"
+  -e 64K -n 3 -w 1 -c 1 --algo all,auto --model --rounds 2 --calibrate "$TMPDIR/follow.json" --calibrate_ms 10 \
+  --calibrate_max 1M --recalibrate 1 --json "$json" >"$out" 2>"$err" || fail "--recalibrate (auto) exited $?"
 grep -q "^\[kcoll bench\] --recalibrate: auto now chooses with state 2's profile ($latency)" "$err" ||
   fail "auto did not switch to state 2's profile"
 python3 - "$json" <<'PY' || fail "--recalibrate auto JSON check"

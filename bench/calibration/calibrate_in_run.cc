@@ -36,13 +36,11 @@ absl::Status SaveMeasured(CalibrationResult& result, const std::string& path, st
   return absl::OkStatus();
 }
 
-absl::Status Measure(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend, int passes,
-                     std::string* summary) {
+absl::Status Measure(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
+                     const CalibrationOptions& options, std::string* summary) {
   TopologyOptions topology_options;
   topology_options.ranks_per_node = ranks_per_node;
   KCOLL_ASSIGN_OR_RETURN(Topology topology, DiscoverTopology(comm, topology_options));
-  CalibrationOptions options;
-  options.passes = passes;
   KCOLL_ASSIGN_OR_RETURN(CalibrationResult result, CalibrateOnComm(comm, topology, backend, options));
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -89,10 +87,10 @@ absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology&
 }
 
 absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
-                               std::string* summary, int passes) {
+                               const CalibrationOptions& sweep, std::string* summary) {
   const auto start = std::chrono::steady_clock::now();
   std::string measured;
-  absl::Status status = Agree(Measure(comm, path, ranks_per_node, backend, passes, &measured), comm);
+  absl::Status status = Agree(Measure(comm, path, ranks_per_node, backend, sweep, &measured), comm);
   if (status.ok() && summary != nullptr) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     *summary = absl::StrFormat("profile measured in this run in %.1f s (//bench:calibrate's sweep), saved to %s",

@@ -26,12 +26,12 @@ absl::StatusOr<calibration::CalibrationResult> CalibrateOnComm(MPI_Comm comm, co
                                                                ExecBackend backend,
                                                                const calibration::CalibrationOptions& options);
 
-// Runs //bench:calibrate's sweep (default CalibrationOptions but `passes`, fits on relative errors) over `comm` with
-// emulated nodes of `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`.
-// Collective over `comm`; every rank returns the same status (the message of the rank that failed). On success
-// rank 0's `summary` says what was measured and where it went.
+// Runs //bench:calibrate's sweep with `sweep` (fits on relative errors) over `comm` with emulated nodes of
+// `ranks_per_node` ranks (0: MPI's nodes) and `backend`'s kernels, and saves the profile to `path`. Collective over
+// `comm`; every rank returns the same status (the message of the rank that failed). On success rank 0's `summary`
+// says what was measured and where it went.
 absl::Status CalibrateIntoFile(MPI_Comm comm, const std::string& path, int ranks_per_node, ExecBackend backend,
-                               std::string* summary, int passes = calibration::CalibrationOptions().passes);
+                               const calibration::CalibrationOptions& sweep, std::string* summary);
 
 }  // namespace bench
 }  // namespace kcoll

@@ -18,6 +18,7 @@
 #include "base/env.h"
 #include "bench/calibration/calibrate_in_run.h"
 #include "bench/driver/bench_case.h"
+#include "bench/driver/model_rounds.h"
 #include "bench/driver/run_setup.h"
 #include "bench/implementations/gloo_peer.h"
 #include "bench/implementations/nccl_peer.h"
@@ -224,8 +225,9 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   std::string calibrate_summary;
   if (!parsed.calibrate_path.empty()) {
     if (rank == 0) std::fprintf(stderr, "[kcoll bench] --calibrate: measuring this machine's profile...\n");
-    absl::Status measured = CalibrateIntoFile(MPI_COMM_WORLD, parsed.calibrate_path, parsed.ranks_per_node,
-                                              *ParseExecBackend(parsed.exec), &calibrate_summary);
+    absl::Status measured =
+        CalibrateIntoFile(MPI_COMM_WORLD, parsed.calibrate_path, parsed.ranks_per_node, *ParseExecBackend(parsed.exec),
+                          CalibrationSweep(parsed), &calibrate_summary);
     if (!measured.ok()) return Fail(rank, std::string(measured.message()), 1);
     ctx->options.profile_path = parsed.calibrate_path;  // then everything reads it as --profile
   }

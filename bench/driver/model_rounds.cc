@@ -16,6 +16,14 @@
 
 namespace kcoll {
 namespace bench {
+
+calibration::CalibrationOptions CalibrationSweep(const BenchOptions& options) {
+  calibration::CalibrationOptions sweep;
+  sweep.seconds_per_size = options.calibrate_ms / 1e3;
+  sweep.max_bytes = static_cast<double>(options.calibrate_max_bytes);
+  return sweep;
+}
+
 namespace {
 
 // Rank 0: the state whose probe time is nearest (in ratio) to `probe_seconds`; -1 without a reading.
@@ -84,10 +92,11 @@ void MaybeRecalibrate(BenchContext& ctx, const Case& c, const Implementation& im
                  ratio, when.c_str(), path.c_str());
   }
   std::string summary = absl::StrCat("injected profile ", path);
-  absl::Status measured = injected
-                              ? absl::OkStatus()
-                              : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
-                                                  *ParseExecBackend(ctx.options.exec), &summary, kRecalibrationPasses);
+  calibration::CalibrationOptions sweep = CalibrationSweep(ctx.options);
+  sweep.passes = kRecalibrationPasses;
+  absl::Status measured = injected ? absl::OkStatus()
+                                   : CalibrateIntoFile(ctx.comm, path, ctx.options.ranks_per_node,
+                                                       *ParseExecBackend(ctx.options.exec), sweep, &summary);
   absl::StatusOr<ProfileChoice> profile = measured.ok() ? ChooseProfile(path) : absl::StatusOr<ProfileChoice>(measured);
   absl::StatusOr<models::ModelCheck> model =
       profile.ok() ? models::ModelCheck::Create(ModelTopology(ctx.model.kcoll->topology()), profile->profile,

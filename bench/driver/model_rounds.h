@@ -9,9 +9,13 @@
 #include "base/names.h"
 #include "bench/driver/bench_context.h"
 #include "bench/reports/results.h"
+#include "calibration/calibrate.h"
 
 namespace kcoll {
 namespace bench {
+
+// The sweep --calibrate runs: //bench:calibrate's, with --calibrate_ms per size and sizes up to --calibrate_max.
+calibration::CalibrationOptions CalibrationSweep(const BenchOptions& options);
 
 // Before a round of case `index` (collective): with --recalibrate, probes the links, measures another profile when
 // the machine is in a state none describes, and switches auto to the profile of the state it is in.

@@ -46,7 +46,7 @@ struct IdealBandwidth {
   double intra_gbps = 0, inter_gbps = 0;
   std::optional<double> busbw_gbps;
   double latency_floor_s = 0;  // one node: the latency probe's time per exchange (0: not measured)
-  std::string note;  // where it comes from, for the report's header
+  std::string note;            // where it comes from, for the report's header
 };
 absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const BenchOptions& options, const Topology& topology,
                                                      const std::string& calibrate_summary);

@@ -69,6 +69,12 @@ constexpr Flag kFlags[] = {
     {0, "calibrate", "FILE",
      "measure this machine's profile first (//bench:calibrate's sweep, in these ranks), save it to FILE and use it "
      "as --profile"},
+    {0, "calibrate_ms", "MS",
+     "timed milliseconds per size of --calibrate's sweep (default 200, as //bench:calibrate; 1 to 10000): less "
+     "measures faster and noisier"},
+    {0, "calibrate_max", "SIZE",
+     "largest message and buffer of --calibrate's sweep (default 64M, as //bench:calibrate; at least 64K): the "
+     "profile's curves end there"},
     {0, "touch_input", "0|1",
      "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
      "just produced it; 0: the input stays as first written (nccl-tests)"},
@@ -192,6 +198,7 @@ const IntegerFlag kIntegerFlags[] = {
     {"touch_input", 0, 1, [](BenchOptions& o, int64_t v) { o.touch_input = v == 1; }},
     {"rounds", 1, 100, [](BenchOptions& o, int64_t v) { o.rounds = static_cast<int>(v); }},
     {"recalibrate", 0, 10, [](BenchOptions& o, int64_t v) { o.recalibrate = static_cast<int>(v); }},
+    {"calibrate_ms", 1, 10000, [](BenchOptions& o, int64_t v) { o.calibrate_ms = static_cast<int>(v); }},
 };
 
 // The options that name a file, and the switches (options without a value).
@@ -279,11 +286,15 @@ absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseCo
     o.*field = true;
     return absl::OkStatus();
   }
-  if (name == "minbytes" || name == "maxbytes" || name == "stepbytes") {
+  if (name == "minbytes" || name == "maxbytes" || name == "stepbytes" || name == "calibrate_max") {
     auto bytes = ParseByteSize(value);
     if (!bytes.ok()) return Bad(flag, value, bytes.status().message());
     if (name == "stepbytes" && *bytes == 0) return Bad(flag, value, "the step must be at least 1 byte");
-    (name == "minbytes" ? o.min_bytes : name == "maxbytes" ? o.max_bytes : o.step_bytes) = *bytes;
+    if (name == "calibrate_max" && *bytes < (size_t{64} << 10)) return Bad(flag, value, "must be at least 64K");
+    (name == "minbytes"        ? o.min_bytes
+     : name == "maxbytes"      ? o.max_bytes
+     : name == "calibrate_max" ? o.calibrate_max_bytes
+                               : o.step_bytes) = *bytes;
   } else if (name == "op") {
     return ParseOneOrAll(flag, value, ParseReduceOp, o.ops, AllReduceOps());
   } else if (name == "datatype") {
@@ -342,6 +353,10 @@ absl::Status CheckCombination(const BenchOptions& o, bool factor_given, bool ste
   if (!o.calibrate_path.empty() && (!o.profile_path.empty() || o.intra_bw_gbps > 0 || o.inter_bw_gbps > 0)) {
     return absl::InvalidArgumentError(
         "--calibrate and --profile or --intra_bw/--inter_bw both given: choose one source of bandwidths");
+  }
+  if ((o.calibrate_ms != BenchOptions().calibrate_ms || o.calibrate_max_bytes != BenchOptions().calibrate_max_bytes) &&
+      o.calibrate_path.empty()) {
+    return absl::InvalidArgumentError("--calibrate_ms and --calibrate_max need --calibrate FILE: they set its sweep");
   }
   if (o.recalibrate > 0 && (o.calibrate_path.empty() || !o.model)) {
     return absl::InvalidArgumentError(absl::StrCat("--recalibrate '", o.recalibrate,

@@ -59,6 +59,11 @@ struct BenchOptions {
   bool model = false;        // --model: the cost model's predicted time and error % per kcoll row
   // --calibrate: where to save the profile measured at the start of the run (then used as profile_path).
   std::string calibrate_path;
+  // --calibrate_ms: timed milliseconds per size of the --calibrate (and --recalibrate) sweep; shorter measures faster
+  // and noisier.
+  int calibrate_ms = 200;
+  // --calibrate_max: the largest message and local buffer of that sweep.
+  size_t calibrate_max_bytes = size_t{64} << 20;
   // --touch_input: every rank rewrites each cache line of its input before every timed iteration (untimed), so a
   // peer that reads it pulls lines this rank just modified, as it would in an application, instead of a copy it
   // kept in its own cache from the previous iteration.

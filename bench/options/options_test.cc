@@ -93,6 +93,16 @@ TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   EXPECT_THAT(Error({"--rounds", "two"}), HasSubstr("--rounds 'two'"));
   EXPECT_THAT(Error({"--calibrate", "a.json", "--profile", "b.json"}), HasSubstr("--calibrate and --profile"));
   EXPECT_THAT(Error({"--calibrate", "a.json", "--intra_bw", "5"}), HasSubstr("--calibrate and --profile"));
+  EXPECT_EQ(d->calibrate_ms, 200);
+  EXPECT_EQ(Parse({"--calibrate", "a.json", "--calibrate_ms", "10"})->calibrate_ms, 10);
+  EXPECT_THAT(Error({"--calibrate", "a.json", "--calibrate_ms", "0"}),
+              HasSubstr("--calibrate_ms '0': must be in [1, 10000]"));
+  EXPECT_THAT(Error({"--calibrate_ms", "10"}), HasSubstr("--calibrate_ms and --calibrate_max need --calibrate FILE"));
+  EXPECT_EQ(d->calibrate_max_bytes, size_t{64} << 20);
+  EXPECT_EQ(Parse({"--calibrate", "a.json", "--calibrate_max", "1M"})->calibrate_max_bytes, size_t{1} << 20);
+  EXPECT_THAT(Error({"--calibrate", "a.json", "--calibrate_max", "4K"}),
+              HasSubstr("--calibrate_max '4K': must be at least 64K"));
+  EXPECT_THAT(Error({"--calibrate_max", "1M"}), HasSubstr("need --calibrate FILE"));
 }
 
 TEST(OptionsTest, RecalibrateNeedsCalibrateAndModel) {
