@@ -35,7 +35,7 @@
   X(HierarchicalRingTree, "hierarchical_ring_tree", 120, kEqualNodes) /* rings inside nodes, a tree across them */     \
   X(Chain, "chain", 40, kNothing)                               /* pipelined chain from the root */                    \
   X(Pairwise, "pairwise", 20, kNothing)                         /* pairwise exchange */                                \
-  X(Linear, "linear", 10, kNothing)                             /* the root talks to every rank in turn */             \
+  X(Linear, "linear", 10, kNothing)                             /* root to each rank in turn; scans: rank to rank */   \
   X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */       \
   X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */
 
@@ -72,7 +72,11 @@
   X(SendRecv, Pairwise, PairwiseSendRecv, PricePairwise)                                                               \
   X(Barrier, RecursiveDoubling, DisseminationBarrier, PriceRecursiveDoubling)                                          \
   X(Barrier, Tree, TreeBarrier, PriceTree)                                                                             \
-  X(Barrier, Linear, LinearBarrier, PriceLinear)
+  X(Barrier, Linear, LinearBarrier, PriceLinear)                                                                       \
+  X(Scan, RecursiveDoubling, RecursiveDoublingScan, PriceRecursiveDoubling)                                            \
+  X(Scan, Linear, LinearScan, PriceChain)                                                                              \
+  X(ExScan, RecursiveDoubling, RecursiveDoublingExScan, PriceRecursiveDoubling)                                        \
+  X(ExScan, Linear, LinearExScan, PriceChain)
 // clang-format on
 
 namespace kcoll {

@@ -22,6 +22,9 @@ constexpr CollectiveFacts kCollectives[] = {
     {Collective::kScatter, "scatter", true, false, true, BusBwScaling::kNMinusOneOverN},
     {Collective::kSendRecv, "sendrecv", false, false, false, BusBwScaling::kOne},
     {Collective::kBarrier, "barrier", false, false, false, BusBwScaling::kZero},
+    // A scan's every prefix crosses each link between consecutive ranks once: busbw = algbw, as Reduce's.
+    {Collective::kScan, "scan", false, true, false, BusBwScaling::kOne},
+    {Collective::kExScan, "exscan", false, true, false, BusBwScaling::kOne},
 };
 
 constexpr size_t kCollectiveCount = sizeof(kCollectives) / sizeof(kCollectives[0]);

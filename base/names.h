@@ -26,6 +26,8 @@ enum class Collective {
   kScatter,
   kSendRecv,
   kBarrier,
+  kScan,    // inclusive prefix reduction over ranks 0..r (MPI_Scan)
+  kExScan,  // exclusive: over ranks 0..r-1; rank 0's recvbuf is left as it was (MPI_Exscan)
 };
 
 enum class Algorithm {
@@ -64,7 +66,7 @@ absl::string_view AlgorithmName(Algorithm a);
 enum class BusBwScaling {
   kTwiceNMinusOneOverN,  // 2(n-1)/n: all_reduce
   kNMinusOneOverN,       // (n-1)/n: reduce_scatter, all_gather, alltoall, gather, scatter
-  kOne,                  // broadcast, reduce, sendrecv
+  kOne,                  // broadcast, reduce, sendrecv, scan, exscan
   kZero,                 // barrier: no payload
 };
 

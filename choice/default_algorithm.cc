@@ -52,6 +52,7 @@ namespace {
 constexpr size_t kLogStepsMaxTotalBytes = size_t{1} << 20;  // ReduceScatter, AllGather: the whole n-block buffer
 constexpr size_t kTreeMaxBytes = size_t{64} << 10;          // Broadcast, Reduce: too small to pipeline
 constexpr size_t kTreeMaxBlockBytes = size_t{4} << 10;      // Gather, Scatter: per-rank block
+constexpr size_t kScanDoublingMaxBytes = size_t{16} << 10;  // Scan, ExScan: log2(n) steps of the whole buffer
 
 Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {
   const size_t total = bytes * static_cast<size_t>(nranks);
@@ -73,6 +74,9 @@ Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {
       return Algorithm::kPairwise;
     case Collective::kBarrier:
       return Algorithm::kRecursiveDoubling;  // dissemination
+    case Collective::kScan:
+    case Collective::kExScan:
+      return bytes <= kScanDoublingMaxBytes ? Algorithm::kRecursiveDoubling : Algorithm::kLinear;
   }
   return Algorithm::kAuto;
 }

@@ -425,6 +425,18 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
              options.algorithm, MemoryKind::kHost);
 }
 
+absl::Status Communicator::Scan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                                const CallOptions& options, MemoryKind memory) {
+  Settle();
+  return Run(MakeArgs(Collective::kScan, send, recv, count, type, op, 0, options), options.algorithm, memory);
+}
+
+absl::Status Communicator::ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                                  const CallOptions& options, MemoryKind memory) {
+  Settle();
+  return Run(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options.algorithm, memory);
+}
+
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
@@ -548,7 +560,10 @@ absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveAr
   KCOLL_RETURN_IF_ERROR(schedule(args, resources));
   if (args.op == ReduceOp::kAvg) {
     const size_t result_count = RecvCount(args, rank(), size());
-    if (result_count > 0) KCOLL_RETURN_IF_ERROR(state_->kernels->Divide(args.type, args.recv, result_count, size()));
+    if (result_count > 0) {
+      KCOLL_RETURN_IF_ERROR(
+          state_->kernels->Divide(args.type, args.recv, result_count, ContributingRanks(args, rank(), size())));
+    }
   }
   // The result is in place when the call returns (a stream-ordered transport waits for its stream here), unless the
   // call is a nonblocking one on a stream: its request waits.

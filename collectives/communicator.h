@@ -112,6 +112,13 @@ class Communicator {
                         MemoryKind memory = MemoryKind::kHost);
   // Returns once every rank has entered it.
   absl::Status Barrier(const CallOptions& options = {});
+  // MPI_Scan: recv[i] = op over ranks 0..rank of send[i]. kAvg divides by rank + 1. send == recv is in place.
+  absl::Status Scan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                    const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // MPI_Exscan: recv[i] = op over ranks 0..rank-1 of send[i]; rank 0's recv is not written (it may be null). kAvg
+  // divides by rank. send == recv is in place.
+  absl::Status ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                      const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   // Any of the above by name, for code that sweeps collectives (benchmarks, tests): the same call as the method of
   // that name; `op` is read by the reductions only, `root` by the rooted collectives only, and Barrier reads neither
   // buffers nor count.
@@ -142,6 +149,10 @@ class Communicator {
   Request ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
                     MemoryKind memory = MemoryKind::kHost);
   Request IBarrier(const CallOptions& options = {});
+  Request IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                  const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   Request ICall(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                 const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   // "thread", "eager" or "stream": how this communicator's nonblocking calls progress, and why (KCOLL_DEBUG=INFO).

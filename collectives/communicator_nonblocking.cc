@@ -116,6 +116,16 @@ Request Communicator::IGather(const void* send, void* recv, size_t count, DataTy
   return Issue(ArgsOf(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
 }
 
+Request Communicator::IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                            const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kScan, send, recv, count, type, op, 0, options), options, memory);
+}
+
+Request Communicator::IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                              const CallOptions& options, MemoryKind memory) {
+  return Issue(ArgsOf(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
+}
+
 Request Communicator::IScatter(const void* send, void* recv, size_t count, DataType type, int root,
                                const CallOptions& options, MemoryKind memory) {
   return Issue(ArgsOf(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);

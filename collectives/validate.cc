@@ -35,10 +35,23 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
       return rank == args.root ? args.count * n : 0;
     case Collective::kReduce:
       return rank == args.root ? args.count : 0;
+    case Collective::kExScan:
+      return rank == 0 ? 0 : args.count;  // rank 0 has no lower rank to reduce
     case Collective::kBarrier:
       return 0;
     default:
       return args.count;
+  }
+}
+
+int ContributingRanks(const CollectiveArgs& args, int rank, int nranks) {
+  switch (args.collective) {
+    case Collective::kScan:
+      return rank + 1;
+    case Collective::kExScan:
+      return rank;
+    default:
+      return nranks;
   }
 }
 

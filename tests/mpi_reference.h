@@ -167,6 +167,22 @@ inline std::vector<char> MpiSendrecvRing(DataType type, const void* send, size_t
   return FromMpiBuffer(type, out, count);
 }
 
+// MPI_Scan (or MPI_Exscan when `exclusive`): kAvg divides by the ranks reduced (rank + 1, or rank). MPI_Exscan
+// leaves rank 0's result undefined: empty there.
+inline std::vector<char> MpiScan(DataType type, ReduceOp op, const void* send, size_t count, bool exclusive,
+                                 MPI_Comm comm) {
+  const int r = CommRank(comm);
+  const std::vector<char> in = ToMpiBuffer(type, send, count);
+  std::vector<char> out(count * MpiElementSize(type));
+  if (exclusive) {
+    MPI_Exscan(in.data(), out.data(), static_cast<int>(count), ReferenceTypeOf(type), ReferenceOpOf(op), comm);
+  } else {
+    MPI_Scan(in.data(), out.data(), static_cast<int>(count), ReferenceTypeOf(type), ReferenceOpOf(op), comm);
+  }
+  if (exclusive && r == 0) return {};
+  return FromMpiBuffer(type, out, count, op, exclusive ? r : r + 1);
+}
+
 }  // namespace testing
 }  // namespace kcoll
 

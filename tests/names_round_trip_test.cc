@@ -28,7 +28,7 @@ size_t ExpectEveryNameRoundTrips(const std::vector<T>& values, NameOf name_of, P
 }
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {
-  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 10u);
+  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 12u);
 }
 
 TEST(NamesTest, EveryAlgorithmRoundTrips) {
@@ -79,7 +79,7 @@ TEST(CollectiveFactsTest, RootsAndReductionsAsMpiDefinesThem) {
     if (Reduces(c)) reducing.emplace(CollectiveName(c));
   }
   EXPECT_EQ(rooted, (std::set<std::string>{"broadcast", "reduce", "gather", "scatter"}));
-  EXPECT_EQ(reducing, (std::set<std::string>{"all_reduce", "reduce_scatter", "reduce"}));
+  EXPECT_EQ(reducing, (std::set<std::string>{"all_reduce", "reduce_scatter", "reduce", "scan", "exscan"}));
 }
 
 TEST(CollectiveFactsTest, NcclTestsSizesAndBusBwFactors) {
@@ -91,6 +91,8 @@ TEST(CollectiveFactsTest, NcclTestsSizesAndBusBwFactors) {
   EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kAllGather, 4), 0.75);
   EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kBroadcast, 4), 1.0);
   EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kBarrier, 4), 0.0);
+  EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kScan, 4), 1.0);  // each prefix crosses each link once
+  EXPECT_EQ(NcclTestsBytes(Collective::kExScan, 10, 4, 8), 40u);
   EXPECT_DOUBLE_EQ(BusBwFactorValue(Collective::kAllReduce, 1), 0.0);  // one rank moves nothing
 }
 

@@ -3,11 +3,14 @@
 // fold-out. all_gather: fold-in of the folded ranks' blocks (S/n), log2 p' rounds at distances 1, 2, ... where a rank
 // sends all the blocks it holds, fold-out of the whole result (the partner's own block included: one message rather
 // than two around that block). barrier: dissemination, d rounds of empty messages from i to i + 2^k mod n (no folds
-// needed).
+// needed). scan, exscan: ceil(log2 n) rounds in which rank i exchanges its whole partial S with i XOR 2^k where that
+// rank exists, each reducing what it receives.
 //
 // cost all_reduce: log2(p2) (alpha + S beta + S gamma); other n: + 2 (alpha + S beta) + S gamma
 // cost all_gather: log2(p2) alpha + (p2-1)/p2 S beta; other n: + 2 alpha + (1 + 1/n) S beta
 // cost barrier: d alpha
+// cost scan: d (alpha + S beta + S gamma)
+// cost exscan: d (alpha + S beta + S gamma)
 #include "models/prices/rounds.h"
 #include "models/trees.h"
 
@@ -31,6 +34,17 @@ void AddDoublingAllGather(PriceBuilder& b) {
   b.AddRounds(1, fold.FoldOut(1.0), false);
 }
 
+void AddDoublingScan(PriceBuilder& b) {
+  const int64_t n = b.ranks();
+  for (int64_t d = 1; d < n; d <<= 1) {
+    std::vector<Transfer> transfers;
+    for (int64_t i = 0; i < n; ++i) {
+      if ((i ^ d) < n) transfers.push_back({i, i ^ d, 1.0});
+    }
+    b.AddRounds(1, transfers, /*reduces=*/true);
+  }
+}
+
 void AddDissemination(PriceBuilder& b) {
   const int64_t n = b.ranks();
   for (int k = 0; k < CeilLog2(n); ++k) {
@@ -49,6 +63,10 @@ void PriceRecursiveDoubling(PriceBuilder& b) {
       break;
     case Collective::kAllGather:
       AddDoublingAllGather(b);
+      break;
+    case Collective::kScan:
+    case Collective::kExScan:
+      AddDoublingScan(b);
       break;
     default:  // barrier
       AddDissemination(b);
