@@ -260,6 +260,20 @@ int kcoll_barrier(kcoll_comm comm) {
   return Report((*c)->Barrier());
 }
 
+int kcoll_scan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
+  return Run(comm, kcoll::Collective::kScan, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.Scan(send, recv, count, t, o);
+             });
+}
+
+int kcoll_exscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
+  return Run(comm, kcoll::Collective::kExScan, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.ExScan(send, recv, count, t, o);
+             });
+}
+
 int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                      kcoll_request* request) {
   return Issue(comm, kcoll::Collective::kAllReduce, type, op, request,
@@ -333,6 +347,22 @@ int kcoll_isendrecv(kcoll_comm comm, const void* send, void* recv, size_t count,
 int kcoll_ibarrier(kcoll_comm comm, kcoll_request* request) {
   return Issue(comm, kcoll::Collective::kBarrier, KCOLL_UINT8, KCOLL_SUM, request,
                [&](kcoll::Communicator& c, kcoll::DataType, kcoll::ReduceOp) { return c.IBarrier(); });
+}
+
+int kcoll_iscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kScan, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IScan(send, recv, count, t, o);
+               });
+}
+
+int kcoll_iexscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                  kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kExScan, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IExScan(send, recv, count, t, o);
+               });
 }
 
 int kcoll_wait(kcoll_request* request) { return Complete(request); }

@@ -99,6 +99,9 @@ int kcoll_gather(kcoll_comm comm, const void* send, void* recv, size_t count, kc
 int kcoll_scatter(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, int root);
 int kcoll_sendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type);
 int kcoll_barrier(kcoll_comm comm);
+/* MPI_Scan and MPI_Exscan: recv = op over ranks 0..rank (scan) or 0..rank-1 (exscan; rank 0's recv is not written). */
+int kcoll_scan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op);
+int kcoll_exscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op);
 
 /* Nonblocking forms (collectives/request.h): each starts the call and sets *request; the call's result comes from
  * kcoll_wait, kcoll_test or kcoll_waitall, which free the request (and set it to NULL). Until then the call's
@@ -124,6 +127,10 @@ int kcoll_iscatter(kcoll_comm comm, const void* send, void* recv, size_t count, 
 int kcoll_isendrecv(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type,
                     kcoll_request* request);
 int kcoll_ibarrier(kcoll_comm comm, kcoll_request* request);
+int kcoll_iscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                kcoll_request* request);
+int kcoll_iexscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
+                  kcoll_request* request);
 /* Waits for the call and returns its status; NULL (or a NULL request) is complete, with KCOLL_OK. */
 int kcoll_wait(kcoll_request* request);
 /* *done = 1 once the call completed: then the call's status is returned, as kcoll_wait returns it; else 0 and OK. */

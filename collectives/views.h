@@ -133,6 +133,14 @@ ViewCall AllReduceCall(const SendView& send, const RecvView& recv, ReduceOp op) 
 }
 
 template <class SendView, class RecvView>
+ViewCall ScanCall(Collective collective, const SendView& send, const RecvView& recv, ReduceOp op) {
+  return MakeCall(collective, send, recv, recv.size(), op, 0,
+                  send.size() == recv.size()
+                      ? absl::OkStatus()
+                      : ExtentMismatch(CollectiveName(collective), "send", send.size(), "recv", recv.size(), 0));
+}
+
+template <class SendView, class RecvView>
 ViewCall ReduceScatterCall(const Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op) {
   return MakeCall(Collective::kReduceScatter, send, recv, recv.size(), op, 0,
                   send.size() == recv.size() * static_cast<size_t>(comm.size())
@@ -215,6 +223,29 @@ template <class SendView, class RecvView>
 Request IAllReduce(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
                    const CallOptions& options = {}) {
   return views_internal::IssueCall(comm, views_internal::AllReduceCall(send, recv, op), options);
+}
+
+// Scan (MPI_Scan: recv = op over ranks 0..rank of send) and ExScan (MPI_Exscan: over ranks 0..rank-1; rank 0's recv
+// is not written); send and recv have the same extent, the same View for in place.
+template <class SendView, class RecvView>
+absl::Status Scan(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+                  const CallOptions& options = {}) {
+  return views_internal::RunCall(comm, views_internal::ScanCall(Collective::kScan, send, recv, op), options);
+}
+template <class SendView, class RecvView>
+Request IScan(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+              const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::ScanCall(Collective::kScan, send, recv, op), options);
+}
+template <class SendView, class RecvView>
+absl::Status ExScan(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+                    const CallOptions& options = {}) {
+  return views_internal::RunCall(comm, views_internal::ScanCall(Collective::kExScan, send, recv, op), options);
+}
+template <class SendView, class RecvView>
+Request IExScan(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
+                const CallOptions& options = {}) {
+  return views_internal::IssueCall(comm, views_internal::ScanCall(Collective::kExScan, send, recv, op), options);
 }
 
 // ReduceScatter: send holds nranks blocks of recv's extent. In place: recv is rank's block of send (a subview).

@@ -1,5 +1,5 @@
-/* The C API from a C program: every collective once with exact integer results (AllReduce also against
- * MPI_Allreduce), nonblocking calls completed by kcoll_test, kcoll_wait and kcoll_waitall, sub-communicators from
+/* The C API from a C program: every collective once with exact integer results (AllReduce and the scans also
+ * against MPI), nonblocking calls completed by kcoll_test, kcoll_wait and kcoll_waitall, sub-communicators from
  * kcoll_comm_split and kcoll_comm_dup, and the error paths (a bad root, a bad type, a NULL communicator) with their
  * messages. Run as N ranks: mpi_launch.sh N c_api_test. Exits non-zero when a check fails on any rank. */
 #include <mpi.h>
@@ -91,6 +91,27 @@ int main(int argc, char** argv) {
   CHECK_OK(kcoll_sendrecv(comm, send, recv, kCount, KCOLL_INT32));
   for (int i = 0; i < kCount; ++i) CHECK(recv[i] == (rank + n - 1) % n);
   CHECK_OK(kcoll_barrier(comm));
+
+  /* Scan (sum of ranks 0..r of r + i) and ExScan (max over 0..r-1, rank 0's buffer untouched), both against MPI;
+   * then a nonblocking scan. */
+  for (int i = 0; i < kCount; ++i) send[i] = rank + i;
+  CHECK_OK(kcoll_scan(comm, send, recv, kCount, KCOLL_INT32, KCOLL_SUM));
+  MPI_Scan(send, want, kCount, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < kCount; ++i) CHECK(recv[i] == rank * (rank + 1) / 2 + (rank + 1) * i && recv[i] == want[i]);
+  for (int i = 0; i < kCount; ++i) recv[i] = -7;
+  CHECK_OK(kcoll_exscan(comm, send, recv, kCount, KCOLL_INT32, KCOLL_MAX));
+  MPI_Exscan(send, want, kCount, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < kCount; ++i) CHECK(rank == 0 ? recv[i] == -7 : recv[i] == rank - 1 + i && recv[i] == want[i]);
+  {
+    kcoll_request scan_request = NULL;
+    CHECK_OK(kcoll_iscan(comm, send, recv, kCount, KCOLL_INT32, KCOLL_MIN, &scan_request));
+    CHECK_OK(kcoll_wait(&scan_request));
+    for (int i = 0; i < kCount; ++i) CHECK(recv[i] == i);
+    CHECK_OK(kcoll_iexscan(comm, send, recv, kCount, KCOLL_INT32, KCOLL_SUM, &scan_request));
+    CHECK_OK(kcoll_wait(&scan_request));
+    if (rank > 0)
+      for (int i = 0; i < kCount; ++i) CHECK(recv[i] == rank * (rank - 1) / 2 + rank * i);
+  }
 
   /* Doubles through a communicator made from a Fortran handle. */
   kcoll_comm from_fortran = NULL;

@@ -18,9 +18,7 @@
 namespace kcoll {
 namespace testing {
 
-inline bool IsReduction(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
-}
+inline bool IsReduction(Collective c) { return Reduces(c); }
 
 // Element j of rank r's send buffer for a collective that moves data: integers in [0, 100], exact in every type.
 inline double MovedValue(int rank, size_t j) {
@@ -54,6 +52,8 @@ inline size_t RecvElements(Collective c, size_t count, int root, int rank, int n
       return rank == root ? count * n : 0;
     case Collective::kReduce:
       return rank == root ? count : 0;
+    case Collective::kExScan:
+      return rank == 0 ? 0 : count;  // rank 0's recv is not written
     case Collective::kBarrier:
       return 0;
     default:
@@ -106,6 +106,12 @@ inline std::vector<char> ExpectedRecv(Collective c, DataType type, ReduceOp op, 
         break;
       case Collective::kSendRecv:
         v = MovedValue((rank + nranks - 1) % nranks, j);
+        break;
+      case Collective::kScan:
+        v = ExactReduction(type, op, rank + 1, j);
+        break;
+      case Collective::kExScan:
+        v = ExactReduction(type, op, rank, j);
         break;
       case Collective::kBarrier:
         break;
