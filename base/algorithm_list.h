@@ -75,8 +75,10 @@
   X(Barrier, Linear, LinearBarrier, PriceLinear)                                                                       \
   X(Scan, RecursiveDoubling, RecursiveDoublingScan, PriceRecursiveDoubling)                                            \
   X(Scan, Linear, LinearScan, PriceChain)                                                                              \
+  X(Scan, Inline, InlineScan, NotPriced)                                                                               \
   X(ExScan, RecursiveDoubling, RecursiveDoublingExScan, PriceRecursiveDoubling)                                        \
-  X(ExScan, Linear, LinearExScan, PriceChain)
+  X(ExScan, Linear, LinearExScan, PriceChain)                                                                          \
+  X(ExScan, Inline, InlineExScan, NotPriced)
 // clang-format on
 
 namespace kcoll {

@@ -88,6 +88,12 @@ bool IsRooted(Collective c) { return FactsOf(c).rooted; }
 
 bool Reduces(Collective c) { return FactsOf(c).reduces; }
 
+int ReducedRanks(Collective c, int rank, int nranks) {
+  if (c == Collective::kScan) return rank + 1;
+  if (c == Collective::kExScan) return rank;
+  return nranks;
+}
+
 uint64_t NcclTestsBytes(Collective c, size_t count, size_t element_bytes, int nranks) {
   const CollectiveFacts& f = FactsOf(c);
   if (f.busbw_scaling == BusBwScaling::kZero) return 0;

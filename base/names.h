@@ -97,6 +97,10 @@ std::vector<Algorithm> TransferAlgorithmsFor(Collective c);
 // FactsOf(a).simplicity: ties between predicted times go to the algorithm with the smaller rank.
 int SimplicityRank(Algorithm a);
 
+// How many ranks' data `rank`'s result of `c` reduces (what kAvg divides by): nranks, or for the scans the ranks up to
+// (Scan: rank + 1) or below (ExScan: rank) `rank`.
+int ReducedRanks(Collective c, int rank, int nranks);
+
 // Whether `c` is one of the enumerators (a C caller can pass any integer).
 bool IsValid(Collective c);
 

@@ -261,17 +261,15 @@ int kcoll_barrier(kcoll_comm comm) {
 }
 
 int kcoll_scan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
-  return Run(comm, kcoll::Collective::kScan, type, op,
-             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-               return c.Scan(send, recv, count, t, o);
-             });
+  return Run(
+      comm, kcoll::Collective::kScan, type, op,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.Scan(send, recv, count, t, o); });
 }
 
 int kcoll_exscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op) {
-  return Run(comm, kcoll::Collective::kExScan, type, op,
-             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-               return c.ExScan(send, recv, count, t, o);
-             });
+  return Run(
+      comm, kcoll::Collective::kExScan, type, op,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.ExScan(send, recv, count, t, o); });
 }
 
 int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
@@ -351,18 +349,16 @@ int kcoll_ibarrier(kcoll_comm comm, kcoll_request* request) {
 
 int kcoll_iscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                 kcoll_request* request) {
-  return Issue(comm, kcoll::Collective::kScan, type, op, request,
-               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-                 return c.IScan(send, recv, count, t, o);
-               });
+  return Issue(
+      comm, kcoll::Collective::kScan, type, op, request,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.IScan(send, recv, count, t, o); });
 }
 
 int kcoll_iexscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                   kcoll_request* request) {
-  return Issue(comm, kcoll::Collective::kExScan, type, op, request,
-               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
-                 return c.IExScan(send, recv, count, t, o);
-               });
+  return Issue(
+      comm, kcoll::Collective::kExScan, type, op, request,
+      [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.IExScan(send, recv, count, t, o); });
 }
 
 int kcoll_wait(kcoll_request* request) { return Complete(request); }

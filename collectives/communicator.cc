@@ -140,11 +140,13 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
                                                              c->state_->counters.total);
   KCOLL_ASSIGN_OR_RETURN(c->state_->inline_exchange,
                          MakeInlineExchange(c->state_->control_comm, c->state_->topology, transport, backend, timeout));
-  const auto& all_reduce_override = c->state_->algo_override;
-  const size_t all_reduce = static_cast<size_t>(Collective::kAllReduce);
-  const bool algo_named = all_reduce < all_reduce_override.size() &&
-                          (!all_reduce_override[all_reduce].ok() || all_reduce_override[all_reduce]->has_value());
-  c->state_->inline_lane = c->state_->inline_exchange != nullptr && !check_args && !algo_named;
+  for (Collective collective : AllCollectives()) {
+    if (!HasInlineForm(collective)) continue;
+    const auto& overrides = c->state_->algo_override;
+    const size_t i = static_cast<size_t>(collective);
+    const bool algo_named = i < overrides.size() && (!overrides[i].ok() || overrides[i]->has_value());
+    if (c->state_->inline_exchange != nullptr && !check_args && !algo_named) c->state_->inline_lanes |= 1u << i;
+  }
   ProgressSituation situation;
   situation.backend = backend;
   situation.stream_ordered = c->state_->transport->StreamOrdered();
@@ -328,8 +330,9 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
     KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
     if (from_env.has_value()) return *from_env;
   }
-  // A small AllReduce on one node over shm: every rank's buffer inline in shared cache lines (all_reduce/inline.cc).
-  if (collective == Collective::kAllReduce && bytes <= state_->inline_max_bytes && state_->inline_exchange != nullptr) {
+  // A small AllReduce or scan on one node over shm: every rank's buffer inline in shared cache lines
+  // (all_reduce/inline.cc).
+  if (HasInlineForm(collective) && bytes <= state_->inline_max_bytes && state_->inline_exchange != nullptr) {
     return Algorithm::kInline;
   }
   // Most programs repeat one call (a training step, a solver iteration): its choice is kept without a lookup.
@@ -351,8 +354,7 @@ CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, siz
 }  // namespace
 
 absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
-  if (args.collective == Collective::kAllReduce &&
-      TakesInlineLane(args.send, args.recv, args.count, args.type, args.op, options, memory)) {
+  if (TakesInlineLane(args.collective, args.send, args.recv, args.count, args.type, args.op, options, memory)) {
     return RunInlineLane(args);
   }
   return Run(args, options.algorithm, memory);
@@ -428,13 +430,13 @@ absl::Status Communicator::Barrier(const CallOptions& options) {
 absl::Status Communicator::Scan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                 const CallOptions& options, MemoryKind memory) {
   Settle();
-  return Run(MakeArgs(Collective::kScan, send, recv, count, type, op, 0, options), options.algorithm, memory);
+  return Dispatch(MakeArgs(Collective::kScan, send, recv, count, type, op, 0, options), options, memory);
 }
 
 absl::Status Communicator::ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                   const CallOptions& options, MemoryKind memory) {
   Settle();
-  return Run(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options.algorithm, memory);
+  return Dispatch(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
 }
 
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
@@ -562,7 +564,7 @@ absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveAr
     const size_t result_count = RecvCount(args, rank(), size());
     if (result_count > 0) {
       KCOLL_RETURN_IF_ERROR(
-          state_->kernels->Divide(args.type, args.recv, result_count, ContributingRanks(args, rank(), size())));
+          state_->kernels->Divide(args.type, args.recv, result_count, ReducedRanks(args.collective, rank(), size())));
     }
   }
   // The result is in place when the call returns (a stream-ordered transport waits for its stream here), unless the

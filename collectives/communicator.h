@@ -149,8 +149,8 @@ class Communicator {
   Request ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
                     MemoryKind memory = MemoryKind::kHost);
   Request IBarrier(const CallOptions& options = {});
-  Request IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op, const CallOptions& options = {},
+                MemoryKind memory = MemoryKind::kHost);
   Request IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                   const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   Request ICall(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
@@ -246,10 +246,10 @@ class Communicator {
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);
   absl::Status CheckUsable(absl::string_view what) const;
-  // The inline AllReduce's own lane (communicator_inline.cc): whether a call may take it, and the call itself, with
-  // only the checks and bookkeeping that apply to it.
-  bool TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
-                       const CallOptions& options, MemoryKind memory) const;
+  // The inline lane of small AllReduces and scans (communicator_inline.cc): whether a call may take it, and the call
+  // itself, with only the checks and bookkeeping that apply to it.
+  bool TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count, DataType type,
+                       ReduceOp op, const CallOptions& options, MemoryKind memory) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
   // began; EndInline counts and records it and breaks the communicator on a timeout.

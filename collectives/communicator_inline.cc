@@ -1,7 +1,7 @@
-// The inline AllReduce's own lane: an `auto` AllReduce small enough for the node's inline exchange skips the general
-// path's algorithm lookup, registered-buffer check and transport bookkeeping, which cost as much as the exchange
-// itself at 8 bytes. It still refuses what the general path refuses (by leaving such calls to it), counts the call,
-// and breaks the communicator on a timeout.
+// The inline lane of AllReduce, Scan and ExScan: an `auto` call small enough for the node's inline exchange skips the
+// general path's algorithm lookup, registered-buffer check and transport bookkeeping, which cost as much as the
+// exchange itself at 8 bytes. It still refuses what the general path refuses (by leaving such calls to it), counts the
+// call, and breaks the communicator on a timeout.
 #include <cstdint>
 
 #include "base/names.h"
@@ -16,14 +16,16 @@
 
 namespace kcoll {
 
-// algorithms/all_reduce/inline.cc
-absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res);
-absl::Status InlineAllReduceStart(const CollectiveArgs& args, Resources& res);
-absl::Status InlineAllReduceFinish(const CollectiveArgs& args, Resources& res);
+// algorithms/all_reduce/inline.cc: the exchange's two halves, publishing and folding, for the three collectives.
+absl::Status InlineStart(const CollectiveArgs& args, Resources& res);
+absl::Status InlineFinish(const CollectiveArgs& args, Resources& res);
 
-bool Communicator::TakesInlineLane(const void* send, const void* recv, size_t count, DataType type, ReduceOp op,
-                                   const CallOptions& options, MemoryKind memory) const {
-  if (!state_->inline_lane || options.algorithm != Algorithm::kAuto || memory != MemoryKind::kHost) return false;
+bool Communicator::TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count,
+                                   DataType type, ReduceOp op, const CallOptions& options, MemoryKind memory) const {
+  // (A value outside the enumeration shifts by less than 32 or finds no bit: the lanes are bits 0-31.)
+  const uint32_t bit = static_cast<uint32_t>(collective) < 32 ? 1u << static_cast<uint32_t>(collective) : 0;
+  if ((state_->inline_lanes & bit) == 0 || options.algorithm != Algorithm::kAuto || memory != MemoryKind::kHost)
+    return false;
   // What the general path would refuse or treat apart goes there: bad arguments get its errors, kAvg its division,
   // a broken communicator its message.
   if (count == 0 || send == nullptr || recv == nullptr || !IsValid(type) || !IsValid(op) || op == ReduceOp::kAvg) {
@@ -38,8 +40,8 @@ bool Communicator::TakesInlineLane(const void* send, const void* recv, size_t co
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {
   const uint64_t start = state_->clock.Now();
-  state_->inline_exchange->BeginCall(
-      Transport::CallInfo{"all_reduce", "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
+  state_->inline_exchange->BeginCall(Transport::CallInfo{
+      CollectiveName(args.collective), "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
   return start;
 }
 
@@ -53,21 +55,23 @@ absl::Status Communicator::EndInline(const CollectiveArgs& args, uint64_t start,
 }
 
 absl::Status Communicator::RunInlineLane(const CollectiveArgs& args) {
-  KCOLL_RETURN_IF_ERROR(CheckUsable("all_reduce"));
+  KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   const uint64_t start = BeginInline(args);
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
-  return EndInline(args, start, InlineAllReduce(args, resources));
+  absl::Status status = InlineStart(args, resources);
+  if (status.ok()) status = InlineFinish(args, resources);
+  return EndInline(args, start, status);
 }
 
 Request Communicator::StartInline(const CollectiveArgs& args) {
-  if (absl::Status usable = CheckUsable("all_reduce"); !usable.ok()) return CompletedRequest(usable);
+  if (absl::Status usable = CheckUsable(CollectiveName(args.collective)); !usable.ok()) return CompletedRequest(usable);
   const uint64_t start = BeginInline(args);
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
   auto request = std::make_shared<InlineRequest>(this, args, start);
   // Publishing fails only before anything is written: the ranks stay in step.
-  if (absl::Status published = InlineAllReduceStart(args, resources); !published.ok()) {
+  if (absl::Status published = InlineStart(args, resources); !published.ok()) {
     request->Complete(published);
     return Request(request);
   }
@@ -79,8 +83,7 @@ absl::Status Communicator::FinishInline(InlineRequest& request) {
   if (request.done()) return request.result();
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
-  const absl::Status status =
-      EndInline(request.args(), request.start(), InlineAllReduceFinish(request.args(), resources));
+  const absl::Status status = EndInline(request.args(), request.start(), InlineFinish(request.args(), resources));
   request.Complete(status);
   // On the application's thread the request may still be the pending one; the progress thread never sees it there.
   if (!ProgressThread::RunningACall() && state_->pending_inline.get() == &request) state_->pending_inline.reset();

@@ -55,10 +55,10 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
       FinishInline(*pending).IgnoreError();
     }
   }
-  // A small AllReduce on the inline lane publishes now and folds when waited for, when nothing runs before it.
-  if (args.collective == Collective::kAllReduce && state_->progress.way != ProgressWay::kStream &&
+  // A small AllReduce or scan on the inline lane publishes now and folds when waited for, when nothing runs before it.
+  if (state_->progress.way != ProgressWay::kStream &&
       (state_->progress_thread == nullptr || state_->progress_thread->Idle()) &&
-      TakesInlineLane(args.send, args.recv, args.count, args.type, args.op, options, memory)) {
+      TakesInlineLane(args.collective, args.send, args.recv, args.count, args.type, args.op, options, memory)) {
     return StartInline(args);
   }
   switch (state_->progress.way) {

@@ -66,9 +66,10 @@ struct CommunicatorState {
   // AllReduce `auto` sends it.
   std::unique_ptr<InlineExchange> inline_exchange;
   size_t inline_max_bytes = 0;
-  // Whether `auto` AllReduces may take the inline lane (communicator_inline.cc): the communicator has the exchange,
-  // KCOLL_ALGO names no AllReduce algorithm and arguments are not compared across ranks first.
-  bool inline_lane = false;
+  // Which collectives' `auto` calls may take the inline lane (communicator_inline.cc), a bit per Collective: AllReduce,
+  // Scan and ExScan when the communicator has the exchange, KCOLL_ALGO names no algorithm of that collective and
+  // arguments are not compared across ranks first.
+  uint32_t inline_lanes = 0;
   // How nonblocking calls progress (choose_progress.h); the thread that runs them, started by the first one; the
   // stream way's link with its requests.
   ProgressChoice progress;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "base/names.h"
 #include "base/topology.h"
 #include "base/transport_kind.h"
 #include "collectives/counters.h"
@@ -21,6 +22,11 @@ namespace kcoll {
 // The largest AllReduce `auto` runs inline unless KCOLL_INLINE_MAX_BYTES says otherwise (docs/measured/ has the
 // runs it comes from).
 inline constexpr size_t kDefaultInlineMaxBytes = 1024;
+
+// The collectives the inline exchange serves (their `inline` rows in base/algorithm_list.h).
+inline bool HasInlineForm(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kScan || c == Collective::kExScan;
+}
 
 // KCOLL_INLINE_MAX_BYTES (a byte size, 0: never inline), else kDefaultInlineMaxBytes; InvalidArgument naming the
 // value when it is not a size or exceeds InlineExchange::kMaxPayloadBytes.

@@ -44,17 +44,6 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
   }
 }
 
-int ContributingRanks(const CollectiveArgs& args, int rank, int nranks) {
-  switch (args.collective) {
-    case Collective::kScan:
-      return rank + 1;
-    case Collective::kExScan:
-      return rank;
-    default:
-      return nranks;
-  }
-}
-
 namespace {
 
 // Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions.

@@ -18,9 +18,6 @@ absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, Memo
 // Elements the send and recv buffers of `args` hold on `rank` (NCCL's conventions; see CollectiveArgs).
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks);
 size_t RecvCount(const CollectiveArgs& args, int rank, int nranks);
-// How many ranks' data `rank`'s result reduces (what kAvg divides by): nranks, or for the scans the ranks below
-// (ExScan) or up to (Scan) `rank`.
-int ContributingRanks(const CollectiveArgs& args, int rank, int nranks);
 
 }  // namespace kcoll
 

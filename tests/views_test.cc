@@ -97,13 +97,11 @@ TYPED_TEST(ViewsTest, ScanAndExScanInAndOutOfPlace) {
   Request pending = IExScan(*this->comm_, send, exclusive, ReduceOp::kSum);
   ASSERT_TRUE(AllRanks(pending.Wait().ok()));
   // Rank 0's recv is not written.
-  EXPECT_TRUE(ViewEquals(exclusive, [&](size_t i) {
-    return r == 0 ? kSentinel : ExactReduction(type, ReduceOp::kSum, r, i);
-  }));
+  EXPECT_TRUE(
+      ViewEquals(exclusive, [&](size_t i) { return r == 0 ? kSentinel : ExactReduction(type, ReduceOp::kSum, r, i); }));
   ASSERT_TRUE(AllRanks(ExScan(*this->comm_, send, send, ReduceOp::kSum).ok()));  // in place
-  EXPECT_TRUE(ViewEquals(send, [&](size_t i) {
-    return r == 0 ? SumInput(type, 0, i) : ExactReduction(type, ReduceOp::kSum, r, i);
-  }));
+  EXPECT_TRUE(ViewEquals(
+      send, [&](size_t i) { return r == 0 ? SumInput(type, 0, i) : ExactReduction(type, ReduceOp::kSum, r, i); }));
 }
 
 TYPED_TEST(ViewsTest, AllGatherInAndOutOfPlace) {
@@ -189,7 +187,8 @@ TYPED_TEST(ViewsTest, ExtentMismatchesNameBothExtents) {
                          absl::StrCat("all_gather: recv view has 4 elements but send view has 3", ranks)));
   EXPECT_TRUE(fails_with(AllToAll(comm, three, four), "alltoall: send view has 3 elements but recv view has 4"));
   EXPECT_TRUE(fails_with(SendRecv(comm, three, four), "sendrecv: send view has 3 elements but recv view has 4"));
-  EXPECT_TRUE(fails_with(Scan(comm, three, four, ReduceOp::kMax), "scan: send view has 3 elements but recv view has 4"));
+  EXPECT_TRUE(
+      fails_with(Scan(comm, three, four, ReduceOp::kMax), "scan: send view has 3 elements but recv view has 4"));
   EXPECT_TRUE(fails_with(IExScan(comm, four, three, ReduceOp::kMin).Wait(),
                          "exscan: send view has 4 elements but recv view has 3"));
   if (n > 1) {

@@ -16,25 +16,27 @@ bool IsUnsigned(DataType type) { return !reference::IsSigned(type); }
 
 using reference::Encode;
 
-double ExpectedReduction(const CheckSpec& spec, size_t i) {
-  return reference::ReduceOverRanks(spec.type, *spec.op, spec.nranks, [&](int r) { return InputValue(spec, r, i); });
+// The reduction over ranks [0, ranks) of input element i.
+double ExpectedReduction(const CheckSpec& spec, int ranks, size_t i) {
+  return reference::ReduceOverRanks(spec.type, *spec.op, ranks, [&](int r) { return InputValue(spec, r, i); });
 }
 
-// Where a run of result elements comes from: one rank's inputs, or the reduction over every rank, starting at input
-// element `base`.
+// Where a run of result elements comes from: one rank's inputs, or the reduction over ranks [0, k) (a source of
+// ReductionOver(k)), starting at input element `base`.
 struct Segment {
   size_t offset = 0;  // first result element
   size_t length = 0;
-  int source = 0;   // a rank, or kReduction
+  int source = 0;   // a rank (>= 0), or ReductionOver(k)
   size_t base = 0;  // input index of the first element
 };
-constexpr int kReduction = -1;
+constexpr int ReductionOver(int ranks) { return -ranks; }
 
 std::vector<Segment> ResultSegments(const CheckSpec& spec) {
   const size_t count = spec.layout.count;
   const int n = spec.nranks, rank = spec.rank;
   const size_t r = static_cast<size_t>(rank);
   std::vector<Segment> out;
+  const int kReduction = ReductionOver(n);
   switch (spec.collective) {
     case Collective::kAllReduce:
     case Collective::kReduce:
@@ -60,6 +62,12 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
     case Collective::kSendRecv:
       out.push_back({0, count, (rank - 1 + n) % n, 0});
       break;
+    case Collective::kScan:
+      out.push_back({0, count, ReductionOver(rank + 1), 0});
+      break;
+    case Collective::kExScan:
+      if (rank > 0) out.push_back({0, count, ReductionOver(rank), 0});
+      break;
     case Collective::kBarrier:
       break;
   }
@@ -71,7 +79,7 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
 size_t Period(const CheckSpec& spec) { return spec.op.has_value() ? kReductionPeriod : kMovementPeriod; }
 
 double ValueAt(const CheckSpec& spec, int source, size_t i) {
-  return source == kReduction ? ExpectedReduction(spec, i) : InputValue(spec, source, i);
+  return source < 0 ? ExpectedReduction(spec, -source, i) : InputValue(spec, source, i);
 }
 
 // The encoded values of `source` at input indices base, base + 1, ... over one period (or `length` if shorter).

@@ -16,6 +16,8 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
     case Collective::kBroadcast:
     case Collective::kReduce:
     case Collective::kSendRecv:
+    case Collective::kScan:
+    case Collective::kExScan:
       l.count = l.send_count = l.recv_count = total;
       break;
     case Collective::kReduceScatter:

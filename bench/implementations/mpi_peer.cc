@@ -86,6 +86,10 @@ class MpiPeer final : public Implementation {
       }
       case Collective::kBarrier:
         return Check(MPI_Barrier(comm_), "MPI_Barrier");
+      case Collective::kScan:
+        return Check(MPI_Scan(send, c.recv, count, type, op, comm_), "MPI_Scan");
+      case Collective::kExScan:
+        return Check(MPI_Exscan(send, c.recv, count, type, op, comm_), "MPI_Exscan");
     }
     return absl::InvalidArgumentError("invalid collective");
   }
@@ -110,7 +114,8 @@ std::string MpiCollectiveName(Collective collective) {
       {Collective::kAllGather, "MPI_Allgather"}, {Collective::kBroadcast, "MPI_Bcast"},
       {Collective::kReduce, "MPI_Reduce"},       {Collective::kAllToAll, "MPI_Alltoall"},
       {Collective::kGather, "MPI_Gather"},       {Collective::kScatter, "MPI_Scatter"},
-      {Collective::kSendRecv, "MPI_Sendrecv"},   {Collective::kBarrier, "MPI_Barrier"}};
+      {Collective::kSendRecv, "MPI_Sendrecv"},   {Collective::kBarrier, "MPI_Barrier"},
+      {Collective::kScan, "MPI_Scan"},           {Collective::kExScan, "MPI_Exscan"}};
   return std::string(NameIn(kMpiNames, collective, "MPI_?"));
 }
 

@@ -119,14 +119,12 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
   int rank = 0, nranks = 1;
   if (absl::Status s = NcclStatus(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm); !s.ok()) return s;
   if (absl::Status s = NcclStatus(ncclCommCount(comm, &nranks), "ncclCommCount", comm); !s.ok()) return s;
-  const bool rooted = collective == Collective::kBroadcast || collective == Collective::kReduce ||
-                      collective == Collective::kGather || collective == Collective::kScatter;
+  const bool rooted = IsRooted(collective);
   if (rooted && (root < 0 || root >= nranks)) {
     return absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(collective), ": root ", root, " is not a rank in [0, ", nranks, ")"));
   }
-  const bool reduces = collective == Collective::kAllReduce || collective == Collective::kReduceScatter ||
-                       collective == Collective::kReduce;
+  const bool reduces = Reduces(collective);
   ncclRedOp_t nccl_op = ncclSum;
   if (reduces) {
     absl::StatusOr<ncclRedOp_t> mapped = ToNcclRedOp(op);
@@ -152,6 +150,9 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
                                 stream);
     case Collective::kBarrier:
       return absl::InvalidArgumentError("barrier: NCCL has no barrier to compare with");
+    case Collective::kScan:
+    case Collective::kExScan:
+      return absl::UnimplementedError(absl::StrCat(CollectiveName(collective), ": NCCL has no scan to compare with"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("collective ", static_cast<int>(collective), " is not a kcoll Collective"));

@@ -6,7 +6,7 @@
 // Every rank combines the same operands in the same order, so every rank ends with the same bits. A nonblocking call
 // runs the two halves apart: Start publishes when the call is issued, Finish folds once the request is waited for. Each
 // rank reads n-1 buffers and reduces n: worth it while S is small (the communicator takes it up to
-// KCOLL_INLINE_MAX_BYTES).
+// KCOLL_INLINE_MAX_BYTES). The scans run the same exchange and fold only their prefix (scan/inline.cc).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,15 +17,16 @@
 
 namespace kcoll {
 
-absl::Status InlineAllReduceStart(const CollectiveArgs& args, Resources& res) {
+absl::Status InlineStart(const CollectiveArgs& args, Resources& res) {
   InlineExchange* exchange = res.inline_exchange;
+  const absl::string_view name = CollectiveName(args.collective);
   if (exchange == nullptr) {
-    return absl::FailedPreconditionError(
-        "all_reduce (inline): needs a communicator whose ranks share one node over the shm transport, on host buffers");
+    return absl::FailedPreconditionError(absl::StrCat(
+        name, " (inline): needs a communicator whose ranks share one node over the shm transport, on host buffers"));
   }
   const size_t bytes = args.count * DataTypeSize(args.type);
   if (bytes > InlineExchange::kMaxPayloadBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("all_reduce (inline): count ", args.count, " is ", bytes,
+    return absl::InvalidArgumentError(absl::StrCat(name, " (inline): count ", args.count, " is ", bytes,
                                                    " bytes; inline carries at most ", InlineExchange::kMaxPayloadBytes,
                                                    " bytes per rank"));
   }
@@ -33,14 +34,18 @@ absl::Status InlineAllReduceStart(const CollectiveArgs& args, Resources& res) {
   return exchange->Publish(args.send, bytes);
 }
 
-absl::Status InlineAllReduceFinish(const CollectiveArgs& args, Resources& res) {
+absl::Status InlineFinish(const CollectiveArgs& args, Resources& res) {
   InlineExchange* exchange = res.inline_exchange;
   if (args.count == 0) return absl::OkStatus();
+  // Every rank waits for every other, whatever it folds: the lines alternate by call parity, so no rank may start the
+  // next call while a peer has not published this one.
   KCOLL_RETURN_IF_ERROR(exchange->AwaitAll());
+  // The ranks this rank's result reduces, in rank order: all of them, or the scans' prefix.
+  const int n = ReducedRanks(args.collective, exchange->rank(), exchange->size());
+  if (n == 0) return absl::OkStatus();  // ExScan's rank 0
   constexpr int kOnStack = 64;
   const unsigned char* on_stack[kOnStack];
   std::vector<const unsigned char*> on_heap;
-  const int n = exchange->size();
   const unsigned char** inputs = on_stack;
   if (n > kOnStack) {
     on_heap.resize(n);
@@ -48,15 +53,16 @@ absl::Status InlineAllReduceFinish(const CollectiveArgs& args, Resources& res) {
   }
   for (int r = 0; r < n; ++r) inputs[r] = exchange->Payload(r);
   if (!HostReduceInOrder(args.op, args.type, args.recv, inputs, n, args.count)) {
-    return absl::InvalidArgumentError(absl::StrCat("all_reduce (inline): type ", static_cast<int>(args.type), " or op ",
-                                                   static_cast<int>(args.op), " is not valid"));
+    return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective), " (inline): type ",
+                                                   static_cast<int>(args.type), " or op ", static_cast<int>(args.op),
+                                                   " is not valid"));
   }
   return absl::OkStatus();
 }
 
 absl::Status InlineAllReduce(const CollectiveArgs& args, Resources& res) {
-  KCOLL_RETURN_IF_ERROR(InlineAllReduceStart(args, res));
-  return InlineAllReduceFinish(args, res);
+  KCOLL_RETURN_IF_ERROR(InlineStart(args, res));
+  return InlineFinish(args, res);
 }
 
 }  // namespace kcoll

@@ -61,8 +61,7 @@ absl::Status ChainScan(const CollectiveArgs& args, Resources& res, bool exclusiv
     KCOLL_RETURN_IF_ERROR(res.transport.Wait(arrivals[c]));
     const size_t at = first(c);
     if (!exclusive || !last) {
-      KCOLL_RETURN_IF_ERROR(
-          res.kernels.Reduce(args.op, args.type, forward + at, incoming + at, in + at, length(c)));
+      KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(args.op, args.type, forward + at, incoming + at, in + at, length(c)));
     }
     if (exclusive && !into_recv) KCOLL_RETURN_IF_ERROR(res.kernels.Copy(out + at, incoming + at, length(c) * elem));
     if (!last) KCOLL_RETURN_IF_ERROR(res.transport.Send(r + 1, forward + at, length(c) * elem, kTag).status());

@@ -51,7 +51,9 @@ absl::Status DoublingScan(const CollectiveArgs& args, Resources& res, bool exclu
 
 }  // namespace
 
-absl::Status RecursiveDoublingScan(const CollectiveArgs& args, Resources& res) { return DoublingScan(args, res, false); }
+absl::Status RecursiveDoublingScan(const CollectiveArgs& args, Resources& res) {
+  return DoublingScan(args, res, false);
+}
 
 absl::Status RecursiveDoublingExScan(const CollectiveArgs& args, Resources& res) {
   return DoublingScan(args, res, true);
