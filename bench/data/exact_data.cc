@@ -160,6 +160,7 @@ void FillPoison(void* buffer, size_t bytes) { std::memset(buffer, 0xA5, bytes); 
 
 bool HasResult(const CheckSpec& spec) {
   if (spec.collective == Collective::kReduce || spec.collective == Collective::kGather) return spec.rank == spec.root;
+  if (spec.collective == Collective::kExScan) return spec.rank > 0;
   return true;
 }
 

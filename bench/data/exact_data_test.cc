@@ -24,16 +24,17 @@ std::vector<char> InputOf(CheckSpec spec, int rank) {
   return buf;
 }
 
-// Element-wise reduction of every rank's input block [first, first + n), in the element type.
+// Element-wise reduction of the input block [first, first + n) of ranks [0, ranks), in the element type.
 struct ReduceBlocks {
   const CheckSpec& spec;
   size_t first, n;
   std::vector<char>* out;
+  int ranks;
   template <class T>
   void operator()() const {
     out->assign(n * sizeof(T), 0);
     T* acc = reinterpret_cast<T*>(out->data());
-    for (int r = 0; r < spec.nranks; ++r) {
+    for (int r = 0; r < ranks; ++r) {
       std::vector<char> in = InputOf(spec, r);
       const T* x = reinterpret_cast<const T*>(in.data()) + first;
       for (size_t i = 0; i < n; ++i) {
@@ -59,7 +60,7 @@ struct ReduceBlocks {
       }
     }
     if (*spec.op == ReduceOp::kAvg) {
-      for (size_t i = 0; i < n; ++i) acc[i] = ElementOps<T>::Divide(acc[i], spec.nranks);
+      for (size_t i = 0; i < n; ++i) acc[i] = ElementOps<T>::Divide(acc[i], ranks);
     }
   }
 };
@@ -73,10 +74,16 @@ std::vector<char> Simulate(const CheckSpec& spec) {
   switch (spec.collective) {
     case Collective::kAllReduce:
     case Collective::kReduce:
-      DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out});
+      DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out, n});
       break;
     case Collective::kReduceScatter:
-      DispatchDataType(spec.type, ReduceBlocks{spec, static_cast<size_t>(rank) * count, count, &out});
+      DispatchDataType(spec.type, ReduceBlocks{spec, static_cast<size_t>(rank) * count, count, &out, n});
+      break;
+    case Collective::kScan:
+      DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out, rank + 1});
+      break;
+    case Collective::kExScan:
+      if (rank > 0) DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out, rank});
       break;
     case Collective::kAllGather:
     case Collective::kGather:
@@ -111,7 +118,8 @@ std::vector<char> Simulate(const CheckSpec& spec) {
 TEST(ExactDataTest, SimulatedResultsAreRightAndCorruptionIsCounted) {
   const Collective collectives[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
                                     Collective::kBroadcast, Collective::kReduce,        Collective::kAllToAll,
-                                    Collective::kGather,    Collective::kScatter,       Collective::kSendRecv};
+                                    Collective::kGather,    Collective::kScatter,       Collective::kSendRecv,
+                                    Collective::kScan,      Collective::kExScan};
   for (Collective c : collectives) {
     for (DataType type : AllDataTypes()) {
       std::vector<std::optional<ReduceOp>> ops{std::nullopt};
