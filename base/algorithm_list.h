@@ -35,7 +35,7 @@
   X(HierarchicalRingTree, "hierarchical_ring_tree", 120, kEqualNodes) /* rings inside nodes, a tree across them */     \
   X(Chain, "chain", 40, kNothing)                               /* pipelined chain from the root */                    \
   X(Pairwise, "pairwise", 20, kNothing)                         /* pairwise exchange */                                \
-  X(Linear, "linear", 10, kNothing)                             /* root to each rank in turn; scans: rank to rank */   \
+  X(Linear, "linear", 10, kNothing)                             /* one message per peer in turn, or all at once */     \
   X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */       \
   X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */
 
@@ -78,7 +78,11 @@
   X(Scan, Inline, InlineScan, NotPriced)                                                                               \
   X(ExScan, RecursiveDoubling, RecursiveDoublingExScan, PriceRecursiveDoubling)                                        \
   X(ExScan, Linear, LinearExScan, PriceChain)                                                                          \
-  X(ExScan, Inline, InlineExScan, NotPriced)
+  X(ExScan, Inline, InlineExScan, NotPriced)                                                                           \
+  X(AllGatherV, Ring, RingAllGatherV, PriceRing)                                                                       \
+  X(AllGatherV, Linear, LinearAllGatherV, PriceLinear)                                                                 \
+  X(AllToAllV, Pairwise, PairwiseAllToAllV, PricePairwise)                                                             \
+  X(AllToAllV, Linear, LinearAllToAllV, PriceLinear)
 // clang-format on
 
 namespace kcoll {

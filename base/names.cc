@@ -25,6 +25,10 @@ constexpr CollectiveFacts kCollectives[] = {
     // A scan's every prefix crosses each link between consecutive ranks once: busbw = algbw, as Reduce's.
     {Collective::kScan, "scan", false, true, false, BusBwScaling::kOne},
     {Collective::kExScan, "exscan", false, true, false, BusBwScaling::kOne},
+    // The v-collectives scale as their equal-count forms, S being the whole gathered buffer (all_gatherv) or one
+    // rank's send buffer (alltoallv): with equal counts their busbw is the non-v one's.
+    {Collective::kAllGatherV, "all_gatherv", false, false, true, BusBwScaling::kNMinusOneOverN},
+    {Collective::kAllToAllV, "alltoallv", false, false, true, BusBwScaling::kNMinusOneOverN},
 };
 
 constexpr size_t kCollectiveCount = sizeof(kCollectives) / sizeof(kCollectives[0]);
@@ -87,6 +91,8 @@ const CollectiveFacts& FactsOf(Collective c) {
 bool IsRooted(Collective c) { return FactsOf(c).rooted; }
 
 bool Reduces(Collective c) { return FactsOf(c).reduces; }
+
+bool IsVariable(Collective c) { return c == Collective::kAllGatherV || c == Collective::kAllToAllV; }
 
 int ReducedRanks(Collective c, int rank, int nranks) {
   if (c == Collective::kScan) return rank + 1;

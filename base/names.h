@@ -26,8 +26,10 @@ enum class Collective {
   kScatter,
   kSendRecv,
   kBarrier,
-  kScan,    // inclusive prefix reduction over ranks 0..r (MPI_Scan)
-  kExScan,  // exclusive: over ranks 0..r-1; rank 0's recvbuf is left as it was (MPI_Exscan)
+  kScan,        // inclusive prefix reduction over ranks 0..r (MPI_Scan)
+  kExScan,      // exclusive: over ranks 0..r-1; rank 0's recvbuf is left as it was (MPI_Exscan)
+  kAllGatherV,  // MPI_Allgatherv: per-rank counts and displacements
+  kAllToAllV,   // MPI_Alltoallv
 };
 
 enum class Algorithm {
@@ -65,7 +67,7 @@ absl::string_view AlgorithmName(Algorithm a);
 // cross the busiest rank's link, so that busbw approaches the link's bandwidth whatever n is.
 enum class BusBwScaling {
   kTwiceNMinusOneOverN,  // 2(n-1)/n: all_reduce
-  kNMinusOneOverN,       // (n-1)/n: reduce_scatter, all_gather, alltoall, gather, scatter
+  kNMinusOneOverN,       // (n-1)/n: reduce_scatter, all_gather(v), alltoall(v), gather, scatter
   kOne,                  // broadcast, reduce, sendrecv, scan, exscan
   kZero,                 // barrier: no payload
 };
@@ -100,6 +102,9 @@ int SimplicityRank(Algorithm a);
 // How many ranks' data `rank`'s result of `c` reduces (what kAvg divides by): nranks, or for the scans the ranks up to
 // (Scan: rank + 1) or below (ExScan: rank) `rank`.
 int ReducedRanks(Collective c, int rank, int nranks);
+
+// Whether `c` takes per-rank counts and displacements (CollectiveArgs' arrays).
+bool IsVariable(Collective c);
 
 // Whether `c` is one of the enumerators (a C caller can pass any integer).
 bool IsValid(Collective c);

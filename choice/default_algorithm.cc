@@ -74,6 +74,10 @@ Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {
       return Algorithm::kPairwise;
     case Collective::kBarrier:
       return Algorithm::kRecursiveDoubling;  // dissemination
+    case Collective::kAllGatherV:
+      return total <= kLogStepsMaxTotalBytes ? Algorithm::kLinear : Algorithm::kRing;
+    case Collective::kAllToAllV:
+      return Algorithm::kPairwise;
     case Collective::kScan:
     case Collective::kExScan:
       return bytes <= kScanDoublingMaxBytes ? Algorithm::kRecursiveDoubling : Algorithm::kLinear;

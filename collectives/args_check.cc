@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
@@ -34,6 +35,15 @@ ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool 
     r.count = static_cast<int64_t>(args.count);
     r.type = static_cast<int64_t>(args.type);
   }
+  // AllGatherV's counts must be the same array on every rank: its total is compared (and the array's fingerprint is
+  // in the call's signature). AllToAllV's counts are each rank's own; the transports check each message's size.
+  if (args.collective == Collective::kAllGatherV) {
+    int64_t total = 0;
+    for (size_t j = 0; args.recv_counts != nullptr && static_cast<int>(j) < args.counts_size; ++j)
+      total += args.recv_counts[j];
+    r.count = total;
+  }
+  if (args.collective == Collective::kAllToAllV) r.count = -1;
   if (Reduces(args.collective)) r.op = static_cast<int64_t>(args.op);
   if (IsRooted(args.collective)) r.root = args.root;
   r.algorithm = static_cast<int64_t>(algorithm);
@@ -110,7 +120,59 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
         first.collective >= 0 ? CollectiveName(static_cast<Collective>(first.collective)) : "collective";
     return RelayRejection(comm, name, r, local, timeout);
   }
-  return CompareArgsRecords(exchange->all);
+  KCOLL_RETURN_IF_ERROR(CompareArgsRecords(exchange->all));
+  if (args.collective == Collective::kAllToAllV) return CheckTransposedCounts(comm, args, timeout);
+  return absl::OkStatus();
+}
+
+absl::Status CheckTransposedCounts(MPI_Comm comm, const CollectiveArgs& args, absl::Duration timeout) {
+  int nranks = 1, rank = 0;
+  MPI_Comm_size(comm, &nranks);
+  MPI_Comm_rank(comm, &rank);
+  // On the heap, as above: a timed-out exchange cannot be cancelled.
+  struct Exchange {
+    std::vector<uint64_t> sent, told;
+    int64_t first_bad = 0, mine = 0;
+  };
+  auto exchange = std::make_unique<Exchange>();
+  exchange->sent.assign(args.send_counts, args.send_counts + nranks);
+  exchange->told.resize(nranks);
+  std::vector<int> scratch;
+  auto wait = [&](MPI_Request* request, const char* what) -> absl::Status {
+    absl::StatusOr<bool> done = WaitForRequests(request, 1, timeout, &scratch);
+    if (!done.ok()) return done.status();
+    if (*done) return absl::OkStatus();
+    exchange.release();  // left to MPI
+    return absl::DeadlineExceededError(absl::StrCat("alltoallv: the cross-rank check of the counts (", what,
+                                                    ") did not complete within ", absl::FormatDuration(timeout)));
+  };
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ialltoall(exchange->sent.data(), 1, MPI_UINT64_T, exchange->told.data(), 1, MPI_UINT64_T, comm, &request) !=
+      MPI_SUCCESS) {
+    return absl::InternalError("argument check: MPI_Ialltoall failed");
+  }
+  KCOLL_RETURN_IF_ERROR(wait(&request, "MPI_Ialltoall"));
+  // The first mismatch in (receiver, sender) order, the same on every rank: receiver * nranks + sender.
+  const int64_t none = int64_t{nranks} * nranks;
+  exchange->mine = none;
+  for (int j = 0; j < nranks && exchange->mine == none; ++j) {
+    if (exchange->told[j] != args.recv_counts[j]) exchange->mine = int64_t{rank} * nranks + j;
+  }
+  if (MPI_Iallreduce(&exchange->mine, &exchange->first_bad, 1, MPI_INT64_T, MPI_MIN, comm, &request) != MPI_SUCCESS) {
+    return absl::InternalError("argument check: MPI_Iallreduce failed");
+  }
+  KCOLL_RETURN_IF_ERROR(wait(&request, "MPI_Iallreduce"));
+  if (exchange->first_bad == none) return absl::OkStatus();
+  const int64_t receiver = exchange->first_bad / nranks, sender = exchange->first_bad % nranks;
+  // The receiver knows both numbers; the others name the pair.
+  if (receiver == rank) {
+    return absl::InvalidArgumentError(absl::StrCat("alltoallv: arguments differ across ranks: rank ", sender, " sends ",
+                                                   exchange->told[sender], " elements to rank ", rank,
+                                                   ", whose recvcounts[", sender, "] = ", args.recv_counts[sender]));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("alltoallv: arguments differ across ranks: rank ", sender,
+                                                 "'s sendcounts[", receiver, "] is not rank ", receiver,
+                                                 "'s recvcounts[", sender, "]"));
 }
 
 uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm) {
@@ -124,9 +186,14 @@ uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm) {
                             static_cast<int64_t>(args.options.nchannels),
                             static_cast<int64_t>(args.options.chunk_bytes)};
   uint64_t hash = 0x9e3779b97f4a7c15ull;  // each field mixed in with a multiply-xorshift step
-  for (int64_t field : fields) {
-    hash = (hash ^ static_cast<uint64_t>(field)) * 0xff51afd7ed558ccdull;
+  auto mix = [&hash](uint64_t field) {
+    hash = (hash ^ field) * 0xff51afd7ed558ccdull;
     hash ^= hash >> 33;
+  };
+  for (int64_t field : fields) mix(static_cast<uint64_t>(field));
+  // AllGatherV: every rank's recvcounts, which must be the same array everywhere.
+  if (args.collective == Collective::kAllGatherV && args.recv_counts != nullptr) {
+    for (int j = 0; j < args.counts_size; ++j) mix(args.recv_counts[j]);
   }
   return static_cast<uint32_t>(hash ^ (hash >> 32));
 }

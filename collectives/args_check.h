@@ -39,6 +39,10 @@ absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records);
 absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
                                   const absl::Status& local, absl::Duration timeout = absl::InfiniteDuration());
 
+// AllToAllV under the check: every rank's sendcounts[j] equals rank j's recvcounts[rank]. Collective; every rank
+// returns the same verdict (InvalidArgument naming the first pair that differs), DeadlineExceeded after `timeout`.
+absl::Status CheckTransposedCounts(MPI_Comm comm, const CollectiveArgs& args, absl::Duration timeout);
+
 // A hash of what every rank must agree on for a call (the record's fields and the algorithm's tuning), the same
 // on every rank given the same arguments: Transport::CallInfo::signature.
 uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm);

@@ -439,9 +439,49 @@ absl::Status Communicator::ExScan(const void* send, void* recv, size_t count, Da
   return Dispatch(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
 }
 
+CollectiveArgs Communicator::VariableArgs(Collective collective, const void* send, size_t sendcount,
+                                          const size_t* sendcounts, const size_t* senddispls, void* recv,
+                                          const size_t* recvcounts, const size_t* recvdispls, DataType type,
+                                          const CallOptions& options) const {
+  CollectiveArgs args = MakeArgs(collective, send, recv, sendcount, type, ReduceOp::kSum, 0, options);
+  args.send_counts = sendcounts;
+  args.send_displs = senddispls;
+  args.recv_counts = recvcounts;
+  args.recv_displs = recvdispls;
+  args.counts_size = size();
+  return args;
+}
+
+absl::Status Communicator::AllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                                      const size_t* recvdispls, DataType type, const CallOptions& options,
+                                      MemoryKind memory) {
+  Settle();
+  return Run(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
+                          type, options),
+             options.algorithm, memory);
+}
+
+absl::Status Communicator::AllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                                     const size_t* recvcounts, const size_t* recvdispls, DataType type,
+                                     const CallOptions& options, MemoryKind memory) {
+  Settle();
+  return Run(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
+                          options),
+             options.algorithm, memory);
+}
+
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
+  if (IsVariable(collective)) {
+    // Equal blocks of `count` elements, laid out as the non-v form lays them out.
+    std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
+    for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
+    if (collective == Collective::kAllGatherV) {
+      return AllGatherV(send, count, recv, counts.data(), displs.data(), type, options, memory);
+    }
+    return AllToAllV(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), type, options, memory);
+  }
   Settle();
   return Dispatch(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
                            IsRooted(collective) ? root : 0, options),
@@ -495,8 +535,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmFn fn = nullptr;
   if (local.ok()) {
-    absl::StatusOr<Algorithm> resolved =
-        ResolveAlgorithm(args.collective, args.count * DataTypeSize(args.type), requested);
+    absl::StatusOr<Algorithm> resolved = ResolveAlgorithm(args.collective, PricedBytes(args, size()), requested);
     if (resolved.ok()) algorithm = *resolved;
     absl::StatusOr<AlgorithmFn> found =
         resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
@@ -586,7 +625,7 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   call.type = args.type;
   call.op = args.op;
   call.root = args.root;
-  call.bytes = NcclTestsBytes(args.collective, args.count, DataTypeSize(args.type), size());
+  call.bytes = CallBytes(args, size());
   call.seconds = seconds;
   call.primitives = state_->counters.total;
   call.primitives -= before;

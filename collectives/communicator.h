@@ -119,9 +119,21 @@ class Communicator {
   // divides by rank. send == recv is in place.
   absl::Status ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                       const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // The v-collectives (MPI's semantics): per-rank element counts and displacements, nranks entries each.
+  // AllGatherV: rank j's `sendcount` elements land at recvdispls[j] of every rank's recv; recvcounts[j] is rank j's
+  // sendcount on every rank. In place: send == recv + recvdispls[rank] (elements).
+  absl::Status AllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                          const size_t* recvdispls, DataType type, const CallOptions& options = {},
+                          MemoryKind memory = MemoryKind::kHost);
+  // AllToAllV: the sendcounts[j] elements at senddispls[j] of rank i's send land at recvdispls[i] of rank j's recv,
+  // where recvcounts[i] equals them. Send and receive buffers may not overlap.
+  absl::Status AllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                         const size_t* recvcounts, const size_t* recvdispls, DataType type,
+                         const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   // Any of the above by name, for code that sweeps collectives (benchmarks, tests): the same call as the method of
   // that name; `op` is read by the reductions only, `root` by the rooted collectives only, and Barrier reads neither
-  // buffers nor count.
+  // buffers nor count. The v-collectives run with equal blocks of `count` elements at displacements j * count (their
+  // non-v forms' layout); ICall refuses them (it has no arrays to keep), IAllGatherV and IAllToAllV take them.
   absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                     int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
 
@@ -149,6 +161,13 @@ class Communicator {
   Request ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options = {},
                     MemoryKind memory = MemoryKind::kHost);
   Request IBarrier(const CallOptions& options = {});
+  // The arrays of the v-collectives, like their buffers, belong to kcoll until the request completed.
+  Request IAllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                      const size_t* recvdispls, DataType type, const CallOptions& options = {},
+                      MemoryKind memory = MemoryKind::kHost);
+  Request IAllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                     const size_t* recvcounts, const size_t* recvdispls, DataType type, const CallOptions& options = {},
+                     MemoryKind memory = MemoryKind::kHost);
   Request IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op, const CallOptions& options = {},
                 MemoryKind memory = MemoryKind::kHost);
   Request IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -251,6 +270,10 @@ class Communicator {
   bool TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count, DataType type,
                        ReduceOp op, const CallOptions& options, MemoryKind memory) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
+  // The arguments of a v-collective.
+  CollectiveArgs VariableArgs(Collective collective, const void* send, size_t sendcount, const size_t* sendcounts,
+                              const size_t* senddispls, void* recv, const size_t* recvcounts, const size_t* recvdispls,
+                              DataType type, const CallOptions& options) const;
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
   // began; EndInline counts and records it and breaks the communicator on a timeout.
   uint64_t BeginInline(const CollectiveArgs& args);

@@ -116,6 +116,22 @@ Request Communicator::IGather(const void* send, void* recv, size_t count, DataTy
   return Issue(ArgsOf(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
 }
 
+Request Communicator::IAllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                                  const size_t* recvdispls, DataType type, const CallOptions& options,
+                                  MemoryKind memory) {
+  return Issue(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
+                            type, options),
+               options, memory);
+}
+
+Request Communicator::IAllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                                 const size_t* recvcounts, const size_t* recvdispls, DataType type,
+                                 const CallOptions& options, MemoryKind memory) {
+  return Issue(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
+                            options),
+               options, memory);
+}
+
 Request Communicator::IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                             const CallOptions& options, MemoryKind memory) {
   return Issue(ArgsOf(Collective::kScan, send, recv, count, type, op, 0, options), options, memory);
@@ -144,6 +160,12 @@ Request Communicator::IBarrier(const CallOptions& options) {
 Request Communicator::ICall(Collective collective, const void* send, void* recv, size_t count, DataType type,
                             ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return IBarrier(options);
+  if (IsVariable(collective)) {
+    Settle();
+    return CompletedRequest(absl::InvalidArgumentError(
+        absl::StrCat(CollectiveName(collective), ": ICall has no counts arrays to keep until completion; call ",
+                     collective == Collective::kAllGatherV ? "IAllGatherV" : "IAllToAllV")));
+  }
   return Issue(ArgsOf(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
                       IsRooted(collective) ? root : 0, options),
                options, memory);

@@ -1,12 +1,28 @@
 #include "collectives/validate.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace kcoll {
+namespace {
+
+// Elements a buffer laid out by per-rank counts and displacements spans.
+size_t Extent(const size_t* counts, const size_t* displs, int nranks) {
+  size_t extent = 0;
+  if (counts == nullptr || displs == nullptr) return 0;
+  for (int j = 0; j < nranks; ++j) {
+    if (counts[j] > 0) extent = std::max(extent, displs[j] + counts[j]);
+  }
+  return extent;
+}
+
+}  // namespace
 
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
   const size_t n = static_cast<size_t>(nranks);
@@ -20,6 +36,8 @@ size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
       return rank == args.root ? args.count : 0;
     case Collective::kBarrier:
       return 0;
+    case Collective::kAllToAllV:
+      return Extent(args.send_counts, args.send_displs, nranks);
     default:
       return args.count;
   }
@@ -37,6 +55,9 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
       return rank == args.root ? args.count : 0;
     case Collective::kExScan:
       return rank == 0 ? 0 : args.count;  // rank 0 has no lower rank to reduce
+    case Collective::kAllGatherV:
+    case Collective::kAllToAllV:
+      return Extent(args.recv_counts, args.recv_displs, nranks);
     case Collective::kBarrier:
       return 0;
     default:
@@ -44,12 +65,31 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
   }
 }
 
+uint64_t CallBytes(const CollectiveArgs& args, int nranks) {
+  const size_t elem = DataTypeSize(args.type);
+  if (!IsVariable(args.collective)) return NcclTestsBytes(args.collective, args.count, elem, nranks);
+  const size_t* counts = args.collective == Collective::kAllGatherV ? args.recv_counts : args.send_counts;
+  uint64_t total = 0;
+  for (int j = 0; counts != nullptr && j < nranks; ++j) total += counts[j];
+  return total * elem;
+}
+
+size_t PricedBytes(const CollectiveArgs& args, int nranks) {
+  if (!IsVariable(args.collective)) return args.count * DataTypeSize(args.type);
+  return static_cast<size_t>(CallBytes(args, nranks) / static_cast<uint64_t>(nranks));
+}
+
 namespace {
 
-// Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions.
-std::ptrdiff_t InPlaceRecvOffset(const CollectiveArgs& args, int rank) {
+// Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions (AllGatherV: send
+// is the rank's own block of recv, at its displacement); AllToAllV has no in-place form.
+std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int rank) {
   const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(args.count * DataTypeSize(args.type));
   switch (args.collective) {
+    case Collective::kAllGatherV:
+      return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
+    case Collective::kAllToAllV:
+      return std::nullopt;
     case Collective::kAllGather:
     case Collective::kGather:
       return -rank * block;  // send == recv + rank * count
@@ -69,6 +109,10 @@ absl::string_view InPlaceRule(Collective c) {
     case Collective::kReduceScatter:
     case Collective::kScatter:
       return "recvbuf == sendbuf + rank * count";
+    case Collective::kAllGatherV:
+      return "sendbuf == recvbuf + recvdispls[rank]";
+    case Collective::kAllToAllV:
+      return "separate buffers (alltoallv has no in-place form)";
     default:
       return "sendbuf == recvbuf";
   }
@@ -79,11 +123,41 @@ absl::Status CheckOverlap(const CollectiveArgs& args, int rank, size_t send_byte
   const uintptr_t send = reinterpret_cast<uintptr_t>(args.send), recv = reinterpret_cast<uintptr_t>(args.recv);
   if (send + send_bytes <= recv || recv + recv_bytes <= send) return absl::OkStatus();
   const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(recv - send);
-  if (offset == InPlaceRecvOffset(args, rank)) return absl::OkStatus();
+  if (offset == InPlaceRecvOffset(args, rank)) return absl::OkStatus();  // nullopt: never
   return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective),
                                                  ": sendbuf and recvbuf overlap (recvbuf - sendbuf = ", offset,
                                                  " bytes) but not in place, which needs ", InPlaceRule(args.collective),
                                                  " (rank ", rank, ", count ", args.count, ")"));
+}
+
+// The v-collectives' arrays: present, each block's end representable in bytes, and AllGatherV's own block as long
+// as its send count.
+absl::Status ValidateCounts(const CollectiveArgs& args, int rank, int nranks) {
+  const absl::string_view name = CollectiveName(args.collective);
+  const size_t limit = std::numeric_limits<size_t>::max() / DataTypeSize(args.type);
+  auto check = [&](const size_t* counts, const char* counts_name, const size_t* displs,
+                   const char* displs_name) -> absl::Status {
+    if (counts == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, ": ", counts_name, " is null"));
+    if (displs == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, ": ", displs_name, " is null"));
+    for (int j = 0; j < nranks; ++j) {
+      if (counts[j] > limit || displs[j] > limit - counts[j]) {
+        return absl::InvalidArgumentError(absl::StrCat(name, ": ", displs_name, "[", j, "] = ", displs[j], " + ",
+                                                       counts_name, "[", j, "] = ", counts[j],
+                                                       " overflows the byte size"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  KCOLL_RETURN_IF_ERROR(check(args.recv_counts, "recvcounts", args.recv_displs, "recvdispls"));
+  if (args.collective == Collective::kAllToAllV) {
+    return check(args.send_counts, "sendcounts", args.send_displs, "senddispls");
+  }
+  if (args.count != args.recv_counts[rank]) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": sendcount ", args.count, " differs from recvcounts[", rank,
+                                                   "] = ", args.recv_counts[rank],
+                                                   " (every rank's recvcounts[j] is rank j's sendcount)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -102,6 +176,7 @@ absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, Memo
     return absl::InvalidArgumentError(absl::StrCat(name, ": root ", args.root, " is not a rank in [0, ", nranks, ")"));
   }
   const size_t elem = DataTypeSize(args.type);
+  if (IsVariable(args.collective)) KCOLL_RETURN_IF_ERROR(ValidateCounts(args, rank, nranks));
   if (args.count > std::numeric_limits<size_t>::max() / elem / static_cast<size_t>(nranks)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": count ", args.count, " overflows the byte size"));
   }

@@ -19,6 +19,13 @@ absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, Memo
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks);
 size_t RecvCount(const CollectiveArgs& args, int rank, int nranks);
 
+// nccl-tests' size S of the call (NcclTestsBytes); for the v-collectives the whole gathered buffer (AllGatherV) or
+// this rank's send buffer (AllToAllV), from the counts.
+uint64_t CallBytes(const CollectiveArgs& args, int nranks);
+// The size `auto` prices the call at: count * element size, the per-rank block of the equal-count form for the
+// v-collectives (CallBytes / nranks).
+size_t PricedBytes(const CollectiveArgs& args, int nranks);
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_VALIDATE_H_

@@ -25,9 +25,16 @@ inline double MovedValue(int rank, size_t j) {
   return static_cast<double>((static_cast<size_t>(rank) * 37 + j * 11) % 101);
 }
 
+// The v-collectives as Communicator::Call runs them: equal blocks, their non-v forms' layout.
+inline Collective EqualCountForm(Collective c) {
+  return c == Collective::kAllGatherV  ? Collective::kAllGather
+         : c == Collective::kAllToAllV ? Collective::kAllToAll
+                                       : c;
+}
+
 inline size_t SendElements(Collective c, size_t count, int root, int rank, int nranks) {
   const size_t n = static_cast<size_t>(nranks);
-  switch (c) {
+  switch (EqualCountForm(c)) {
     case Collective::kReduceScatter:
     case Collective::kAllToAll:
       return count * n;
@@ -44,7 +51,7 @@ inline size_t SendElements(Collective c, size_t count, int root, int rank, int n
 
 inline size_t RecvElements(Collective c, size_t count, int root, int rank, int nranks) {
   const size_t n = static_cast<size_t>(nranks);
-  switch (c) {
+  switch (EqualCountForm(c)) {
     case Collective::kAllGather:
     case Collective::kAllToAll:
       return count * n;
@@ -83,7 +90,7 @@ inline std::vector<char> ExpectedRecv(Collective c, DataType type, ReduceOp op, 
   for (size_t j = 0; j < n; ++j) {
     const size_t block = count == 0 ? 0 : j / count, i = count == 0 ? 0 : j % count;
     double v = 0;
-    switch (c) {
+    switch (EqualCountForm(c)) {
       case Collective::kAllReduce:
       case Collective::kReduce:
         v = ExactReduction(type, op, nranks, j);
@@ -114,6 +121,8 @@ inline std::vector<char> ExpectedRecv(Collective c, DataType type, ReduceOp op, 
         v = ExactReduction(type, op, rank, j);
         break;
       case Collective::kBarrier:
+      case Collective::kAllGatherV:  // as their equal-count forms, above
+      case Collective::kAllToAllV:
         break;
     }
     EncodeAt(type, out.data(), j, v);

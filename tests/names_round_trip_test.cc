@@ -28,7 +28,7 @@ size_t ExpectEveryNameRoundTrips(const std::vector<T>& values, NameOf name_of, P
 }
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {
-  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 12u);
+  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 14u);
 }
 
 TEST(NamesTest, EveryAlgorithmRoundTrips) {

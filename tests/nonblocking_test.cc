@@ -89,7 +89,8 @@ TEST_P(NonblockingTest, ReportsHowItProgresses) {
 TEST_P(NonblockingTest, EveryCollectiveInFlightAtOnceIsExact) {
   std::vector<Call> calls;
   for (Collective collective : AllCollectives()) {
-    if (collective == Collective::kBarrier) continue;
+    // The v-collectives have their own nonblocking tests (v_collectives_test): ICall has no counts arrays for them.
+    if (collective == Collective::kBarrier || IsVariable(collective)) continue;
     for (DataType type : {DataType::kInt32, DataType::kFloat64, DataType::kBfloat16}) {
       for (size_t count : {size_t{1}, size_t{n_ + 1}, size_t{4099}}) {
         const int root = static_cast<int>(count % static_cast<size_t>(n_));

@@ -46,6 +46,7 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
       out.push_back({0, count, kReduction, r * count});
       break;
     case Collective::kAllGather:
+    case Collective::kAllGatherV:
     case Collective::kGather:
       for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, 0});
       break;
@@ -53,6 +54,7 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
       out.push_back({0, count, spec.root, 0});
       break;
     case Collective::kAllToAll:
+    case Collective::kAllToAllV:
       // Block s of my result is block `rank` of rank s's input.
       for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, r * count});
       break;

@@ -86,6 +86,7 @@ std::vector<char> Simulate(const CheckSpec& spec) {
       if (rank > 0) DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out, rank});
       break;
     case Collective::kAllGather:
+    case Collective::kAllGatherV:
     case Collective::kGather:
       for (int r = 0; r < n; ++r) {
         std::vector<char> in = InputOf(spec, r);
@@ -96,6 +97,7 @@ std::vector<char> Simulate(const CheckSpec& spec) {
       out = InputOf(spec, spec.root);
       break;
     case Collective::kAllToAll:
+    case Collective::kAllToAllV:
       for (int r = 0; r < n; ++r) {
         std::vector<char> in = InputOf(spec, r);
         out.insert(out.end(), in.begin() + rank * count * elem, in.begin() + (rank + 1) * count * elem);
@@ -119,7 +121,8 @@ TEST(ExactDataTest, SimulatedResultsAreRightAndCorruptionIsCounted) {
   const Collective collectives[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
                                     Collective::kBroadcast, Collective::kReduce,        Collective::kAllToAll,
                                     Collective::kGather,    Collective::kScatter,       Collective::kSendRecv,
-                                    Collective::kScan,      Collective::kExScan};
+                                    Collective::kScan,      Collective::kExScan,        Collective::kAllGatherV,
+                                    Collective::kAllToAllV};
   for (Collective c : collectives) {
     for (DataType type : AllDataTypes()) {
       std::vector<std::optional<ReduceOp>> ops{std::nullopt};

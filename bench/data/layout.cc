@@ -28,6 +28,7 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
       l.recv_inplace_offset = per_rank;
       break;
     case Collective::kAllGather:
+    case Collective::kAllGatherV:  // equal counts (Communicator::Call's layout)
     case Collective::kGather:
       l.count = per_rank;
       l.send_count = per_rank;
@@ -35,6 +36,7 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
       l.send_inplace_offset = per_rank;
       break;
     case Collective::kAllToAll:
+    case Collective::kAllToAllV:
       l.count = per_rank;
       l.send_count = l.recv_count = per_rank * n;
       break;

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -86,6 +87,19 @@ class MpiPeer final : public Implementation {
       }
       case Collective::kBarrier:
         return Check(MPI_Barrier(comm_), "MPI_Barrier");
+      case Collective::kAllGatherV:
+      case Collective::kAllToAllV: {
+        // Equal counts, the layout of the kcoll rows (Communicator::Call).
+        std::vector<int> counts(nranks_, count), displs(nranks_);
+        for (int j = 0; j < nranks_; ++j) displs[j] = j * count;
+        if (c.collective == Collective::kAllGatherV) {
+          return Check(MPI_Allgatherv(send, count, type, c.recv, counts.data(), displs.data(), type, comm_),
+                       "MPI_Allgatherv");
+        }
+        return Check(
+            MPI_Alltoallv(send, counts.data(), displs.data(), type, c.recv, counts.data(), displs.data(), type, comm_),
+            "MPI_Alltoallv");
+      }
       case Collective::kScan:
         return Check(MPI_Scan(send, c.recv, count, type, op, comm_), "MPI_Scan");
       case Collective::kExScan:
@@ -109,13 +123,20 @@ class MpiPeer final : public Implementation {
 }  // namespace
 
 std::string MpiCollectiveName(Collective collective) {
-  static constexpr NamedValue<Collective> kMpiNames[] = {
-      {Collective::kAllReduce, "MPI_Allreduce"}, {Collective::kReduceScatter, "MPI_Reduce_scatter_block"},
-      {Collective::kAllGather, "MPI_Allgather"}, {Collective::kBroadcast, "MPI_Bcast"},
-      {Collective::kReduce, "MPI_Reduce"},       {Collective::kAllToAll, "MPI_Alltoall"},
-      {Collective::kGather, "MPI_Gather"},       {Collective::kScatter, "MPI_Scatter"},
-      {Collective::kSendRecv, "MPI_Sendrecv"},   {Collective::kBarrier, "MPI_Barrier"},
-      {Collective::kScan, "MPI_Scan"},           {Collective::kExScan, "MPI_Exscan"}};
+  static constexpr NamedValue<Collective> kMpiNames[] = {{Collective::kAllReduce, "MPI_Allreduce"},
+                                                         {Collective::kReduceScatter, "MPI_Reduce_scatter_block"},
+                                                         {Collective::kAllGather, "MPI_Allgather"},
+                                                         {Collective::kBroadcast, "MPI_Bcast"},
+                                                         {Collective::kReduce, "MPI_Reduce"},
+                                                         {Collective::kAllToAll, "MPI_Alltoall"},
+                                                         {Collective::kGather, "MPI_Gather"},
+                                                         {Collective::kScatter, "MPI_Scatter"},
+                                                         {Collective::kSendRecv, "MPI_Sendrecv"},
+                                                         {Collective::kBarrier, "MPI_Barrier"},
+                                                         {Collective::kScan, "MPI_Scan"},
+                                                         {Collective::kExScan, "MPI_Exscan"},
+                                                         {Collective::kAllGatherV, "MPI_Allgatherv"},
+                                                         {Collective::kAllToAllV, "MPI_Alltoallv"}};
   return std::string(NameIn(kMpiNames, collective, "MPI_?"));
 }
 

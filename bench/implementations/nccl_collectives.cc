@@ -54,6 +54,18 @@ absl::Status RunGroupedSendRecv(Collective collective, const void* send, void* r
       }
       recv_from(recv, root);
       break;
+    case Collective::kAllGatherV:  // equal counts: every rank's block to every rank
+      for (int r = 0; r < nranks; ++r) {
+        send_to(send, r);
+        recv_from(At(recv, r, count, elem), r);
+      }
+      break;
+    case Collective::kAllToAllV:  // equal counts: alltoall's grouped sends and receives
+      for (int r = 0; r < nranks; ++r) {
+        send_to(At(send, r, count, elem), r);
+        recv_from(At(recv, r, count, elem), r);
+      }
+      break;
     case Collective::kSendRecv:
       send_to(send, (rank + 1) % nranks);
       recv_from(recv, (rank + nranks - 1) % nranks);
@@ -146,6 +158,8 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
     case Collective::kGather:
     case Collective::kScatter:
     case Collective::kSendRecv:
+    case Collective::kAllGatherV:
+    case Collective::kAllToAllV:
       return RunGroupedSendRecv(collective, send, recv, count, *nccl_type, DataTypeSize(type), root, rank, nranks, comm,
                                 stream);
     case Collective::kBarrier:

@@ -30,6 +30,13 @@ struct CollectiveArgs {
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
   AlgorithmOptions options;
+  // The v-collectives (IsVariable): per-rank element counts and displacements, nranks entries each; `count` is then
+  // this rank's send count (AllGatherV) or unused (AllToAllV). Null elsewhere.
+  const size_t* send_counts = nullptr;
+  const size_t* send_displs = nullptr;
+  const size_t* recv_counts = nullptr;
+  const size_t* recv_displs = nullptr;
+  int counts_size = 0;  // entries of each array: the communicator's size
 };
 
 struct Resources {

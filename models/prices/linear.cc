@@ -1,13 +1,16 @@
 // linear (broadcast, reduce, gather, scatter, barrier; schedules: collectives/algorithms/<collective>/linear.cc): the
 // root (rank 0) talks to every other rank in turn, one message per round: S for broadcast and reduce (reducing), S/n
 // for gather and scatter, empty messages for barrier (n-1 to the root, then n-1 releases). The root's link carries
-// everything: only for few ranks, tiny messages, or as a baseline.
+// everything: only for few ranks, tiny messages, or as a baseline. all_gatherv and alltoallv (all_gatherv/linear.cc,
+// alltoallv/linear.cc): every rank posts all its messages at once, one round in which every link carries its blocks.
 //
 // cost broadcast: alpha + (n-1) S beta
 // cost reduce: alpha + (n-1) S (beta + gamma)
 // cost gather: (n-1) alpha + (n-1)/n S beta
 // cost scatter: (n-1) alpha + (n-1)/n S beta
 // cost barrier: 2 alpha + 2 (n-1) o (o: the root's per-message overhead)
+// cost all_gatherv: alpha + (n-1)/n S beta (every block to every rank at once; priced with equal blocks)
+// cost alltoallv: alpha + (n-1)/n S beta (every block to its rank at once; priced with equal blocks)
 #include "models/prices/rounds.h"
 
 namespace kcoll {
@@ -28,6 +31,18 @@ void PriceLinear(PriceBuilder& b) {
     case Collective::kScatter:
       AddLinear(b, /*to_root=*/false, 1.0 / n, /*reduces=*/false);
       break;
+    case Collective::kAllGatherV:
+    case Collective::kAllToAllV: {
+      // One round: every rank sends a block (S/n) to every other rank (the same block to all, for all_gatherv).
+      std::vector<Transfer> transfers;
+      for (int64_t i = 0; i < b.ranks(); ++i) {
+        for (int64_t j = 0; j < b.ranks(); ++j) {
+          if (i != j) transfers.push_back({i, j, 1.0 / n});
+        }
+      }
+      b.AddRounds(1, transfers, /*reduces=*/false);
+      break;
+    }
     default:  // barrier
       AddLinear(b, /*to_root=*/true, 0, /*reduces=*/false);
       AddLinear(b, /*to_root=*/false, 0, /*reduces=*/false);

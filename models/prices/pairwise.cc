@@ -1,9 +1,10 @@
-// pairwise (schedules: collectives/algorithms/all_to_all/pairwise.cc, send_recv/pairwise.cc). alltoall: n-1 rounds;
-// in round k rank i sends its block for i+k (S/n) to it and receives from i-k; every round is a permutation, so no
-// rank is flooded. Each node has the same number X of ranks sending off-node in a round (and, by symmetry, receiving
-// from off-node), so the rounds are grouped by X. sendrecv: one round, rank i sends S to i+1 mod n.
+// pairwise (schedules: collectives/algorithms/all_to_all/pairwise.cc, send_recv/pairwise.cc, alltoallv's). alltoall:
+// n-1 rounds; in round k rank i sends its block for i+k (S/n) to it and receives from i-k; every round is a
+// permutation, so no rank is flooded. Each node has the same number X of ranks sending off-node in a round (and, by
+// symmetry, receiving from off-node), so the rounds are grouped by X. sendrecv: one round, rank i sends S to i+1 mod n.
 //
 // cost alltoall: (n-1) (alpha + S/n beta)
+// cost alltoallv: (n-1) (alpha + S/n beta), priced with equal blocks (S/n each)
 // cost sendrecv: alpha + S beta
 #include <algorithm>
 #include <map>
@@ -34,7 +35,7 @@ void AddPairwiseAllToAll(PriceBuilder& b) {
 }  // namespace
 
 void PricePairwise(PriceBuilder& b) {
-  if (b.collective() == Collective::kAllToAll) {
+  if (b.collective() == Collective::kAllToAll || b.collective() == Collective::kAllToAllV) {
     AddPairwiseAllToAll(b);
   } else {
     AddRing(b, 1.0, 0, 1);  // sendrecv: one round, i -> i+1, all of S

@@ -9,8 +9,8 @@ namespace models {
 
 RingRounds RingRoundsOf(Collective collective, int64_t ranks) {
   const double steps = static_cast<double>(ranks - 1);
-  return RingRounds{collective == Collective::kAllGather ? 0 : steps,
-                    collective == Collective::kReduceScatter ? 0 : steps};
+  const bool gathers = collective == Collective::kAllGather || collective == Collective::kAllGatherV;
+  return RingRounds{gathers ? 0 : steps, collective == Collective::kReduceScatter ? 0 : steps};
 }
 
 void AddRing(PriceBuilder& b, double amount, double reducing_rounds, double copying_rounds) {
