@@ -272,6 +272,22 @@ int kcoll_exscan(kcoll_comm comm, const void* send, void* recv, size_t count, kc
       [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.ExScan(send, recv, count, t, o); });
 }
 
+int kcoll_allgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                     const size_t* recvdispls, kcoll_datatype type) {
+  return Run(comm, kcoll::Collective::kAllGatherV, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.AllGatherV(send, sendcount, recv, recvcounts, recvdispls, t);
+             });
+}
+
+int kcoll_alltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                    const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type) {
+  return Run(comm, kcoll::Collective::kAllToAllV, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.AllToAllV(send, sendcounts, senddispls, recv, recvcounts, recvdispls, t);
+             });
+}
+
 int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                      kcoll_request* request) {
   return Issue(comm, kcoll::Collective::kAllReduce, type, op, request,
@@ -359,6 +375,22 @@ int kcoll_iexscan(kcoll_comm comm, const void* send, void* recv, size_t count, k
   return Issue(
       comm, kcoll::Collective::kExScan, type, op, request,
       [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) { return c.IExScan(send, recv, count, t, o); });
+}
+
+int kcoll_iallgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                      const size_t* recvdispls, kcoll_datatype type, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kAllGatherV, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IAllGatherV(send, sendcount, recv, recvcounts, recvdispls, t);
+               });
+}
+
+int kcoll_ialltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                     const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kAllToAllV, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IAllToAllV(send, sendcounts, senddispls, recv, recvcounts, recvdispls, t);
+               });
 }
 
 int kcoll_wait(kcoll_request* request) { return Complete(request); }

@@ -102,6 +102,11 @@ int kcoll_barrier(kcoll_comm comm);
 /* MPI_Scan and MPI_Exscan: recv = op over ranks 0..rank (scan) or 0..rank-1 (exscan; rank 0's recv is not written). */
 int kcoll_scan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op);
 int kcoll_exscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op);
+/* MPI_Allgatherv and MPI_Alltoallv with element counts and displacements (size_t, one per rank). */
+int kcoll_allgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                     const size_t* recvdispls, kcoll_datatype type);
+int kcoll_alltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                    const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type);
 
 /* Nonblocking forms (collectives/request.h): each starts the call and sets *request; the call's result comes from
  * kcoll_wait, kcoll_test or kcoll_waitall, which free the request (and set it to NULL). Until then the call's
@@ -131,6 +136,11 @@ int kcoll_iscan(kcoll_comm comm, const void* send, void* recv, size_t count, kco
                 kcoll_request* request);
 int kcoll_iexscan(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                   kcoll_request* request);
+/* The counts and displacements, like the buffers, are kcoll's until the request completed. */
+int kcoll_iallgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                      const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
+int kcoll_ialltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                     const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
 /* Waits for the call and returns its status; NULL (or a NULL request) is complete, with KCOLL_OK. */
 int kcoll_wait(kcoll_request* request);
 /* *done = 1 once the call completed: then the call's status is returned, as kcoll_wait returns it; else 0 and OK. */

@@ -5,9 +5,11 @@
 #define KCOLL_COLLECTIVES_VIEWS_H_
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -246,6 +248,108 @@ template <class SendView, class RecvView>
 Request IExScan(Communicator& comm, const SendView& send, const RecvView& recv, ReduceOp op,
                 const CallOptions& options = {}) {
   return views_internal::IssueCall(comm, views_internal::ScanCall(Collective::kExScan, send, recv, op), options);
+}
+
+// AllGatherV and AllToAllV (MPI's semantics; Communicator::AllGatherV, AllToAllV) with one count and displacement per
+// rank; the blocks must lie inside the views (InvalidArgument naming the view, its extent and the end of the furthest
+// block). The nonblocking forms keep reading the vectors until the request completed.
+namespace views_internal {
+
+inline size_t BlocksEnd(const std::vector<size_t>& counts, const std::vector<size_t>& displs) {
+  size_t end = 0;
+  for (size_t j = 0; j < counts.size() && j < displs.size(); ++j) {
+    if (counts[j] > 0) end = std::max(end, displs[j] + counts[j]);
+  }
+  return end;
+}
+
+inline absl::Status CheckBlocks(const Communicator& comm, absl::string_view name, absl::string_view view_name,
+                                size_t extent, const std::vector<size_t>& counts, absl::string_view counts_name,
+                                const std::vector<size_t>& displs, absl::string_view displs_name) {
+  const size_t n = static_cast<size_t>(comm.size());
+  if (counts.size() != n || displs.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", counts_name, " has ", counts.size(), " entries and ",
+                                                   displs_name, " ", displs.size(), "; the communicator has ", n,
+                                                   " ranks"));
+  }
+  if (BlocksEnd(counts, displs) > extent) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", view_name, " view has ", extent,
+                                                   " elements but its blocks reach element ",
+                                                   BlocksEnd(counts, displs)));
+  }
+  return absl::OkStatus();
+}
+
+template <class SendView, class RecvView>
+absl::Status AllGatherVCheck(const Communicator& comm, const SendView& send, const RecvView& recv,
+                             const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls) {
+  (void)Pair<SendView, RecvView>::kType;
+  if (absl::Status s = CheckContiguousPair(send, recv, "all_gatherv"); !s.ok()) return s;
+  return CheckBlocks(comm, "all_gatherv", "recv", recv.size(), recvcounts, "recvcounts", recvdispls, "recvdispls");
+}
+
+template <class SendView, class RecvView>
+absl::Status AllToAllVCheck(const Communicator& comm, const SendView& send, const RecvView& recv,
+                            const std::vector<size_t>& sendcounts, const std::vector<size_t>& senddispls,
+                            const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls) {
+  (void)Pair<SendView, RecvView>::kType;
+  if (absl::Status s = CheckContiguousPair(send, recv, "alltoallv"); !s.ok()) return s;
+  if (absl::Status s =
+          CheckBlocks(comm, "alltoallv", "send", send.size(), sendcounts, "sendcounts", senddispls, "senddispls");
+      !s.ok()) {
+    return s;
+  }
+  return CheckBlocks(comm, "alltoallv", "recv", recv.size(), recvcounts, "recvcounts", recvdispls, "recvdispls");
+}
+
+}  // namespace views_internal
+
+// AllGatherV: send's extent is this rank's count (recvcounts[rank]); rank j's block lands at recvdispls[j] of recv.
+template <class SendView, class RecvView>
+absl::Status AllGatherV(Communicator& comm, const SendView& send, const RecvView& recv,
+                        const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls,
+                        const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::AllGatherVCheck(comm, send, recv, recvcounts, recvdispls);
+  if (!checked.ok()) return comm.RejectCall(Collective::kAllGatherV, checked);
+  return comm.AllGatherV(send.data(), send.size(), recv.data(), recvcounts.data(), recvdispls.data(), P::kType, options,
+                         MemoryKindOf<RecvView>());
+}
+template <class SendView, class RecvView>
+Request IAllGatherV(Communicator& comm, const SendView& send, const RecvView& recv,
+                    const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls,
+                    const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::AllGatherVCheck(comm, send, recv, recvcounts, recvdispls);
+  if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kAllGatherV, checked));
+  return comm.IAllGatherV(send.data(), send.size(), recv.data(), recvcounts.data(), recvdispls.data(), P::kType,
+                          options, MemoryKindOf<RecvView>());
+}
+
+// AllToAllV: the sendcounts[j] elements at senddispls[j] of send go to rank j, the recvcounts[j] from rank j land at
+// recvdispls[j] of recv.
+template <class SendView, class RecvView>
+absl::Status AllToAllV(Communicator& comm, const SendView& send, const std::vector<size_t>& sendcounts,
+                       const std::vector<size_t>& senddispls, const RecvView& recv,
+                       const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls,
+                       const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked =
+      views_internal::AllToAllVCheck(comm, send, recv, sendcounts, senddispls, recvcounts, recvdispls);
+  if (!checked.ok()) return comm.RejectCall(Collective::kAllToAllV, checked);
+  return comm.AllToAllV(send.data(), sendcounts.data(), senddispls.data(), recv.data(), recvcounts.data(),
+                        recvdispls.data(), P::kType, options, MemoryKindOf<RecvView>());
+}
+template <class SendView, class RecvView>
+Request IAllToAllV(Communicator& comm, const SendView& send, const std::vector<size_t>& sendcounts,
+                   const std::vector<size_t>& senddispls, const RecvView& recv, const std::vector<size_t>& recvcounts,
+                   const std::vector<size_t>& recvdispls, const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked =
+      views_internal::AllToAllVCheck(comm, send, recv, sendcounts, senddispls, recvcounts, recvdispls);
+  if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kAllToAllV, checked));
+  return comm.IAllToAllV(send.data(), sendcounts.data(), senddispls.data(), recv.data(), recvcounts.data(),
+                         recvdispls.data(), P::kType, options, MemoryKindOf<RecvView>());
 }
 
 // ReduceScatter: send holds nranks blocks of recv's extent. In place: recv is rank's block of send (a subview).

@@ -113,6 +113,57 @@ int main(int argc, char** argv) {
       for (int i = 0; i < kCount; ++i) CHECK(recv[i] == rank * (rank - 1) / 2 + rank * i);
   }
 
+  /* AllGatherV: rank r sends r + 1 elements (value 10 r + i), placed in reverse rank order; AllToAllV: rank r sends
+   * j + 1 elements to rank j; both against MPI, then AllGatherV nonblocking. */
+  {
+    size_t counts[16], displs[16], sendcounts[16], senddispls[16], recvcounts[16], recvdispls[16];
+    int icounts[16], idispls[16], isc[16], isd[16], irc[16], ird[16];
+    size_t at = 0;
+    for (int j = n - 1; j >= 0; --j) {
+      counts[j] = (size_t)j + 1;
+      displs[j] = at;
+      at += counts[j];
+    }
+    int32_t mine[16], gathered[16 * 17], mpi_gathered[16 * 17];
+    for (int i = 0; i <= rank; ++i) mine[i] = 10 * rank + i;
+    CHECK_OK(kcoll_allgatherv(comm, mine, (size_t)rank + 1, gathered, counts, displs, KCOLL_INT32));
+    for (int j = 0; j < n; ++j) {
+      icounts[j] = (int)counts[j];
+      idispls[j] = (int)displs[j];
+    }
+    MPI_Allgatherv(mine, rank + 1, MPI_INT32_T, mpi_gathered, icounts, idispls, MPI_INT32_T, MPI_COMM_WORLD);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i <= j; ++i)
+        CHECK(gathered[displs[j] + i] == 10 * j + i && gathered[displs[j] + i] == mpi_gathered[displs[j] + i]);
+    size_t sat = 0, rat = 0;
+    for (int j = 0; j < n; ++j) {
+      sendcounts[j] = (size_t)j + 1;
+      senddispls[j] = sat;
+      sat += sendcounts[j];
+      recvcounts[j] = (size_t)rank + 1;
+      recvdispls[j] = rat;
+      rat += recvcounts[j];
+      isc[j] = (int)sendcounts[j];
+      isd[j] = (int)senddispls[j];
+      irc[j] = (int)recvcounts[j];
+      ird[j] = (int)recvdispls[j];
+    }
+    int32_t out[16 * 17], in[16 * 17], mpi_in[16 * 17];
+    for (size_t k = 0; k < sat; ++k) out[k] = rank * 1000 + (int32_t)k;
+    CHECK_OK(kcoll_alltoallv(comm, out, sendcounts, senddispls, in, recvcounts, recvdispls, KCOLL_INT32));
+    MPI_Alltoallv(out, isc, isd, MPI_INT32_T, mpi_in, irc, ird, MPI_INT32_T, MPI_COMM_WORLD);
+    for (size_t k = 0; k < rat; ++k) CHECK(in[k] == mpi_in[k]);
+    kcoll_request gatherv_request = NULL;
+    memset(gathered, 0, sizeof(gathered));
+    CHECK_OK(kcoll_iallgatherv(comm, mine, (size_t)rank + 1, gathered, counts, displs, KCOLL_INT32, &gatherv_request));
+    CHECK_OK(kcoll_wait(&gatherv_request));
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i <= j; ++i) CHECK(gathered[displs[j] + i] == 10 * j + i);
+    CHECK(kcoll_allgatherv(comm, mine, (size_t)rank + 1, gathered, NULL, displs, KCOLL_INT32) ==
+          KCOLL_INVALID_ARGUMENT);
+    CHECK(strstr(kcoll_error_string(), "all_gatherv: recvcounts is null") != NULL);
+  }
+
   /* Doubles through a communicator made from a Fortran handle. */
   kcoll_comm from_fortran = NULL;
   CHECK_OK(kcoll_comm_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), &from_fortran));

@@ -104,6 +104,42 @@ TYPED_TEST(ViewsTest, ScanAndExScanInAndOutOfPlace) {
       send, [&](size_t i) { return r == 0 ? SumInput(type, 0, i) : ExactReduction(type, ReduceOp::kSum, r, i); }));
 }
 
+TYPED_TEST(ViewsTest, AllGatherVAndAllToAllV) {
+  using T = TypeParam;
+  const int n = this->n_, r = this->rank_;
+  const DataType type = this->type_;
+  // Rank j gathers j + 1 elements, blocks in rank order with a gap of one.
+  std::vector<size_t> counts(n), displs(n);
+  for (int j = 0; j < n; ++j) {
+    counts[j] = j + 1;
+    displs[j] = j == 0 ? 0 : displs[j - 1] + counts[j - 1] + 1;
+  }
+  const size_t extent = displs[n - 1] + counts[n - 1];
+  auto send = ViewOf<T>(counts[r], Pattern, r);
+  auto recv = Sentinels<T>(extent);
+  ASSERT_TRUE(AllRanks(AllGatherV(*this->comm_, send, recv, counts, displs).ok()));
+  std::vector<double> want(extent, kSentinel);
+  for (int j = 0; j < n; ++j) {
+    for (size_t i = 0; i < counts[j]; ++i) want[displs[j] + i] = PatternValue(type, j, i);
+  }
+  EXPECT_TRUE(ViewEquals(recv, [&](size_t i) { return want[i]; }));
+  // AllToAllV with one element per pair, nonblocking: element j of rank r's send goes to rank j.
+  std::vector<size_t> ones(n, 1), at(n);
+  for (int j = 0; j < n; ++j) at[j] = j;
+  auto mine = ViewOf<T>(n, Pattern, r);
+  auto got = Sentinels<T>(n);
+  Request pending = IAllToAllV(*this->comm_, mine, ones, at, got, ones, at);
+  ASSERT_TRUE(AllRanks(pending.Wait().ok()));
+  EXPECT_TRUE(ViewEquals(got, [&](size_t j) { return PatternValue(type, static_cast<int>(j), r); }));
+  // A recv view too short for its blocks, and arrays of the wrong length: named, on this rank.
+  auto short_recv = Sentinels<T>(extent - 1);
+  EXPECT_THAT(std::string(AllGatherV(*this->comm_, send, short_recv, counts, displs).message()),
+              HasSubstr(absl::StrCat("all_gatherv: recv view has ", extent - 1,
+                                     " elements but its blocks reach element ", extent)));
+  EXPECT_THAT(std::string(AllToAllV(*this->comm_, mine, std::vector<size_t>(n + 1, 1), at, got, ones, at).message()),
+              HasSubstr(absl::StrCat("alltoallv: sendcounts has ", n + 1, " entries")));
+}
+
 TYPED_TEST(ViewsTest, AllGatherInAndOutOfPlace) {
   using T = TypeParam;
   const size_t c = this->count_;
