@@ -354,6 +354,7 @@ CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, siz
 }  // namespace
 
 absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
+  if (state_->group_depth > 0) return Group(args, options, memory);
   if (TakesInlineLane(args.collective, args.send, args.recv, args.count, args.type, args.op, options, memory)) {
     return RunInlineLane(args);
   }
@@ -473,6 +474,11 @@ absl::Status Communicator::AllToAllV(const void* send, const size_t* sendcounts,
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
   if (collective == Collective::kBarrier) return Barrier(options);
+  if (IsVariable(collective) && state_->group_depth > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        CollectiveName(collective), ": Call inside a group has no counts arrays that outlive GroupEnd; call ",
+        collective == Collective::kAllGatherV ? "AllGatherV" : "AllToAllV", " with your own"));
+  }
   if (IsVariable(collective)) {
     // Equal blocks of `count` elements, laid out as the non-v form lays them out.
     std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
@@ -528,6 +534,12 @@ absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::s
 }
 
 absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory, bool synchronize) {
+  if (state_->group_depth > 0) {
+    CallOptions options;
+    options.algorithm = requested;
+    options.tuning = args.options;
+    return Group(args, options, memory);
+  }
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();

@@ -174,6 +174,15 @@ class Communicator {
                   const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   Request ICall(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                 const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // A group: between GroupStart() and the matching GroupEnd(), the blocking calls above return at once (with OK, or
+  // the error of an argument no rank could accept: a null communicator state) and are queued; the outermost GroupEnd
+  // runs them, small AllReduces of the same type, op and memory fused into one (bucket_fusion.h) so that they pay one
+  // latency, the others in the order issued, and returns the first error, naming the call. Every rank issues the same
+  // calls in the same order; the calls of a group may not depend on each other's results, and their buffers (and the
+  // v-collectives' arrays) are kcoll's until GroupEnd returns. Groups nest (only the outermost GroupEnd runs them);
+  // nonblocking calls inside a group are refused. GroupEnd without GroupStart is FailedPrecondition.
+  absl::Status GroupStart();
+  absl::Status GroupEnd();
   // "thread", "eager" or "stream": how this communicator's nonblocking calls progress, and why (KCOLL_DEBUG=INFO).
   const std::string& progress() const;
 
@@ -270,6 +279,8 @@ class Communicator {
   bool TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count, DataType type,
                        ReduceOp op, const CallOptions& options, MemoryKind memory) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
+  // Queues a call of the open group (communicator_group.cc).
+  absl::Status Group(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
   // The arguments of a v-collective.
   CollectiveArgs VariableArgs(Collective collective, const void* send, size_t sendcount, const size_t* sendcounts,
                               const size_t* senddispls, void* recv, const size_t* recvcounts, const size_t* recvdispls,

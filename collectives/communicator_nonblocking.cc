@@ -44,6 +44,12 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
     return CompletedRequest(absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()")));
   }
+  if (state_->group_depth > 0) {
+    return CompletedRequest(absl::InvalidArgumentError(
+        absl::StrCat(CollectiveName(args.collective),
+                     ": a nonblocking call inside GroupStart/GroupEnd (a group is one nonblocking batch already: "
+                     "issue the blocking forms there)")));
+  }
   const bool thread = state_->progress.way == ProgressWay::kThread;
   if (state_->pending_inline != nullptr) {
     // A published inline AllReduce folds before this call runs: on the progress thread, queued ahead of it; else now.

@@ -18,6 +18,7 @@
 #include "base/tick_clock.h"
 #include "base/topology.h"
 #include "choice/auto_choice.h"
+#include "collectives/algorithms/algorithm.h"
 #include "collectives/counters.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
@@ -77,6 +78,15 @@ struct CommunicatorState {
   std::shared_ptr<StreamCalls> stream_calls;
   // The inline lane's nonblocking call published and not yet folded (inline_request.h); at most one.
   std::shared_ptr<InlineRequest> pending_inline;
+  // GroupStart/GroupEnd (communicator_group.cc): how deep the open groups nest, and the calls queued until the
+  // outermost GroupEnd runs them.
+  struct GroupedCall {
+    CollectiveArgs args;
+    CallOptions options;
+    MemoryKind memory = MemoryKind::kHost;
+  };
+  int group_depth = 0;
+  std::vector<GroupedCall> grouped;
 };
 
 }  // namespace kcoll
