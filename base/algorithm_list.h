@@ -82,7 +82,11 @@
   X(AllGatherV, Ring, RingAllGatherV, PriceRing)                                                                       \
   X(AllGatherV, Linear, LinearAllGatherV, PriceLinear)                                                                 \
   X(AllToAllV, Pairwise, PairwiseAllToAllV, PricePairwise)                                                             \
-  X(AllToAllV, Linear, LinearAllToAllV, PriceLinear)
+  X(AllToAllV, Linear, LinearAllToAllV, PriceLinear)                                                                   \
+  X(ReduceScatterV, Ring, RingReduceScatterV, PriceRing)                                                               \
+  X(ReduceScatterV, Linear, LinearReduceScatterV, PriceLinear)                                                         \
+  X(GatherV, Linear, LinearGatherV, PriceLinear)                                                                       \
+  X(ScatterV, Linear, LinearScatterV, PriceLinear)
 // clang-format on
 
 namespace kcoll {

@@ -29,6 +29,9 @@ constexpr CollectiveFacts kCollectives[] = {
     // rank's send buffer (alltoallv): with equal counts their busbw is the non-v one's.
     {Collective::kAllGatherV, "all_gatherv", false, false, true, BusBwScaling::kNMinusOneOverN},
     {Collective::kAllToAllV, "alltoallv", false, false, true, BusBwScaling::kNMinusOneOverN},
+    {Collective::kReduceScatterV, "reduce_scatterv", false, true, true, BusBwScaling::kNMinusOneOverN},
+    {Collective::kGatherV, "gatherv", true, false, true, BusBwScaling::kNMinusOneOverN},
+    {Collective::kScatterV, "scatterv", true, false, true, BusBwScaling::kNMinusOneOverN},
 };
 
 constexpr size_t kCollectiveCount = sizeof(kCollectives) / sizeof(kCollectives[0]);
@@ -92,7 +95,10 @@ bool IsRooted(Collective c) { return FactsOf(c).rooted; }
 
 bool Reduces(Collective c) { return FactsOf(c).reduces; }
 
-bool IsVariable(Collective c) { return c == Collective::kAllGatherV || c == Collective::kAllToAllV; }
+bool IsVariable(Collective c) {
+  return c == Collective::kAllGatherV || c == Collective::kAllToAllV || c == Collective::kReduceScatterV ||
+         c == Collective::kGatherV || c == Collective::kScatterV;
+}
 
 int ReducedRanks(Collective c, int rank, int nranks) {
   if (c == Collective::kScan) return rank + 1;

@@ -26,10 +26,13 @@ enum class Collective {
   kScatter,
   kSendRecv,
   kBarrier,
-  kScan,        // inclusive prefix reduction over ranks 0..r (MPI_Scan)
-  kExScan,      // exclusive: over ranks 0..r-1; rank 0's recvbuf is left as it was (MPI_Exscan)
-  kAllGatherV,  // MPI_Allgatherv: per-rank counts and displacements
-  kAllToAllV,   // MPI_Alltoallv
+  kScan,            // inclusive prefix reduction over ranks 0..r (MPI_Scan)
+  kExScan,          // exclusive: over ranks 0..r-1; rank 0's recvbuf is left as it was (MPI_Exscan)
+  kAllGatherV,      // MPI_Allgatherv: per-rank counts and displacements
+  kAllToAllV,       // MPI_Alltoallv
+  kReduceScatterV,  // MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduction lands on rank i
+  kGatherV,         // MPI_Gatherv: counts and displacements significant at the root only
+  kScatterV,        // MPI_Scatterv
 };
 
 enum class Algorithm {

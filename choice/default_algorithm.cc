@@ -78,6 +78,11 @@ Algorithm SizeBasedChoice(Collective collective, size_t bytes, int nranks) {
       return total <= kLogStepsMaxTotalBytes ? Algorithm::kLinear : Algorithm::kRing;
     case Collective::kAllToAllV:
       return Algorithm::kPairwise;
+    case Collective::kReduceScatterV:
+      return total <= kLogStepsMaxTotalBytes ? Algorithm::kLinear : Algorithm::kRing;
+    case Collective::kGatherV:
+    case Collective::kScatterV:
+      return Algorithm::kLinear;
     case Collective::kScan:
     case Collective::kExScan:
       return bytes <= kScanDoublingMaxBytes ? Algorithm::kRecursiveDoubling : Algorithm::kLinear;

@@ -37,13 +37,16 @@ ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool 
   }
   // AllGatherV's counts must be the same array on every rank: its total is compared (and the array's fingerprint is
   // in the call's signature). AllToAllV's counts are each rank's own; the transports check each message's size.
-  if (args.collective == Collective::kAllGatherV) {
+  if (args.collective == Collective::kAllGatherV || args.collective == Collective::kReduceScatterV) {
     int64_t total = 0;
     for (size_t j = 0; args.recv_counts != nullptr && static_cast<int>(j) < args.counts_size; ++j)
       total += args.recv_counts[j];
     r.count = total;
   }
-  if (args.collective == Collective::kAllToAllV) r.count = -1;
+  if (args.collective == Collective::kAllToAllV || args.collective == Collective::kGatherV ||
+      args.collective == Collective::kScatterV) {
+    r.count = -1;  // each rank's own (GatherV's and ScatterV's counts are the root's)
+  }
   if (Reduces(args.collective)) r.op = static_cast<int64_t>(args.op);
   if (IsRooted(args.collective)) r.root = args.root;
   r.algorithm = static_cast<int64_t>(algorithm);
@@ -192,7 +195,8 @@ uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm) {
   };
   for (int64_t field : fields) mix(static_cast<uint64_t>(field));
   // AllGatherV: every rank's recvcounts, which must be the same array everywhere.
-  if (args.collective == Collective::kAllGatherV && args.recv_counts != nullptr) {
+  if ((args.collective == Collective::kAllGatherV || args.collective == Collective::kReduceScatterV) &&
+      args.recv_counts != nullptr) {
     for (int j = 0; j < args.counts_size; ++j) mix(args.recv_counts[j]);
   }
   return static_cast<uint32_t>(hash ^ (hash >> 32));

@@ -440,16 +440,17 @@ absl::Status Communicator::ExScan(const void* send, void* recv, size_t count, Da
   return Dispatch(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
 }
 
-CollectiveArgs Communicator::VariableArgs(Collective collective, const void* send, size_t sendcount,
+CollectiveArgs Communicator::VariableArgs(Collective collective, const void* send, size_t count,
                                           const size_t* sendcounts, const size_t* senddispls, void* recv,
                                           const size_t* recvcounts, const size_t* recvdispls, DataType type,
-                                          const CallOptions& options) const {
-  CollectiveArgs args = MakeArgs(collective, send, recv, sendcount, type, ReduceOp::kSum, 0, options);
+                                          ReduceOp op, int root, const CallOptions& options) const {
+  CollectiveArgs args = MakeArgs(collective, send, recv, count, type, op, root, options);
   args.send_counts = sendcounts;
   args.send_displs = senddispls;
   args.recv_counts = recvcounts;
   args.recv_displs = recvdispls;
   args.counts_size = size();
+  args.counts_rank = rank();
   return args;
 }
 
@@ -458,7 +459,7 @@ absl::Status Communicator::AllGatherV(const void* send, size_t sendcount, void* 
                                       MemoryKind memory) {
   Settle();
   return Run(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
-                          type, options),
+                          type, ReduceOp::kSum, 0, options),
              options.algorithm, memory);
 }
 
@@ -467,7 +468,33 @@ absl::Status Communicator::AllToAllV(const void* send, const size_t* sendcounts,
                                      const CallOptions& options, MemoryKind memory) {
   Settle();
   return Run(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
-                          options),
+                          ReduceOp::kSum, 0, options),
+             options.algorithm, memory);
+}
+
+absl::Status Communicator::ReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type,
+                                          ReduceOp op, const CallOptions& options, MemoryKind memory) {
+  Settle();
+  return Run(VariableArgs(Collective::kReduceScatterV, send, 0, nullptr, nullptr, recv, recvcounts, nullptr, type, op,
+                          0, options),
+             options.algorithm, memory);
+}
+
+absl::Status Communicator::GatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                                   const size_t* recvdispls, DataType type, int root, const CallOptions& options,
+                                   MemoryKind memory) {
+  Settle();
+  return Run(VariableArgs(Collective::kGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls, type,
+                          ReduceOp::kSum, root, options),
+             options.algorithm, memory);
+}
+
+absl::Status Communicator::ScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                                    size_t recvcount, DataType type, int root, const CallOptions& options,
+                                    MemoryKind memory) {
+  Settle();
+  return Run(VariableArgs(Collective::kScatterV, send, recvcount, sendcounts, senddispls, recv, nullptr, nullptr, type,
+                          ReduceOp::kSum, root, options),
              options.algorithm, memory);
 }
 
@@ -477,16 +504,24 @@ absl::Status Communicator::Call(Collective collective, const void* send, void* r
   if (IsVariable(collective) && state_->group_depth > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         CollectiveName(collective), ": Call inside a group has no counts arrays that outlive GroupEnd; call ",
-        collective == Collective::kAllGatherV ? "AllGatherV" : "AllToAllV", " with your own"));
+        "its own method with arrays of your own"));
   }
   if (IsVariable(collective)) {
     // Equal blocks of `count` elements, laid out as the non-v form lays them out.
     std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
     for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
-    if (collective == Collective::kAllGatherV) {
-      return AllGatherV(send, count, recv, counts.data(), displs.data(), type, options, memory);
+    switch (collective) {
+      case Collective::kAllGatherV:
+        return AllGatherV(send, count, recv, counts.data(), displs.data(), type, options, memory);
+      case Collective::kReduceScatterV:
+        return ReduceScatterV(send, recv, counts.data(), type, op, options, memory);
+      case Collective::kGatherV:
+        return GatherV(send, count, recv, counts.data(), displs.data(), type, root, options, memory);
+      case Collective::kScatterV:
+        return ScatterV(send, counts.data(), displs.data(), recv, count, type, root, options, memory);
+      default:
+        return AllToAllV(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), type, options, memory);
     }
-    return AllToAllV(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), type, options, memory);
   }
   Settle();
   return Dispatch(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,

@@ -130,6 +130,22 @@ class Communicator {
   absl::Status AllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                          const size_t* recvcounts, const size_t* recvdispls, DataType type,
                          const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // ReduceScatterV (MPI_Reduce_scatter): send holds the blocks of every rank end to end (sum of recvcounts elements);
+  // block j (recvcounts[j] elements), reduced over ranks, lands in rank j's recv. recvcounts is the same on every rank.
+  absl::Status ReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type, ReduceOp op,
+                              const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // GatherV: every rank's `sendcount` elements land at recvdispls[j] of the root's recv; recvcounts and recvdispls
+  // are read on the root only (recvcounts[j] is rank j's sendcount). In place on the root: send == recv +
+  // recvdispls[root].
+  absl::Status GatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                       const size_t* recvdispls, DataType type, int root, const CallOptions& options = {},
+                       MemoryKind memory = MemoryKind::kHost);
+  // ScatterV: the sendcounts[j] elements at senddispls[j] of the root's send land in rank j's recv (`recvcount`
+  // elements, which is sendcounts[j]); sendcounts and senddispls are read on the root only. In place on the root:
+  // recv == send + senddispls[root].
+  absl::Status ScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                        size_t recvcount, DataType type, int root, const CallOptions& options = {},
+                        MemoryKind memory = MemoryKind::kHost);
   // Any of the above by name, for code that sweeps collectives (benchmarks, tests): the same call as the method of
   // that name; `op` is read by the reductions only, `root` by the rooted collectives only, and Barrier reads neither
   // buffers nor count. The v-collectives run with equal blocks of `count` elements at displacements j * count (their
@@ -168,6 +184,12 @@ class Communicator {
   Request IAllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                      const size_t* recvcounts, const size_t* recvdispls, DataType type, const CallOptions& options = {},
                      MemoryKind memory = MemoryKind::kHost);
+  Request IReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type, ReduceOp op,
+                          const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts, const size_t* recvdispls,
+                   DataType type, int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  Request IScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv, size_t recvcount,
+                    DataType type, int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   Request IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op, const CallOptions& options = {},
                 MemoryKind memory = MemoryKind::kHost);
   Request IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
@@ -281,10 +303,10 @@ class Communicator {
   absl::Status RunInlineLane(const CollectiveArgs& args);
   // Queues a call of the open group (communicator_group.cc).
   absl::Status Group(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
-  // The arguments of a v-collective.
-  CollectiveArgs VariableArgs(Collective collective, const void* send, size_t sendcount, const size_t* sendcounts,
+  // The arguments of a v-collective (`count`: its sendcount, or ScatterV's recvcount).
+  CollectiveArgs VariableArgs(Collective collective, const void* send, size_t count, const size_t* sendcounts,
                               const size_t* senddispls, void* recv, const size_t* recvcounts, const size_t* recvdispls,
-                              DataType type, const CallOptions& options) const;
+                              DataType type, ReduceOp op, int root, const CallOptions& options) const;
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
   // began; EndInline counts and records it and breaks the communicator on a timeout.
   uint64_t BeginInline(const CollectiveArgs& args);

@@ -126,7 +126,7 @@ Request Communicator::IAllGatherV(const void* send, size_t sendcount, void* recv
                                   const size_t* recvdispls, DataType type, const CallOptions& options,
                                   MemoryKind memory) {
   return Issue(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
-                            type, options),
+                            type, ReduceOp::kSum, 0, options),
                options, memory);
 }
 
@@ -134,7 +134,30 @@ Request Communicator::IAllToAllV(const void* send, const size_t* sendcounts, con
                                  const size_t* recvcounts, const size_t* recvdispls, DataType type,
                                  const CallOptions& options, MemoryKind memory) {
   return Issue(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
-                            options),
+                            ReduceOp::kSum, 0, options),
+               options, memory);
+}
+
+Request Communicator::IReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type,
+                                      ReduceOp op, const CallOptions& options, MemoryKind memory) {
+  return Issue(VariableArgs(Collective::kReduceScatterV, send, 0, nullptr, nullptr, recv, recvcounts, nullptr, type, op,
+                            0, options),
+               options, memory);
+}
+
+Request Communicator::IGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                               const size_t* recvdispls, DataType type, int root, const CallOptions& options,
+                               MemoryKind memory) {
+  return Issue(VariableArgs(Collective::kGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls, type,
+                            ReduceOp::kSum, root, options),
+               options, memory);
+}
+
+Request Communicator::IScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                                size_t recvcount, DataType type, int root, const CallOptions& options,
+                                MemoryKind memory) {
+  return Issue(VariableArgs(Collective::kScatterV, send, recvcount, sendcounts, senddispls, recv, nullptr, nullptr,
+                            type, ReduceOp::kSum, root, options),
                options, memory);
 }
 
@@ -170,7 +193,7 @@ Request Communicator::ICall(Collective collective, const void* send, void* recv,
     Settle();
     return CompletedRequest(absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(collective), ": ICall has no counts arrays to keep until completion; call ",
-                     collective == Collective::kAllGatherV ? "IAllGatherV" : "IAllToAllV")));
+                     "its own I-method")));
   }
   return Issue(ArgsOf(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
                       IsRooted(collective) ? root : 0, options),

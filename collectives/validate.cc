@@ -22,6 +22,12 @@ size_t Extent(const size_t* counts, const size_t* displs, int nranks) {
   return extent;
 }
 
+uint64_t Sum(const size_t* counts, int nranks) {
+  uint64_t total = 0;
+  for (int j = 0; counts != nullptr && j < nranks; ++j) total += counts[j];
+  return total;
+}
+
 }  // namespace
 
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
@@ -38,6 +44,10 @@ size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
       return 0;
     case Collective::kAllToAllV:
       return Extent(args.send_counts, args.send_displs, nranks);
+    case Collective::kReduceScatterV:
+      return static_cast<size_t>(Sum(args.recv_counts, nranks));
+    case Collective::kScatterV:
+      return rank == args.root ? Extent(args.send_counts, args.send_displs, nranks) : 0;
     default:
       return args.count;
   }
@@ -58,6 +68,10 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
     case Collective::kAllGatherV:
     case Collective::kAllToAllV:
       return Extent(args.recv_counts, args.recv_displs, nranks);
+    case Collective::kReduceScatterV:
+      return args.recv_counts == nullptr ? 0 : args.recv_counts[rank];
+    case Collective::kGatherV:
+      return rank == args.root ? Extent(args.recv_counts, args.recv_displs, nranks) : 0;
     case Collective::kBarrier:
       return 0;
     default:
@@ -68,10 +82,18 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
 uint64_t CallBytes(const CollectiveArgs& args, int nranks) {
   const size_t elem = DataTypeSize(args.type);
   if (!IsVariable(args.collective)) return NcclTestsBytes(args.collective, args.count, elem, nranks);
-  const size_t* counts = args.collective == Collective::kAllGatherV ? args.recv_counts : args.send_counts;
-  uint64_t total = 0;
-  for (int j = 0; counts != nullptr && j < nranks; ++j) total += counts[j];
-  return total * elem;
+  // A non-root rank of GatherV and ScatterV does not see the counts: its size is n times its own block.
+  const bool root = args.counts_rank == args.root;
+  switch (args.collective) {
+    case Collective::kAllToAllV:
+      return Sum(args.send_counts, nranks) * elem;
+    case Collective::kGatherV:
+      return root ? Sum(args.recv_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
+    case Collective::kScatterV:
+      return root ? Sum(args.send_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
+    default:  // AllGatherV, ReduceScatterV: the recvcounts every rank has
+      return Sum(args.recv_counts, nranks) * elem;
+  }
 }
 
 size_t PricedBytes(const CollectiveArgs& args, int nranks) {
@@ -89,7 +111,12 @@ std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int 
     case Collective::kAllGatherV:
       return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
     case Collective::kAllToAllV:
+    case Collective::kReduceScatterV:
       return std::nullopt;
+    case Collective::kGatherV:  // the root's own block of recv
+      return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
+    case Collective::kScatterV:  // the root's own block of send
+      return static_cast<std::ptrdiff_t>(args.send_displs[rank] * DataTypeSize(args.type));
     case Collective::kAllGather:
     case Collective::kGather:
       return -rank * block;  // send == recv + rank * count
@@ -113,6 +140,12 @@ absl::string_view InPlaceRule(Collective c) {
       return "sendbuf == recvbuf + recvdispls[rank]";
     case Collective::kAllToAllV:
       return "separate buffers (alltoallv has no in-place form)";
+    case Collective::kReduceScatterV:
+      return "separate buffers (reduce_scatterv has no in-place form)";
+    case Collective::kGatherV:
+      return "sendbuf == recvbuf + recvdispls[root] on the root";
+    case Collective::kScatterV:
+      return "recvbuf == sendbuf + senddispls[root] on the root";
     default:
       return "sendbuf == recvbuf";
   }
@@ -148,10 +181,40 @@ absl::Status ValidateCounts(const CollectiveArgs& args, int rank, int nranks) {
     }
     return absl::OkStatus();
   };
-  KCOLL_RETURN_IF_ERROR(check(args.recv_counts, "recvcounts", args.recv_displs, "recvdispls"));
-  if (args.collective == Collective::kAllToAllV) {
-    return check(args.send_counts, "sendcounts", args.send_displs, "senddispls");
+  switch (args.collective) {
+    case Collective::kAllToAllV:
+      KCOLL_RETURN_IF_ERROR(check(args.recv_counts, "recvcounts", args.recv_displs, "recvdispls"));
+      return check(args.send_counts, "sendcounts", args.send_displs, "senddispls");
+    case Collective::kReduceScatterV: {
+      if (args.recv_counts == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, ": recvcounts is null"));
+      size_t total = 0;
+      for (int j = 0; j < nranks; ++j) {
+        if (args.recv_counts[j] > limit - total) {
+          return absl::InvalidArgumentError(absl::StrCat(name, ": recvcounts sum past recvcounts[", j,
+                                                         "] = ", args.recv_counts[j], " overflows the byte size"));
+        }
+        total += args.recv_counts[j];
+      }
+      return absl::OkStatus();
+    }
+    case Collective::kGatherV:
+    case Collective::kScatterV: {
+      if (rank != args.root) return absl::OkStatus();  // the counts are the root's alone
+      const bool gather = args.collective == Collective::kGatherV;
+      KCOLL_RETURN_IF_ERROR(gather ? check(args.recv_counts, "recvcounts", args.recv_displs, "recvdispls")
+                                   : check(args.send_counts, "sendcounts", args.send_displs, "senddispls"));
+      const size_t own = gather ? args.recv_counts[rank] : args.send_counts[rank];
+      if (args.count != own) {
+        return absl::InvalidArgumentError(absl::StrCat(name, ": the root's ", gather ? "sendcount " : "recvcount ",
+                                                       args.count, " differs from its ",
+                                                       gather ? "recvcounts[" : "sendcounts[", rank, "] = ", own));
+      }
+      return absl::OkStatus();
+    }
+    default:  // AllGatherV
+      break;
   }
+  KCOLL_RETURN_IF_ERROR(check(args.recv_counts, "recvcounts", args.recv_displs, "recvdispls"));
   if (args.count != args.recv_counts[rank]) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": sendcount ", args.count, " differs from recvcounts[", rank,
                                                    "] = ", args.recv_counts[rank],

@@ -27,9 +27,20 @@ inline double MovedValue(int rank, size_t j) {
 
 // The v-collectives as Communicator::Call runs them: equal blocks, their non-v forms' layout.
 inline Collective EqualCountForm(Collective c) {
-  return c == Collective::kAllGatherV  ? Collective::kAllGather
-         : c == Collective::kAllToAllV ? Collective::kAllToAll
-                                       : c;
+  switch (c) {
+    case Collective::kAllGatherV:
+      return Collective::kAllGather;
+    case Collective::kAllToAllV:
+      return Collective::kAllToAll;
+    case Collective::kReduceScatterV:
+      return Collective::kReduceScatter;
+    case Collective::kGatherV:
+      return Collective::kGather;
+    case Collective::kScatterV:
+      return Collective::kScatter;
+    default:
+      return c;
+  }
 }
 
 inline size_t SendElements(Collective c, size_t count, int root, int rank, int nranks) {
@@ -123,6 +134,9 @@ inline std::vector<char> ExpectedRecv(Collective c, DataType type, ReduceOp op, 
       case Collective::kBarrier:
       case Collective::kAllGatherV:  // as their equal-count forms, above
       case Collective::kAllToAllV:
+      case Collective::kReduceScatterV:
+      case Collective::kGatherV:
+      case Collective::kScatterV:
         break;
     }
     EncodeAt(type, out.data(), j, v);

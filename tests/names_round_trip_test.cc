@@ -28,7 +28,7 @@ size_t ExpectEveryNameRoundTrips(const std::vector<T>& values, NameOf name_of, P
 }
 
 TEST(NamesTest, EveryCollectiveRoundTrips) {
-  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 14u);
+  EXPECT_EQ(ExpectEveryNameRoundTrips(AllCollectives(), CollectiveName, ParseCollective), 17u);
 }
 
 TEST(NamesTest, EveryAlgorithmRoundTrips) {
@@ -78,8 +78,9 @@ TEST(CollectiveFactsTest, RootsAndReductionsAsMpiDefinesThem) {
     if (IsRooted(c)) rooted.emplace(CollectiveName(c));
     if (Reduces(c)) reducing.emplace(CollectiveName(c));
   }
-  EXPECT_EQ(rooted, (std::set<std::string>{"broadcast", "reduce", "gather", "scatter"}));
-  EXPECT_EQ(reducing, (std::set<std::string>{"all_reduce", "reduce_scatter", "reduce", "scan", "exscan"}));
+  EXPECT_EQ(rooted, (std::set<std::string>{"broadcast", "reduce", "gather", "scatter", "gatherv", "scatterv"}));
+  EXPECT_EQ(reducing,
+            (std::set<std::string>{"all_reduce", "reduce_scatter", "reduce", "scan", "exscan", "reduce_scatterv"}));
 }
 
 TEST(CollectiveFactsTest, NcclTestsSizesAndBusBwFactors) {

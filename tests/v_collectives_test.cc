@@ -81,6 +81,8 @@ class VCollectivesTest : public ::testing::TestWithParam<Algorithm> {
 
 class AllGatherVTest : public VCollectivesTest {};
 class AllToAllVTest : public VCollectivesTest {};
+class ReduceScatterVTest : public VCollectivesTest {};
+class RootedVTest : public VCollectivesTest {};  // GatherV and ScatterV: one algorithm each, every root
 
 TEST_P(AllGatherVTest, EveryPatternAndTypeIsBitExact) {
   ASSERT_TRUE(AllRanks(comm_ != nullptr));
@@ -220,6 +222,99 @@ TEST_P(AllGatherVTest, NonblockingCallsInFlightTogether) {
   }
 }
 
+TEST_P(ReduceScatterVTest, EveryPatternTypeAndOpIsBitExact) {
+  ASSERT_TRUE(AllRanks(comm_ != nullptr));
+  for (Pattern p : kPatterns) {
+    for (DataType type : AllDataTypes()) {
+      for (ReduceOp op : AllReduceOps()) {
+        const std::string what = absl::StrCat(PatternName(p), " ", DataTypeName(type), " ", ReduceOpName(op));
+        std::vector<size_t> counts(n_), offset(n_ + 1, 0);
+        for (int j = 0; j < n_; ++j) {
+          counts[j] = CountOf(p, j, 1);
+          offset[j + 1] = offset[j] + counts[j];
+        }
+        const std::vector<char> send =
+            MakeBuffer(type, offset[n_], [&](size_t i) { return ExactInput(type, op, rank_, i); });
+        std::vector<char> recv = SentinelBuffer(type, counts[rank_] + 1);
+        const absl::Status status = comm_->ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, Options());
+        ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
+        std::vector<char> expected = SentinelBuffer(type, counts[rank_] + 1);
+        for (size_t i = 0; i < counts[rank_]; ++i) {
+          EncodeAt(type, expected.data(), i, ExactReduction(type, op, n_, offset[rank_] + i));
+        }
+        EXPECT_TRUE(expected == recv) << what << ": differs from the reference (or wrote past its block)";
+        if (IsHalfPrecision(type)) continue;
+        std::vector<char> mpi_in = ToMpiBuffer(type, send.data(), offset[n_]);
+        std::vector<char> mpi_out(std::max<size_t>(counts[rank_], 1) * MpiElementSize(type));
+        const std::vector<int> icounts = AsInts(counts);
+        MPI_Reduce_scatter(mpi_in.data(), mpi_out.data(), icounts.data(), ReferenceTypeOf(type), ReferenceOpOf(op),
+                           MPI_COMM_WORLD);
+        const std::vector<char> mpi = FromMpiBuffer(type, mpi_out, counts[rank_], op, n_);
+        EXPECT_EQ(std::memcmp(mpi.data(), recv.data(), mpi.size()), 0) << what << ": differs from MPI_Reduce_scatter";
+      }
+      ASSERT_TRUE(AllRanks(!HasFailure()));
+    }
+  }
+}
+
+TEST_P(RootedVTest, GatherVAndScatterVFromEveryRoot) {
+  ASSERT_TRUE(AllRanks(comm_ != nullptr));
+  const DataType type = DataType::kInt32;
+  for (Pattern p : kPatterns) {
+    for (int root = 0; root < n_; ++root) {
+      for (bool in_place : {false, true}) {
+        const std::string what = absl::StrCat(PatternName(p), " root ", root, in_place ? " in place" : "");
+        const size_t elem = DataTypeSize(type);
+        std::vector<size_t> counts(n_);
+        for (int j = 0; j < n_; ++j) counts[j] = CountOf(p, j, root);
+        size_t extent = 0;
+        const std::vector<size_t> displs = ReversedWithGaps(counts, &extent);
+        const bool at_root = rank_ == root;
+        // GatherV: the counts only on the root (null elsewhere, as MPI allows).
+        const std::vector<char> mine =
+            MakeBuffer(type, counts[rank_], [&](size_t i) { return ValueOf(type, rank_, root, i); });
+        std::vector<char> gathered = SentinelBuffer(type, extent);
+        if (in_place && at_root) std::memcpy(gathered.data() + displs[root] * elem, mine.data(), mine.size());
+        const void* send = in_place && at_root ? gathered.data() + displs[root] * elem : mine.data();
+        absl::Status status =
+            comm_->GatherV(send, counts[rank_], at_root ? gathered.data() : nullptr, at_root ? counts.data() : nullptr,
+                           at_root ? displs.data() : nullptr, type, root, Options());
+        ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
+        if (at_root) {
+          std::vector<char> expected = SentinelBuffer(type, extent);
+          for (int j = 0; j < n_; ++j) {
+            for (size_t i = 0; i < counts[j]; ++i) {
+              EncodeAt(type, expected.data(), displs[j] + i, ValueOf(type, j, root, i));
+            }
+          }
+          EXPECT_TRUE(expected == gathered) << what << ": GatherV differs from the reference";
+        }
+        std::vector<char> mpi = SentinelBuffer(type, extent);
+        const std::vector<int> icounts = AsInts(counts), idispls = AsInts(displs);
+        MPI_Gatherv(mine.data(), icounts[rank_], MPI_INT32_T, mpi.data(), icounts.data(), idispls.data(), MPI_INT32_T,
+                    root, MPI_COMM_WORLD);
+        if (at_root) EXPECT_EQ(mpi, gathered) << what << ": differs from MPI_Gatherv";
+        // ScatterV: the root's blocks back to their ranks.
+        std::vector<char> scattered = SentinelBuffer(type, counts[rank_] + 1);
+        void* recv = in_place && at_root ? gathered.data() + displs[root] * elem : scattered.data();
+        status = comm_->ScatterV(at_root ? gathered.data() : nullptr, at_root ? counts.data() : nullptr,
+                                 at_root ? displs.data() : nullptr, recv, counts[rank_], type, root, Options());
+        ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
+        if (!(in_place && at_root)) {
+          std::vector<char> expected = SentinelBuffer(type, counts[rank_] + 1);
+          std::memcpy(expected.data(), mine.data(), mine.size());
+          EXPECT_TRUE(expected == scattered) << what << ": ScatterV differs (or wrote past its block)";
+        }
+      }
+      ASSERT_TRUE(AllRanks(!HasFailure()));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, ReduceScatterVTest,
+                         ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kReduceScatterV)), AlgorithmParamName);
+INSTANTIATE_TEST_SUITE_P(Algorithms, RootedVTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kGatherV)),
+                         AlgorithmParamName);
 INSTANTIATE_TEST_SUITE_P(Algorithms, AllGatherVTest,
                          ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllGatherV)), AlgorithmParamName);
 INSTANTIATE_TEST_SUITE_P(Algorithms, AllToAllVTest, ::testing::ValuesIn(TransferAlgorithmsFor(Collective::kAllToAllV)),
@@ -254,6 +349,19 @@ TEST(VCollectivesErrors, BadArgumentsAreNamed) {
   EXPECT_THAT(comm->AllToAllV(send.data(), counts.data(), displs.data(), send.data(), counts.data(), displs.data(), t)
                   .message(),
               HasSubstr("alltoallv has no in-place form"));
+  // A root that rejects its counts: every rank of the rooted call fails, naming the root (the agreement).
+  const absl::Status gatherv = comm->GatherV(send.data(), 2, rank == 0 ? recv.data() : nullptr,
+                                             rank == 0 ? counts.data() : nullptr, nullptr, t, 0);
+  EXPECT_EQ(gatherv.code(), absl::StatusCode::kInvalidArgument) << gatherv;
+  EXPECT_THAT(gatherv.message(),
+              HasSubstr(rank == 0 ? "gatherv: recvdispls is null" : "rank 0 rejected its arguments"));
+  const absl::Status scatterv =
+      comm->ScatterV(send.data(), counts.data(), displs.data(), recv.data(), rank == 0 ? 3 : 2, t, 0);
+  EXPECT_THAT(scatterv.message(),
+              HasSubstr(rank == 0 ? "scatterv: the root's recvcount 3 differs from its sendcounts[0]"
+                                  : "rank 0 rejected its arguments"));
+  EXPECT_THAT(comm->ReduceScatterV(send.data(), recv.data(), nullptr, t, ReduceOp::kSum).message(),
+              HasSubstr("reduce_scatterv: recvcounts is null"));
   // Nothing moved: the next calls work.
   ASSERT_TRUE(AllRanks(comm->AllGatherV(send.data(), 2, recv.data(), counts.data(), displs.data(), t).ok()));
   for (int j = 0; j < n; ++j) EXPECT_EQ(recv[2 * j + 1], j);

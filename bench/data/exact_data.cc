@@ -43,11 +43,13 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
       out.push_back({0, count, kReduction, 0});
       break;
     case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:
       out.push_back({0, count, kReduction, r * count});
       break;
     case Collective::kAllGather:
     case Collective::kAllGatherV:
     case Collective::kGather:
+    case Collective::kGatherV:
       for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, 0});
       break;
     case Collective::kBroadcast:
@@ -59,6 +61,7 @@ std::vector<Segment> ResultSegments(const CheckSpec& spec) {
       for (int s = 0; s < n; ++s) out.push_back({static_cast<size_t>(s) * count, count, s, r * count});
       break;
     case Collective::kScatter:
+    case Collective::kScatterV:
       out.push_back({0, count, spec.root, r * count});
       break;
     case Collective::kSendRecv:
@@ -161,7 +164,10 @@ void FillInput(const CheckSpec& spec, void* buffer, size_t first, size_t count) 
 void FillPoison(void* buffer, size_t bytes) { std::memset(buffer, 0xA5, bytes); }
 
 bool HasResult(const CheckSpec& spec) {
-  if (spec.collective == Collective::kReduce || spec.collective == Collective::kGather) return spec.rank == spec.root;
+  if (spec.collective == Collective::kReduce || spec.collective == Collective::kGather ||
+      spec.collective == Collective::kGatherV) {
+    return spec.rank == spec.root;
+  }
   if (spec.collective == Collective::kExScan) return spec.rank > 0;
   return true;
 }

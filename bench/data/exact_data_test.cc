@@ -77,6 +77,7 @@ std::vector<char> Simulate(const CheckSpec& spec) {
       DispatchDataType(spec.type, ReduceBlocks{spec, 0, count, &out, n});
       break;
     case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:
       DispatchDataType(spec.type, ReduceBlocks{spec, static_cast<size_t>(rank) * count, count, &out, n});
       break;
     case Collective::kScan:
@@ -88,6 +89,7 @@ std::vector<char> Simulate(const CheckSpec& spec) {
     case Collective::kAllGather:
     case Collective::kAllGatherV:
     case Collective::kGather:
+    case Collective::kGatherV:
       for (int r = 0; r < n; ++r) {
         std::vector<char> in = InputOf(spec, r);
         out.insert(out.end(), in.begin(), in.begin() + count * elem);
@@ -103,7 +105,8 @@ std::vector<char> Simulate(const CheckSpec& spec) {
         out.insert(out.end(), in.begin() + rank * count * elem, in.begin() + (rank + 1) * count * elem);
       }
       break;
-    case Collective::kScatter: {
+    case Collective::kScatter:
+    case Collective::kScatterV: {
       std::vector<char> in = InputOf(spec, spec.root);
       out.assign(in.begin() + rank * count * elem, in.begin() + (rank + 1) * count * elem);
       break;
@@ -118,11 +121,11 @@ std::vector<char> Simulate(const CheckSpec& spec) {
 }
 
 TEST(ExactDataTest, SimulatedResultsAreRightAndCorruptionIsCounted) {
-  const Collective collectives[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
-                                    Collective::kBroadcast, Collective::kReduce,        Collective::kAllToAll,
-                                    Collective::kGather,    Collective::kScatter,       Collective::kSendRecv,
-                                    Collective::kScan,      Collective::kExScan,        Collective::kAllGatherV,
-                                    Collective::kAllToAllV};
+  const Collective collectives[] = {
+      Collective::kAllReduce, Collective::kReduceScatter,  Collective::kAllGather, Collective::kBroadcast,
+      Collective::kReduce,    Collective::kAllToAll,       Collective::kGather,    Collective::kScatter,
+      Collective::kSendRecv,  Collective::kScan,           Collective::kExScan,    Collective::kAllGatherV,
+      Collective::kAllToAllV, Collective::kReduceScatterV, Collective::kGatherV,   Collective::kScatterV};
   for (Collective c : collectives) {
     for (DataType type : AllDataTypes()) {
       std::vector<std::optional<ReduceOp>> ops{std::nullopt};

@@ -21,7 +21,9 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
       l.count = l.send_count = l.recv_count = total;
       break;
     case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:
     case Collective::kScatter:
+    case Collective::kScatterV:
       l.count = per_rank;
       l.send_count = per_rank * n;
       l.recv_count = per_rank;
@@ -30,6 +32,7 @@ Layout MakeLayout(Collective collective, size_t requested_bytes, size_t elem_byt
     case Collective::kAllGather:
     case Collective::kAllGatherV:  // equal counts (Communicator::Call's layout)
     case Collective::kGather:
+    case Collective::kGatherV:
       l.count = per_rank;
       l.send_count = per_rank;
       l.recv_count = per_rank * n;

@@ -88,13 +88,32 @@ class MpiPeer final : public Implementation {
       case Collective::kBarrier:
         return Check(MPI_Barrier(comm_), "MPI_Barrier");
       case Collective::kAllGatherV:
-      case Collective::kAllToAllV: {
+      case Collective::kAllToAllV:
+      case Collective::kReduceScatterV:
+      case Collective::kGatherV:
+      case Collective::kScatterV: {
         // Equal counts, the layout of the kcoll rows (Communicator::Call).
         std::vector<int> counts(nranks_, count), displs(nranks_);
         for (int j = 0; j < nranks_; ++j) displs[j] = j * count;
         if (c.collective == Collective::kAllGatherV) {
           return Check(MPI_Allgatherv(send, count, type, c.recv, counts.data(), displs.data(), type, comm_),
                        "MPI_Allgatherv");
+        }
+        if (c.collective == Collective::kReduceScatterV) {
+          // In place, MPI reads the whole input from recvbuf and leaves the block at its start.
+          return Check(
+              MPI_Reduce_scatter(send, c.in_place ? const_cast<void*>(c.send) : c.recv, counts.data(), type, op, comm_),
+              "MPI_Reduce_scatter");
+        }
+        if (c.collective == Collective::kGatherV) {
+          return Check(MPI_Gatherv(c.in_place && !root ? c.send : send, count, type, c.recv, counts.data(),
+                                   displs.data(), type, c.root, comm_),
+                       "MPI_Gatherv");
+        }
+        if (c.collective == Collective::kScatterV) {
+          return Check(MPI_Scatterv(c.send, counts.data(), displs.data(), type,
+                                    c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_),
+                       "MPI_Scatterv");
         }
         return Check(
             MPI_Alltoallv(send, counts.data(), displs.data(), type, c.recv, counts.data(), displs.data(), type, comm_),
@@ -109,7 +128,9 @@ class MpiPeer final : public Implementation {
   }
 
   const void* Result(const Call& c) const override {
-    if (c.in_place && c.collective == Collective::kReduceScatter) return c.send;
+    if (c.in_place && (c.collective == Collective::kReduceScatter || c.collective == Collective::kReduceScatterV)) {
+      return c.send;
+    }
     return c.recv;
   }
 
@@ -136,7 +157,10 @@ std::string MpiCollectiveName(Collective collective) {
                                                          {Collective::kScan, "MPI_Scan"},
                                                          {Collective::kExScan, "MPI_Exscan"},
                                                          {Collective::kAllGatherV, "MPI_Allgatherv"},
-                                                         {Collective::kAllToAllV, "MPI_Alltoallv"}};
+                                                         {Collective::kAllToAllV, "MPI_Alltoallv"},
+                                                         {Collective::kReduceScatterV, "MPI_Reduce_scatter"},
+                                                         {Collective::kGatherV, "MPI_Gatherv"},
+                                                         {Collective::kScatterV, "MPI_Scatterv"}};
   return std::string(NameIn(kMpiNames, collective, "MPI_?"));
 }
 

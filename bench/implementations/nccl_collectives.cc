@@ -43,12 +43,14 @@ absl::Status RunGroupedSendRecv(Collective collective, const void* send, void* r
       }
       break;
     case Collective::kGather:
+    case Collective::kGatherV:  // equal counts
       send_to(send, root);
       if (rank == root) {
         for (int r = 0; r < nranks; ++r) recv_from(At(recv, r, count, elem), r);
       }
       break;
     case Collective::kScatter:
+    case Collective::kScatterV:  // equal counts
       if (rank == root) {
         for (int r = 0; r < nranks; ++r) send_to(At(send, r, count, elem), r);
       }
@@ -147,6 +149,7 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
     case Collective::kAllReduce:
       return Check(ncclAllReduce(send, recv, count, *nccl_type, nccl_op, comm, stream), "ncclAllReduce", comm);
     case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:  // equal counts
       return Check(ncclReduceScatter(send, recv, count, *nccl_type, nccl_op, comm, stream), "ncclReduceScatter", comm);
     case Collective::kAllGather:
       return Check(ncclAllGather(send, recv, count, *nccl_type, comm, stream), "ncclAllGather", comm);
@@ -156,7 +159,9 @@ absl::Status RunNcclCollective(Collective collective, const void* send, void* re
       return Check(ncclReduce(send, recv, count, *nccl_type, nccl_op, root, comm, stream), "ncclReduce", comm);
     case Collective::kAllToAll:
     case Collective::kGather:
+    case Collective::kGatherV:
     case Collective::kScatter:
+    case Collective::kScatterV:
     case Collective::kSendRecv:
     case Collective::kAllGatherV:
     case Collective::kAllToAllV:

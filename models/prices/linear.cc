@@ -11,6 +11,9 @@
 // cost barrier: 2 alpha + 2 (n-1) o (o: the root's per-message overhead)
 // cost all_gatherv: alpha + (n-1)/n S beta (every block to every rank at once; priced with equal blocks)
 // cost alltoallv: alpha + (n-1)/n S beta (every block to its rank at once; priced with equal blocks)
+// cost reduce_scatterv: alpha + (n-1)/n S beta + (n-1)/n S gamma (every block to its rank at once, reduced there)
+// cost gatherv: (n-1) alpha + (n-1)/n S beta (as gather, with equal blocks)
+// cost scatterv: (n-1) alpha + (n-1)/n S beta (as scatter, with equal blocks)
 #include "models/prices/rounds.h"
 
 namespace kcoll {
@@ -29,10 +32,15 @@ void PriceLinear(PriceBuilder& b) {
       AddLinear(b, /*to_root=*/true, 1.0 / n, /*reduces=*/false);
       break;
     case Collective::kScatter:
+    case Collective::kScatterV:
       AddLinear(b, /*to_root=*/false, 1.0 / n, /*reduces=*/false);
       break;
+    case Collective::kGatherV:
+      AddLinear(b, /*to_root=*/true, 1.0 / n, /*reduces=*/false);
+      break;
     case Collective::kAllGatherV:
-    case Collective::kAllToAllV: {
+    case Collective::kAllToAllV:
+    case Collective::kReduceScatterV: {
       // One round: every rank sends a block (S/n) to every other rank (the same block to all, for all_gatherv).
       std::vector<Transfer> transfers;
       for (int64_t i = 0; i < b.ranks(); ++i) {
@@ -40,7 +48,7 @@ void PriceLinear(PriceBuilder& b) {
           if (i != j) transfers.push_back({i, j, 1.0 / n});
         }
       }
-      b.AddRounds(1, transfers, /*reduces=*/false);
+      b.AddRounds(1, transfers, /*reduces=*/b.collective() == Collective::kReduceScatterV);
       break;
     }
     default:  // barrier

@@ -10,7 +10,8 @@ namespace models {
 RingRounds RingRoundsOf(Collective collective, int64_t ranks) {
   const double steps = static_cast<double>(ranks - 1);
   const bool gathers = collective == Collective::kAllGather || collective == Collective::kAllGatherV;
-  return RingRounds{gathers ? 0 : steps, collective == Collective::kReduceScatter ? 0 : steps};
+  const bool scatters = collective == Collective::kReduceScatter || collective == Collective::kReduceScatterV;
+  return RingRounds{gathers ? 0 : steps, scatters ? 0 : steps};
 }
 
 void AddRing(PriceBuilder& b, double amount, double reducing_rounds, double copying_rounds) {
