@@ -288,6 +288,30 @@ int kcoll_alltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts,
              });
 }
 
+int kcoll_reduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts, kcoll_datatype type,
+                          kcoll_op op) {
+  return Run(comm, kcoll::Collective::kReduceScatterV, type, op,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+               return c.ReduceScatterV(send, recv, recvcounts, t, o);
+             });
+}
+
+int kcoll_gatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                  const size_t* recvdispls, kcoll_datatype type, int root) {
+  return Run(comm, kcoll::Collective::kGatherV, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.GatherV(send, sendcount, recv, recvcounts, recvdispls, t, root);
+             });
+}
+
+int kcoll_scatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                   size_t recvcount, kcoll_datatype type, int root) {
+  return Run(comm, kcoll::Collective::kScatterV, type, KCOLL_SUM,
+             [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+               return c.ScatterV(send, sendcounts, senddispls, recv, recvcount, t, root);
+             });
+}
+
 int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                      kcoll_request* request) {
   return Issue(comm, kcoll::Collective::kAllReduce, type, op, request,
@@ -390,6 +414,30 @@ int kcoll_ialltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts
   return Issue(comm, kcoll::Collective::kAllToAllV, type, KCOLL_SUM, request,
                [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
                  return c.IAllToAllV(send, sendcounts, senddispls, recv, recvcounts, recvdispls, t);
+               });
+}
+
+int kcoll_ireduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts, kcoll_datatype type,
+                           kcoll_op op, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kReduceScatterV, type, op, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp o) {
+                 return c.IReduceScatterV(send, recv, recvcounts, t, o);
+               });
+}
+
+int kcoll_igatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                   const size_t* recvdispls, kcoll_datatype type, int root, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kGatherV, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IGatherV(send, sendcount, recv, recvcounts, recvdispls, t, root);
+               });
+}
+
+int kcoll_iscatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                    size_t recvcount, kcoll_datatype type, int root, kcoll_request* request) {
+  return Issue(comm, kcoll::Collective::kScatterV, type, KCOLL_SUM, request,
+               [&](kcoll::Communicator& c, kcoll::DataType t, kcoll::ReduceOp) {
+                 return c.IScatterV(send, sendcounts, senddispls, recv, recvcount, t, root);
                });
 }
 

@@ -107,6 +107,13 @@ int kcoll_allgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* 
                      const size_t* recvdispls, kcoll_datatype type);
 int kcoll_alltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                     const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type);
+/* MPI_Reduce_scatter, MPI_Gatherv and MPI_Scatterv (the rooted ones' counts are read on the root only). */
+int kcoll_reduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts,
+                          kcoll_datatype type, kcoll_op op);
+int kcoll_gatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                  const size_t* recvdispls, kcoll_datatype type, int root);
+int kcoll_scatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                   size_t recvcount, kcoll_datatype type, int root);
 
 /* Nonblocking forms (collectives/request.h): each starts the call and sets *request; the call's result comes from
  * kcoll_wait, kcoll_test or kcoll_waitall, which free the request (and set it to NULL). Until then the call's
@@ -141,6 +148,12 @@ int kcoll_iallgatherv(kcoll_comm comm, const void* send, size_t sendcount, void*
                       const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
 int kcoll_ialltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                      const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
+int kcoll_ireduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts,
+                           kcoll_datatype type, kcoll_op op, kcoll_request* request);
+int kcoll_igatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
+                   const size_t* recvdispls, kcoll_datatype type, int root, kcoll_request* request);
+int kcoll_iscatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
+                    size_t recvcount, kcoll_datatype type, int root, kcoll_request* request);
 /* Waits for the call and returns its status; NULL (or a NULL request) is complete, with KCOLL_OK. */
 int kcoll_wait(kcoll_request* request);
 /* *done = 1 once the call completed: then the call's status is returned, as kcoll_wait returns it; else 0 and OK. */

@@ -159,6 +159,27 @@ int main(int argc, char** argv) {
     CHECK_OK(kcoll_wait(&gatherv_request));
     for (int j = 0; j < n; ++j)
       for (int i = 0; i <= j; ++i) CHECK(gathered[displs[j] + i] == 10 * j + i);
+    /* ReduceScatterV: rank j gets j + 1 elements of the sum; GatherV to the last rank and ScatterV back from it,
+     * nonblocking, with the counts on the root only. */
+    int32_t all_blocks[16 * 17], reduced[17];
+    size_t rs_counts[16], total = 0;
+    for (int j = 0; j < n; ++j) total += (rs_counts[j] = (size_t)j + 1);
+    for (size_t k = 0; k < total; ++k) all_blocks[k] = rank + (int32_t)k;
+    CHECK_OK(kcoll_reduce_scatterv(comm, all_blocks, reduced, rs_counts, KCOLL_INT32, KCOLL_SUM));
+    const int first = rank * (rank + 1) / 2; /* offset of this rank's block */
+    for (int i = 0; i <= rank; ++i) CHECK(reduced[i] == n * (first + i) + n * (n - 1) / 2);
+    const int root = n - 1;
+    int32_t at_root[16 * 17], back[17];
+    kcoll_request rooted = NULL;
+    CHECK_OK(kcoll_igatherv(comm, mine, (size_t)rank + 1, rank == root ? at_root : NULL,
+                            rank == root ? counts : NULL, rank == root ? displs : NULL, KCOLL_INT32, root, &rooted));
+    CHECK_OK(kcoll_wait(&rooted));
+    if (rank == root)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i <= j; ++i) CHECK(at_root[displs[j] + i] == 10 * j + i);
+    CHECK_OK(kcoll_scatterv(comm, rank == root ? at_root : NULL, rank == root ? counts : NULL,
+                            rank == root ? displs : NULL, back, (size_t)rank + 1, KCOLL_INT32, root));
+    for (int i = 0; i <= rank; ++i) CHECK(back[i] == 10 * rank + i);
     CHECK(kcoll_allgatherv(comm, mine, (size_t)rank + 1, gathered, NULL, displs, KCOLL_INT32) ==
           KCOLL_INVALID_ARGUMENT);
     CHECK(strstr(kcoll_error_string(), "all_gatherv: recvcounts is null") != NULL);
