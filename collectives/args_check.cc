@@ -35,13 +35,11 @@ ArgsRecord MakeArgsRecord(const CollectiveArgs& args, Algorithm algorithm, bool 
     r.count = static_cast<int64_t>(args.count);
     r.type = static_cast<int64_t>(args.type);
   }
-  // AllGatherV's counts must be the same array on every rank: its total is compared (and the array's fingerprint is
-  // in the call's signature). AllToAllV's counts are each rank's own; the transports check each message's size.
+  // AllGatherV's and ReduceScatterV's recvcounts must be the same array on every rank: its total is compared (and
+  // the array's fingerprint is in the call's signature). AllToAllV's counts are each rank's own (CheckTransposedCounts
+  // compares them pairwise).
   if (args.collective == Collective::kAllGatherV || args.collective == Collective::kReduceScatterV) {
-    int64_t total = 0;
-    for (size_t j = 0; args.recv_counts != nullptr && static_cast<int>(j) < args.counts_size; ++j)
-      total += args.recv_counts[j];
-    r.count = total;
+    r.count = static_cast<int64_t>(TotalCount(args.recv_counts, args.counts_size));
   }
   if (args.collective == Collective::kAllToAllV || args.collective == Collective::kGatherV ||
       args.collective == Collective::kScatterV) {

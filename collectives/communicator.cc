@@ -450,7 +450,6 @@ CollectiveArgs Communicator::VariableArgs(Collective collective, const void* sen
   args.recv_counts = recvcounts;
   args.recv_displs = recvdispls;
   args.counts_size = size();
-  args.counts_rank = rank();
   return args;
 }
 
@@ -582,7 +581,8 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmFn fn = nullptr;
   if (local.ok()) {
-    absl::StatusOr<Algorithm> resolved = ResolveAlgorithm(args.collective, PricedBytes(args, size()), requested);
+    absl::StatusOr<Algorithm> resolved =
+        ResolveAlgorithm(args.collective, PricedBytes(args, rank(), size()), requested);
     if (resolved.ok()) algorithm = *resolved;
     absl::StatusOr<AlgorithmFn> found =
         resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
@@ -672,7 +672,7 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   call.type = args.type;
   call.op = args.op;
   call.root = args.root;
-  call.bytes = CallBytes(args, size());
+  call.bytes = CallBytes(args, rank(), size());
   call.seconds = seconds;
   call.primitives = state_->counters.total;
   call.primitives -= before;

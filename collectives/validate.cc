@@ -22,13 +22,13 @@ size_t Extent(const size_t* counts, const size_t* displs, int nranks) {
   return extent;
 }
 
-uint64_t Sum(const size_t* counts, int nranks) {
+}  // namespace
+
+uint64_t TotalCount(const size_t* counts, int nranks) {
   uint64_t total = 0;
   for (int j = 0; counts != nullptr && j < nranks; ++j) total += counts[j];
   return total;
 }
-
-}  // namespace
 
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
   const size_t n = static_cast<size_t>(nranks);
@@ -45,7 +45,7 @@ size_t SendCount(const CollectiveArgs& args, int rank, int nranks) {
     case Collective::kAllToAllV:
       return Extent(args.send_counts, args.send_displs, nranks);
     case Collective::kReduceScatterV:
-      return static_cast<size_t>(Sum(args.recv_counts, nranks));
+      return static_cast<size_t>(TotalCount(args.recv_counts, nranks));
     case Collective::kScatterV:
       return rank == args.root ? Extent(args.send_counts, args.send_displs, nranks) : 0;
     default:
@@ -79,26 +79,26 @@ size_t RecvCount(const CollectiveArgs& args, int rank, int nranks) {
   }
 }
 
-uint64_t CallBytes(const CollectiveArgs& args, int nranks) {
+uint64_t CallBytes(const CollectiveArgs& args, int rank, int nranks) {
   const size_t elem = DataTypeSize(args.type);
   if (!IsVariable(args.collective)) return NcclTestsBytes(args.collective, args.count, elem, nranks);
   // A non-root rank of GatherV and ScatterV does not see the counts: its size is n times its own block.
-  const bool root = args.counts_rank == args.root;
+  const bool root = rank == args.root;
   switch (args.collective) {
     case Collective::kAllToAllV:
-      return Sum(args.send_counts, nranks) * elem;
+      return TotalCount(args.send_counts, nranks) * elem;
     case Collective::kGatherV:
-      return root ? Sum(args.recv_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
+      return root ? TotalCount(args.recv_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
     case Collective::kScatterV:
-      return root ? Sum(args.send_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
+      return root ? TotalCount(args.send_counts, nranks) * elem : uint64_t{args.count} * nranks * elem;
     default:  // AllGatherV, ReduceScatterV: the recvcounts every rank has
-      return Sum(args.recv_counts, nranks) * elem;
+      return TotalCount(args.recv_counts, nranks) * elem;
   }
 }
 
-size_t PricedBytes(const CollectiveArgs& args, int nranks) {
+size_t PricedBytes(const CollectiveArgs& args, int rank, int nranks) {
   if (!IsVariable(args.collective)) return args.count * DataTypeSize(args.type);
-  return static_cast<size_t>(CallBytes(args, nranks) / static_cast<uint64_t>(nranks));
+  return static_cast<size_t>(CallBytes(args, rank, nranks) / static_cast<uint64_t>(nranks));
 }
 
 namespace {

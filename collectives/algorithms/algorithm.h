@@ -37,7 +37,6 @@ struct CollectiveArgs {
   const size_t* recv_counts = nullptr;
   const size_t* recv_displs = nullptr;
   int counts_size = 0;  // entries of each array: the communicator's size
-  int counts_rank = -1;  // the calling rank (GatherV and ScatterV read the arrays on the root only)
 };
 
 struct Resources {

@@ -22,7 +22,7 @@ absl::Status ChainScan(const CollectiveArgs& args, Resources& res, bool exclusiv
   const char* in = static_cast<const char*>(args.send);
   char* out = static_cast<char*>(args.recv);
   if (count == 0) return absl::OkStatus();
-  if (r == 0 && n == 1) return exclusive || in == out ? absl::OkStatus() : res.kernels.Copy(out, in, count * elem);
+  if (n == 1) return exclusive || in == out ? absl::OkStatus() : res.kernels.Copy(out, in, count * elem);
   const size_t chunk = ChunkElems(args.options, args.type);
   const size_t stages = DivCeil(count, chunk);
   auto first = [&](size_t c) { return c * chunk * elem; };
