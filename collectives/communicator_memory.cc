@@ -9,6 +9,7 @@
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/shm/spin_policy.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
@@ -25,8 +26,9 @@ absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
     if (MPI_Comm_split(state_->control_comm, state_->topology.node_of[rank()], rank(), &node) != MPI_SUCCESS) {
       return absl::InternalError("Allocate: MPI_Comm_split by node failed");
     }
+    const int spin_polls = shm::ChooseHostSpinPolls(state_->control_comm, 0);
     absl::StatusOr<std::unique_ptr<RegisteredMemory>> created =
-        RegisteredMemory::Create(node, state_->topology.RanksOnNode(state_->topology.node_of[rank()]));
+        RegisteredMemory::Create(node, state_->topology.RanksOnNode(state_->topology.node_of[rank()]), spin_polls);
     MPI_Comm_free(&node);
     KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(state_->control_comm, created.status(), "Allocate"));
     state_->registered = *std::move(created);

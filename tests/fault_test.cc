@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
 #include "collectives/validate.h"
@@ -33,7 +34,7 @@ namespace kcoll {
 namespace testing {
 namespace {
 
-constexpr absl::Duration kTimeout = absl::Milliseconds(500);
+constexpr absl::Duration kTimeout = absl::Milliseconds(250);
 constexpr size_t kCount = 64;
 // Bytes after every receive buffer that must stay untouched.
 constexpr size_t kGuardBytes = 256;
@@ -148,7 +149,7 @@ void CheckStall(Collective collective, Algorithm algorithm) {
       EXPECT_LE(waited, absl::ToDoubleSeconds(kTimeout) + 2.0);  // slack for a loaded machine
       EXPECT_THAT(s.message(), HasSubstr(label));
       EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("on rank ", me)));
-      EXPECT_THAT(s.message(), HasSubstr("no transfer completed for 500ms"));
+      EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("no transfer completed for ", absl::FormatDuration(kTimeout))));
       EXPECT_THAT(s.message(), HasSubstr("at step "));
       EXPECT_THAT(s.message(), HasSubstr("after the call began; ranks whose transfers did not complete: "));
       // The communicator is broken: the next call says so, quoting the first error, without waiting.

@@ -11,6 +11,7 @@
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/routed_transport.h"
 #include "collectives/transport/shm/shm_transport.h"
+#include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
 namespace {
@@ -75,6 +76,7 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, CheckOneHost(node), "checking that each node's ranks share a host"));
   KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv());
   options.rank_names = node_ranks;
+  options.spin_polls = shm::ChooseHostSpinPolls(comm, options.spin_polls);
   absl::StatusOr<std::unique_ptr<ShmTransport>> shm = ShmTransport::Create(node, options);
   MPI_Comm_free(&node);  // the transport keeps a duplicate
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, shm.status(), "setting up shared memory on every node"));

@@ -33,5 +33,17 @@ int ChooseSpinPolls(MPI_Comm comm, int requested) {
   return size <= cores ? 1 << 14 : 1;
 }
 
+int ChooseHostSpinPolls(MPI_Comm comm, int requested) {
+  MPI_Comm host = MPI_COMM_NULL;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) != MPI_SUCCESS) {
+    return ChooseSpinPolls(comm, requested);
+  }
+  const int polls = ChooseSpinPolls(host, requested);
+  MPI_Comm_free(&host);
+  return polls;
+}
+
 }  // namespace shm
 }  // namespace kcoll

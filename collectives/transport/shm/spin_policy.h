@@ -64,6 +64,11 @@ class IdlePacer {
 // `comm` have at least a core each (the union of their affinity masks), else one. Collective over `comm`.
 int ChooseSpinPolls(MPI_Comm comm, int requested);
 
+// ChooseSpinPolls over the ranks of `comm` that share this machine (MPI_COMM_TYPE_SHARED), whichever node they are
+// in: ranks of emulated nodes (KCOLL_RANKS_PER_NODE) share the cores of one machine, and a node whose two ranks see
+// two cores must still not spin while the other nodes' ranks need those cores. Collective over `comm`.
+int ChooseHostSpinPolls(MPI_Comm comm, int requested);
+
 }  // namespace shm
 }  // namespace kcoll
 
