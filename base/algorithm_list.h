@@ -36,6 +36,7 @@
   X(Chain, "chain", 40, kNothing)                               /* pipelined chain from the root */                    \
   X(Pairwise, "pairwise", 20, kNothing)                         /* pairwise exchange */                                \
   X(Linear, "linear", 10, kNothing)                             /* one message per peer in turn, or all at once */     \
+  X(Bruck, "bruck", 65, kNothing)                               /* log2(n) packed messages, blocks hop by set bits */  \
   X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */       \
   X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */
 
@@ -65,6 +66,7 @@
   X(Reduce, Tree, TreeReduce, PriceTree)                                                                               \
   X(Reduce, Linear, LinearReduce, PriceLinear)                                                                         \
   X(AllToAll, Pairwise, PairwiseAllToAll, PricePairwise)                                                               \
+  X(AllToAll, Bruck, BruckAllToAll, PriceBruck)                                                                       \
   X(Gather, Linear, LinearGather, PriceLinear)                                                                         \
   X(Gather, Tree, TreeGather, PriceTree)                                                                               \
   X(Scatter, Linear, LinearScatter, PriceLinear)                                                                       \

@@ -250,9 +250,10 @@ Request IExScan(Communicator& comm, const SendView& send, const RecvView& recv, 
   return views_internal::IssueCall(comm, views_internal::ScanCall(Collective::kExScan, send, recv, op), options);
 }
 
-// AllGatherV and AllToAllV (MPI's semantics; Communicator::AllGatherV, AllToAllV) with one count and displacement per
-// rank; the blocks must lie inside the views (InvalidArgument naming the view, its extent and the end of the furthest
-// block). The nonblocking forms keep reading the vectors until the request completed.
+// The v-collectives (MPI's semantics; Communicator::AllGatherV, AllToAllV, ReduceScatterV, GatherV, ScatterV) with
+// one count (and displacement) per rank; the blocks must lie inside the views (InvalidArgument naming the view, its
+// extent and the end of the furthest block). The nonblocking forms keep reading the vectors until the request
+// completed.
 namespace views_internal {
 
 inline size_t BlocksEnd(const std::vector<size_t>& counts, const std::vector<size_t>& displs) {
@@ -300,6 +301,50 @@ absl::Status AllToAllVCheck(const Communicator& comm, const SendView& send, cons
     return s;
   }
   return CheckBlocks(comm, "alltoallv", "recv", recv.size(), recvcounts, "recvcounts", recvdispls, "recvdispls");
+}
+
+template <class SendView, class RecvView>
+absl::Status ReduceScatterVCheck(const Communicator& comm, const SendView& send, const RecvView& recv,
+                                 const std::vector<size_t>& recvcounts) {
+  (void)Pair<SendView, RecvView>::kType;
+  if (absl::Status s = CheckContiguousPair(send, recv, "reduce_scatterv"); !s.ok()) return s;
+  const size_t n = static_cast<size_t>(comm.size());
+  if (recvcounts.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce_scatterv: recvcounts has ", recvcounts.size(),
+                                                   " entries; the communicator has ", n, " ranks"));
+  }
+  size_t total = 0;
+  for (size_t c : recvcounts) total += c;
+  if (send.size() < total) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce_scatterv: send view has ", send.size(), " elements but recvcounts add up to ", total));
+  }
+  const size_t mine = recvcounts[static_cast<size_t>(comm.rank())];
+  if (recv.size() < mine) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce_scatterv: recv view has ", recv.size(),
+                                                   " elements but this rank's block (recvcounts[", comm.rank(),
+                                                   "]) has ", mine));
+  }
+  return absl::OkStatus();
+}
+
+// GatherV's and ScatterV's arrays are read on the root only: elsewhere they may be empty.
+template <class SendView, class RecvView>
+absl::Status GatherVCheck(const Communicator& comm, const SendView& send, const RecvView& recv,
+                          const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls, int root) {
+  (void)Pair<SendView, RecvView>::kType;
+  if (absl::Status s = CheckContiguousPair(send, recv, "gatherv"); !s.ok()) return s;
+  if (comm.rank() != root) return absl::OkStatus();
+  return CheckBlocks(comm, "gatherv", "root's recv", recv.size(), recvcounts, "recvcounts", recvdispls, "recvdispls");
+}
+
+template <class SendView, class RecvView>
+absl::Status ScatterVCheck(const Communicator& comm, const SendView& send, const RecvView& recv,
+                           const std::vector<size_t>& sendcounts, const std::vector<size_t>& senddispls, int root) {
+  (void)Pair<SendView, RecvView>::kType;
+  if (absl::Status s = CheckContiguousPair(send, recv, "scatterv"); !s.ok()) return s;
+  if (comm.rank() != root) return absl::OkStatus();
+  return CheckBlocks(comm, "scatterv", "root's send", send.size(), sendcounts, "sendcounts", senddispls, "senddispls");
 }
 
 }  // namespace views_internal
@@ -350,6 +395,72 @@ Request IAllToAllV(Communicator& comm, const SendView& send, const std::vector<s
   if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kAllToAllV, checked));
   return comm.IAllToAllV(send.data(), sendcounts.data(), senddispls.data(), recv.data(), recvcounts.data(),
                          recvdispls.data(), P::kType, options, MemoryKindOf<RecvView>());
+}
+
+// ReduceScatterV (MPI_Reduce_scatter): send holds the blocks of every rank end to end (recvcounts, the same on every
+// rank); block j, reduced over ranks, lands in rank j's recv (at least recvcounts[j] elements).
+template <class SendView, class RecvView>
+absl::Status ReduceScatterV(Communicator& comm, const SendView& send, const RecvView& recv,
+                            const std::vector<size_t>& recvcounts, ReduceOp op, const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::ReduceScatterVCheck(comm, send, recv, recvcounts);
+  if (!checked.ok()) return comm.RejectCall(Collective::kReduceScatterV, checked);
+  return comm.ReduceScatterV(send.data(), recv.data(), recvcounts.data(), P::kType, op, options,
+                             MemoryKindOf<RecvView>());
+}
+template <class SendView, class RecvView>
+Request IReduceScatterV(Communicator& comm, const SendView& send, const RecvView& recv,
+                        const std::vector<size_t>& recvcounts, ReduceOp op, const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::ReduceScatterVCheck(comm, send, recv, recvcounts);
+  if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kReduceScatterV, checked));
+  return comm.IReduceScatterV(send.data(), recv.data(), recvcounts.data(), P::kType, op, options,
+                              MemoryKindOf<RecvView>());
+}
+
+// GatherV: send's extent is this rank's count; on the root, rank j's block lands at recvdispls[j] of recv. The
+// arrays (and recv) are read on the root only: elsewhere they may be empty.
+template <class SendView, class RecvView>
+absl::Status GatherV(Communicator& comm, const SendView& send, const RecvView& recv,
+                     const std::vector<size_t>& recvcounts, const std::vector<size_t>& recvdispls, int root,
+                     const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::GatherVCheck(comm, send, recv, recvcounts, recvdispls, root);
+  if (!checked.ok()) return comm.RejectCall(Collective::kGatherV, checked);
+  return comm.GatherV(send.data(), send.size(), recv.data(), recvcounts.data(), recvdispls.data(), P::kType, root,
+                      options, MemoryKindOf<RecvView>());
+}
+template <class SendView, class RecvView>
+Request IGatherV(Communicator& comm, const SendView& send, const RecvView& recv, const std::vector<size_t>& recvcounts,
+                 const std::vector<size_t>& recvdispls, int root, const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::GatherVCheck(comm, send, recv, recvcounts, recvdispls, root);
+  if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kGatherV, checked));
+  return comm.IGatherV(send.data(), send.size(), recv.data(), recvcounts.data(), recvdispls.data(), P::kType, root,
+                       options, MemoryKindOf<RecvView>());
+}
+
+// ScatterV: on the root, the sendcounts[j] elements at senddispls[j] of send go to rank j; recv's extent is this
+// rank's count. The arrays (and send) are read on the root only: elsewhere they may be empty.
+template <class SendView, class RecvView>
+absl::Status ScatterV(Communicator& comm, const SendView& send, const std::vector<size_t>& sendcounts,
+                      const std::vector<size_t>& senddispls, const RecvView& recv, int root,
+                      const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::ScatterVCheck(comm, send, recv, sendcounts, senddispls, root);
+  if (!checked.ok()) return comm.RejectCall(Collective::kScatterV, checked);
+  return comm.ScatterV(send.data(), sendcounts.data(), senddispls.data(), recv.data(), recv.size(), P::kType, root,
+                       options, MemoryKindOf<RecvView>());
+}
+template <class SendView, class RecvView>
+Request IScatterV(Communicator& comm, const SendView& send, const std::vector<size_t>& sendcounts,
+                  const std::vector<size_t>& senddispls, const RecvView& recv, int root,
+                  const CallOptions& options = {}) {
+  using P = views_internal::Pair<SendView, RecvView>;
+  absl::Status checked = views_internal::ScatterVCheck(comm, send, recv, sendcounts, senddispls, root);
+  if (!checked.ok()) return CompletedRequest(comm.RejectCall(Collective::kScatterV, checked));
+  return comm.IScatterV(send.data(), sendcounts.data(), senddispls.data(), recv.data(), recv.size(), P::kType, root,
+                        options, MemoryKindOf<RecvView>());
 }
 
 // ReduceScatter: send holds nranks blocks of recv's extent. In place: recv is rank's block of send (a subview).

@@ -29,7 +29,7 @@ TEST(RegistryTest, AlgorithmsPerCollective) {
   EXPECT_THAT(TransferAlgorithmsFor(Collective::kBroadcast),
               ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
   EXPECT_THAT(AlgorithmsFor(Collective::kReduce), ElementsAre(Algorithm::kChain, Algorithm::kTree, Algorithm::kLinear));
-  EXPECT_THAT(AlgorithmsFor(Collective::kAllToAll), ElementsAre(Algorithm::kPairwise));
+  EXPECT_THAT(AlgorithmsFor(Collective::kAllToAll), ElementsAre(Algorithm::kPairwise, Algorithm::kBruck));
   EXPECT_THAT(AlgorithmsFor(Collective::kGather), ElementsAre(Algorithm::kLinear, Algorithm::kTree));
   EXPECT_THAT(AlgorithmsFor(Collective::kScatter), ElementsAre(Algorithm::kLinear, Algorithm::kTree));
   EXPECT_THAT(AlgorithmsFor(Collective::kSendRecv), ElementsAre(Algorithm::kPairwise));

@@ -140,6 +140,75 @@ TYPED_TEST(ViewsTest, AllGatherVAndAllToAllV) {
               HasSubstr(absl::StrCat("alltoallv: sendcounts has ", n + 1, " entries")));
 }
 
+TYPED_TEST(ViewsTest, ReduceScatterVGatherVAndScatterV) {
+  using T = TypeParam;
+  const int n = this->n_, r = this->rank_;
+  const DataType type = this->type_;
+  // Rank j's block has j + 1 elements (rank 0's none in the ReduceScatterV, to take a zero count), end to end.
+  std::vector<size_t> counts(n), displs(n);
+  for (int j = 0; j < n; ++j) {
+    counts[j] = j == 0 ? 0 : j + 1;
+    displs[j] = j == 0 ? 0 : displs[j - 1] + counts[j - 1];
+  }
+  const size_t total = displs[n - 1] + counts[n - 1];
+  auto full = ViewOf<T>(total, SumInput, r);
+  auto block = Sentinels<T>(counts[r] + 1);  // one element more than the block: left as it was
+  Request reduced = IReduceScatterV(*this->comm_, full, block, counts, ReduceOp::kSum);
+  ASSERT_TRUE(AllRanks(reduced.Wait().ok()));
+  EXPECT_TRUE(ViewEquals(block, [&](size_t i) {
+    return i < counts[r] ? ExactReduction(type, ReduceOp::kSum, n, displs[r] + i) : kSentinel;
+  }));
+
+  // GatherV to the last rank, with a gap of one element after each block; the arrays exist on the root only.
+  const int root = n - 1;
+  std::vector<size_t> gaps(n);
+  for (int j = 0; j < n; ++j) gaps[j] = j == 0 ? 0 : gaps[j - 1] + counts[j - 1] + 1;
+  const size_t extent = gaps[n - 1] + counts[n - 1];
+  const bool at_root = r == root;
+  // Named: a nonblocking call reads them until it completed.
+  const std::vector<size_t> root_counts = at_root ? counts : std::vector<size_t>();
+  const std::vector<size_t> root_gaps = at_root ? gaps : std::vector<size_t>();
+  auto mine = ViewOf<T>(counts[r], Pattern, r);
+  auto gathered = Sentinels<T>(at_root ? extent : 0);
+  ASSERT_TRUE(AllRanks(GatherV(*this->comm_, mine, gathered, root_counts, root_gaps, root).ok()));
+  if (at_root) {
+    std::vector<double> want(extent, kSentinel);
+    for (int j = 0; j < n; ++j) {
+      for (size_t i = 0; i < counts[j]; ++i) want[gaps[j] + i] = PatternValue(type, j, i);
+    }
+    EXPECT_TRUE(ViewEquals(gathered, [&](size_t i) { return want[i]; }));
+  }
+  // ScatterV back from the root (nonblocking): every rank gets its own block again.
+  auto back = Sentinels<T>(counts[r]);
+  Request scattered = IScatterV(*this->comm_, gathered, root_counts, root_gaps, back, root);
+  ASSERT_TRUE(AllRanks(scattered.Wait().ok()));
+  EXPECT_TRUE(ViewEquals(back, [&](size_t i) { return PatternValue(type, r, i); }));
+
+  // Extents the arrays do not fit, named on the rank that sees them; a root's rejection reaches every rank.
+  auto short_full = Sentinels<T>(total - 1 + (total == 0 ? 1 : 0));
+  if (total > 0) {
+    EXPECT_THAT(std::string(ReduceScatterV(*this->comm_, short_full, block, counts, ReduceOp::kSum).message()),
+                HasSubstr(absl::StrCat("reduce_scatterv: send view has ", total - 1,
+                                       " elements but recvcounts add up to ", total)));
+  }
+  EXPECT_THAT(
+      std::string(ReduceScatterV(*this->comm_, full, block, std::vector<size_t>(n + 1), ReduceOp::kSum).message()),
+      HasSubstr(absl::StrCat("reduce_scatterv: recvcounts has ", n + 1, " entries")));
+  if (extent == 0) return;  // one rank: no block to cut short
+  auto short_gathered = Sentinels<T>(at_root ? extent - 1 : 0);
+  absl::Status rejected = GatherV(*this->comm_, mine, short_gathered, root_counts, root_gaps, root);
+  EXPECT_FALSE(rejected.ok());
+  if (at_root) {
+    EXPECT_THAT(std::string(rejected.message()),
+                HasSubstr(absl::StrCat("gatherv: root's recv view has ", extent - 1,
+                                       " elements but its blocks reach element ", extent)));
+  }
+  absl::Status scatter_rejected = ScatterV(*this->comm_, short_gathered, root_counts, root_gaps, back, root);
+  EXPECT_FALSE(scatter_rejected.ok());
+  // The communicator goes on: every rank's next call works.
+  ASSERT_TRUE(AllRanks(GatherV(*this->comm_, mine, gathered, root_counts, root_gaps, root).ok()));
+}
+
 TYPED_TEST(ViewsTest, AllGatherInAndOutOfPlace) {
   using T = TypeParam;
   const size_t c = this->count_;
