@@ -57,6 +57,19 @@ grep -q "^# all_reduce: ring transport=mpi (kcoll algorithm)" "$out" || fail "no
 grep -q "^# Ideal busbw: [0-9.]* GB/s (memory-bound: [0-9.]* GB/s per rank" "$out" || fail "no memory-bound ideal"
 [ "$(grep -c "^# Out of bounds values : 0 OK" "$out")" -ge 2 ] || fail "a transport's rows were not exact"
 
+# 2a'. --nonblocking: kcoll's nonblocking rows and MPI's (MPI_Iallreduce, MPI_Ialltoallv) timed issue-compute-wait,
+# each checked exactly; the header says what the time column is; with --model it is refused.
+for collective in all_reduce alltoallv; do
+  "$bin/$collective" --ranks 2 -b 8 -e 64K -f 64 -n 3 -w 1 -c 1 --algo auto,mpi --nonblocking 150 >"$out" 2>"$err" ||
+    fail "--nonblocking $collective exited $?"
+  grep -q "^# Timing: --nonblocking 150: each iteration starts the nonblocking call" "$out" || fail "no timing line"
+  grep -q "^# $collective: auto (kcoll algorithm)" "$out" || fail "no kcoll rows ($collective, --nonblocking)"
+  grep -q "^# $collective: MPI_[A-Za-z]* (mpi peer)" "$out" || fail "no MPI rows ($collective, --nonblocking)"
+  grep -q "^# Out of bounds values : 0 OK" "$out" || fail "--nonblocking $collective: not exact"
+done
+if "$bin/all_reduce" --ranks 2 -b 8 -e 8 --nonblocking 150 --model >"$out" 2>"$err"; then fail "--nonblocking --model accepted"; fi
+grep -q "\-\-nonblocking and --model both given" "$out" "$err" || fail "no --nonblocking --model error"
+
 # 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
 # With --rounds 2 every case runs twice, case after case, and its row pools the 2 x 3 iterations.
 # Small AllReduces run inline by the communicator's own rule, which the model does not price: off here, so that

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/data/device_memory.h"
@@ -20,6 +22,12 @@ namespace bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// --nonblocking: the computation each timed iteration overlaps with its call, and its time alone.
+struct OverlapPlan {
+  int64_t steps = 0;
+  double compute_s = 0;
+};
 
 // 0: every rank succeeded; 1: some rank's call is Unimplemented; 2: some rank's call failed otherwise.
 int AgreeStatus(const absl::Status& s, MPI_Comm comm) {
@@ -133,6 +141,39 @@ absl::Status RunTimes(BenchContext& ctx, Implementation& impl, const Call& call,
     Beat(ctx);
   }
   return first;
+}
+
+// --nonblocking: the computation an iteration overlaps with the call, a dependent chain of multiply-adds (no memory
+// traffic, so it competes with the call for the core only), and how long it takes alone.
+double Compute(int64_t steps) {
+  volatile double seed = 1.0;
+  double x = seed;
+  for (int64_t i = 0; i < steps; ++i) x = x * 0.999999 + 1e-7;
+  return x;
+}
+
+double SecondsOf(const std::function<void()>& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The median over `times` runs of `f` on this rank, the largest across ranks.
+double SlowestMedian(const std::function<void()>& f, int times, MPI_Comm comm) {
+  std::vector<double> seconds;
+  for (int i = 0; i < times; ++i) seconds.push_back(SecondsOf(f));
+  std::sort(seconds.begin(), seconds.end());
+  double median = seconds[seconds.size() / 2];
+  MPI_Allreduce(MPI_IN_PLACE, &median, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return median;
+}
+
+// One nonblocking call: start, `steps` of computation, finish.
+absl::Status Overlapped(Implementation& impl, const Call& call, int64_t steps) {
+  absl::Status s = impl.Start(call);
+  if (!s.ok()) return s;
+  Compute(steps);
+  return impl.Finish();
 }
 
 // An injected hang (the harness's tests of -T): rank 1 stops making progress, as a hung collective would.
@@ -283,10 +324,49 @@ bool StartRound(benchmark::State& state, BenchContext& ctx, int index, const Cal
   return true;
 }
 
+// --nonblocking: sizes the computation to P% of this round's blocking call (the median of 11, slowest rank) and
+// times it alone; a first overlapped call tells whether the implementation has a nonblocking form. Returns false
+// when the case stopped here (skipped or failed: `state` says why).
+bool PlanOverlap(benchmark::State& state, BenchContext& ctx, int index, const Call& call, OverlapPlan* plan) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  const absl::Status first = Overlapped(impl, call, 0);
+  const int code = AgreeStatus(first, ctx.comm);
+  if (code == 1) {
+    const std::string why = absl::StrCat("skipped (--nonblocking: no nonblocking form): ",
+                                         first.ok() ? "on another rank" : std::string(first.message()));
+    ctx.report.unimplemented[SkipKeyOf(c)] = why;
+    const std::string name = impl.name(), kind = impl.kind();
+    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
+    state.SkipWithError(why.c_str());
+    return false;
+  }
+  if (code == 2) {
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, first, "first nonblocking call");
+    return false;
+  }
+  absl::Status blocking;
+  const double call_s = SlowestMedian([&] { blocking.Update(impl.Run(call)); }, 11, ctx.comm);
+  if (AgreeStatus(blocking, ctx.comm) != 0) {
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, blocking, "blocking calls that size --nonblocking");
+    return false;
+  }
+  // Steps per second of the computation on this rank, from a run long enough to read the clock well.
+  int64_t probe = 1 << 16;
+  double probe_s = SecondsOf([&] { Compute(probe); });
+  while (probe_s < 1e-3 && probe < (int64_t{1} << 40)) {
+    probe *= 4;
+    probe_s = SecondsOf([&] { Compute(probe); });
+  }
+  plan->steps = static_cast<int64_t>(call_s * ctx.options.nonblocking_pct / 100.0 * probe / probe_s);
+  plan->compute_s = SlowestMedian([&] { Compute(plan->steps); }, 11, ctx.comm);
+  return true;
+}
+
 // The timed iterations of one round, each timed as the ranks agree (--time_across); with --touch_input each first
 // rewrites the input. Returns false when an iteration failed (`state` says why).
-bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const Call& call, std::vector<double>* mine,
-                    std::vector<double>* combined) {
+bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const Call& call, const OverlapPlan* overlap,
+                    std::vector<double>* mine, std::vector<double>* combined) {
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
@@ -296,8 +376,16 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
   for (auto _ : state) {
     if (o.touch_input) TouchInput(ctx, c, call);
     const auto t0 = Clock::now();
-    const absl::Status s = RunTimes(ctx, impl, call, o.agg_iters);
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    absl::Status s;
+    if (overlap == nullptr) {
+      s = RunTimes(ctx, impl, call, o.agg_iters);
+    } else {
+      for (int i = 0; i < o.agg_iters; ++i) s.Update(Overlapped(impl, call, overlap->steps));
+      Beat(ctx);
+    }
+    double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    // --nonblocking: what the call left exposed, the iteration minus the computation alone.
+    if (overlap != nullptr) seconds = std::max(0.0, seconds - o.agg_iters * overlap->compute_s);
     const AgreedIteration agreed = AgreeIteration(seconds, !s.ok(), o.time_across, ctx.comm);
     if (agreed.any_failed) {
       RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "timed iteration");
@@ -323,16 +411,16 @@ Measurement PooledMeasurement(const BenchContext& ctx, const Case& c, const Pool
   return m;
 }
 
-// -c: `o.check` more calls on fresh data, each result compared element by element with its exact value. Returns
-// false when a call failed (`state` says why).
+// -c: `o.check` more calls on fresh data (nonblocking ones with --nonblocking, overlapping their computation), each
+// result compared element by element with its exact value. Returns false when a call failed (`state` says why).
 bool CheckResults(benchmark::State& state, BenchContext& ctx, int index, const Call& call, const CheckSpec& spec,
-                  Measurement* m) {
+                  const OverlapPlan* overlap, Measurement* m) {
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   int64_t wrong = 0;
   for (int k = 0; k < ctx.options.check; ++k) {
     absl::Status s = PrepareData(ctx, c, call, spec);
-    if (s.ok()) s = RunTimes(ctx, impl, call, 1);
+    if (s.ok()) s = overlap != nullptr ? Overlapped(impl, call, overlap->steps) : RunTimes(ctx, impl, call, 1);
     if (s.ok()) s = FetchResults(ctx, c);
     if (AgreeStatus(s, ctx.comm) != 0) {
       RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "checked call");
@@ -422,9 +510,11 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   const Call call = MakeCall(ctx, c);
   const CheckSpec spec = MakeSpec(ctx, c);
   if (!StartRound(state, ctx, index, call, spec)) return;
+  OverlapPlan overlap;
+  if (o.nonblocking_pct > 0 && !PlanOverlap(state, ctx, index, call, &overlap)) return;
   const double link_before = ProbeLinks(ctx);
   std::vector<double> mine, combined;
-  if (!TimeIterations(state, ctx, index, call, &mine, &combined)) return;
+  if (!TimeIterations(state, ctx, index, call, o.nonblocking_pct > 0 ? &overlap : nullptr, &mine, &combined)) return;
   AfterRound(ctx, index, link_before);
   pool.combined_s.insert(pool.combined_s.end(), combined.begin(), combined.end());
   pool.round_ends.push_back(pool.combined_s.size());
@@ -441,7 +531,9 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   Measurement m = PooledMeasurement(ctx, c, pool);
   std::optional<Algorithm> priced;
   AddRoundsAndModel(ctx, index, &m, &priced);
-  if (o.check > 0 && !CheckResults(state, ctx, index, call, spec, &m)) return;
+  if (o.check > 0 && !CheckResults(state, ctx, index, call, spec, o.nonblocking_pct > 0 ? &overlap : nullptr, &m)) {
+    return;
+  }
   if (o.per_iter_timing && !pool.combined_s.empty()) AddIterationTimes(ctx, pool.combined_s, pool.mine_s, &m);
   ReportRow(state, ctx, index, m, priced);
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "base/types.h"
 #include "bench/data/layout.h"
@@ -37,6 +38,12 @@ class Implementation {
   bool is_peer() const { return kind() != "kcoll"; }
   // Runs the call; Unimplemented when this implementation cannot run it (the benchmark then skips it and says why).
   virtual absl::Status Run(const Call& call) = 0;
+  // --nonblocking: starts the call's nonblocking form, then Finish waits for it (one call in flight at a time).
+  // Unimplemented where the implementation has none.
+  virtual absl::Status Start(const Call& /*call*/) {
+    return absl::UnimplementedError(absl::StrCat(name(), " has no nonblocking form"));
+  }
+  virtual absl::Status Finish() { return absl::FailedPreconditionError("no nonblocking call in flight"); }
   // Where this implementation leaves the result of `call` (the recv pointer unless its in-place form differs).
   virtual const void* Result(const Call& call) const { return call.recv; }
   // Whether it runs on registered buffers (Communicator::Allocate) instead of ordinary ones.

@@ -1,6 +1,7 @@
 #include "bench/implementations/kcoll_implementation.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/kernels.h"
@@ -32,11 +33,57 @@ class KcollImplementation final : public Implementation {
                        options, memory);
   }
 
+  absl::Status Start(const Call& c) override {
+    CallOptions options;
+    options.algorithm = algorithm_;
+    const MemoryKind memory = comm_->kernels() != nullptr ? comm_->kernels()->memory() : MemoryKind::kHost;
+    const size_t count = c.layout.count;
+    const ReduceOp op = c.op.value_or(ReduceOp::kSum);
+    if (!IsVariable(c.collective)) {
+      pending_ = comm_->ICall(c.collective, c.send, c.recv, count, c.type, op, c.root, options, memory);
+      return absl::OkStatus();
+    }
+    // The v-collectives with equal counts, laid out as Communicator::Call lays them (the blocking rows).
+    const size_t n = static_cast<size_t>(comm_->size());
+    counts_.assign(n, count);
+    displs_.resize(n);
+    for (size_t j = 0; j < n; ++j) displs_[j] = j * count;
+    switch (c.collective) {
+      case Collective::kAllGatherV:
+        pending_ = comm_->IAllGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, options, memory);
+        break;
+      case Collective::kAllToAllV:
+        pending_ = comm_->IAllToAllV(c.send, counts_.data(), displs_.data(), c.recv, counts_.data(), displs_.data(),
+                                     c.type, options, memory);
+        break;
+      case Collective::kReduceScatterV:
+        pending_ = comm_->IReduceScatterV(c.send, c.recv, counts_.data(), c.type, op, options, memory);
+        break;
+      case Collective::kGatherV:
+        pending_ =
+            comm_->IGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, c.root, options, memory);
+        break;
+      default:  // kScatterV
+        pending_ =
+            comm_->IScatterV(c.send, counts_.data(), displs_.data(), c.recv, count, c.type, c.root, options, memory);
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Finish() override {
+    const absl::Status done = pending_.Wait();
+    pending_ = Request();
+    return done;
+  }
+
  private:
   Communicator* comm_;
   Algorithm algorithm_;
   std::string label_;
   bool registered_;
+  Request pending_;
+  std::vector<size_t> counts_, displs_;  // a nonblocking v-collective's arrays, kept until it completed
 };
 
 }  // namespace

@@ -22,6 +22,13 @@ absl::Status Check(int rc, const char* what) {
   return absl::InternalError(absl::StrCat(what, " failed: ", std::string(text, len)));
 }
 
+// The blocking MPI function, or with `request` its nonblocking form (the same arguments and the request).
+template <typename Blocking, typename Nonblocking, typename... Args>
+absl::Status Issue(MPI_Request* request, Blocking blocking, Nonblocking nonblocking, const char* name, Args... args) {
+  if (request == nullptr) return Check(blocking(args...), name);
+  return Check(nonblocking(args..., request), name);
+}
+
 class MpiPeer final : public Implementation {
  public:
   MpiPeer(Collective collective, MPI_Comm comm) : collective_(collective), comm_(comm) {
@@ -32,7 +39,30 @@ class MpiPeer final : public Implementation {
   std::string name() const override { return MpiCollectiveName(collective_); }
   std::string kind() const override { return "mpi"; }
 
-  absl::Status Run(const Call& c) override {
+  absl::Status Run(const Call& c) override { return Dispatch(c, nullptr); }
+
+  absl::Status Start(const Call& c) override {
+    requests_.assign(2, MPI_REQUEST_NULL);
+    return Dispatch(c, requests_.data());
+  }
+
+  absl::Status Finish() override {
+    if (requests_.empty()) return absl::FailedPreconditionError("no nonblocking call in flight");
+    const absl::Status done = Check(MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    requests_.clear();
+    return done;
+  }
+
+  const void* Result(const Call& c) const override {
+    if (c.in_place && (c.collective == Collective::kReduceScatter || c.collective == Collective::kReduceScatterV)) {
+      return c.send;
+    }
+    return c.recv;
+  }
+
+ private:
+  // The call through MPI's blocking collective, or with `request` (room for two) its nonblocking form.
+  absl::Status Dispatch(const Call& c, MPI_Request* request) {
     const MPI_Datatype type = MpiDatatypeOf(c.type);
     MPI_Op op = MPI_OP_NULL;
     if (c.op.has_value()) {
@@ -53,31 +83,37 @@ class MpiPeer final : public Implementation {
     const bool root = rank_ == c.root;
     switch (c.collective) {
       case Collective::kAllReduce:
-        return Check(MPI_Allreduce(send, c.recv, count, type, op, comm_), "MPI_Allreduce");
+        return Issue(request, MPI_Allreduce, MPI_Iallreduce, "MPI_Allreduce", send, c.recv, count, type, op, comm_);
       case Collective::kReduceScatter:
         // In place, MPI reads the whole input from recvbuf and leaves the block at its start.
-        return Check(
-            MPI_Reduce_scatter_block(send, c.in_place ? const_cast<void*>(c.send) : c.recv, count, type, op, comm_),
-            "MPI_Reduce_scatter_block");
+        return Issue(request, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, "MPI_Reduce_scatter_block", send,
+                     c.in_place ? const_cast<void*>(c.send) : c.recv, count, type, op, comm_);
       case Collective::kAllGather:
-        return Check(MPI_Allgather(send, count, type, c.recv, count, type, comm_), "MPI_Allgather");
+        return Issue(request, MPI_Allgather, MPI_Iallgather, "MPI_Allgather", send, count, type, c.recv, count, type,
+                     comm_);
       case Collective::kBroadcast:
         if (!c.in_place && root && count > 0) std::memcpy(c.recv, c.send, c.layout.count * DataTypeSize(c.type));
-        return Check(MPI_Bcast(c.recv, count, type, c.root, comm_), "MPI_Bcast");
+        return Issue(request, MPI_Bcast, MPI_Ibcast, "MPI_Bcast", c.recv, count, type, c.root, comm_);
       case Collective::kReduce:
-        return Check(MPI_Reduce(c.in_place && !root ? c.send : send, c.recv, count, type, op, c.root, comm_),
-                     "MPI_Reduce");
+        return Issue(request, MPI_Reduce, MPI_Ireduce, "MPI_Reduce", c.in_place && !root ? c.send : send, c.recv, count,
+                     type, op, c.root, comm_);
       case Collective::kAllToAll:
-        return Check(MPI_Alltoall(send, count, type, c.recv, count, type, comm_), "MPI_Alltoall");
+        return Issue(request, MPI_Alltoall, MPI_Ialltoall, "MPI_Alltoall", send, count, type, c.recv, count, type,
+                     comm_);
       case Collective::kGather:
-        return Check(MPI_Gather(c.in_place && !root ? c.send : send, count, type, c.recv, count, type, c.root, comm_),
-                     "MPI_Gather");
+        return Issue(request, MPI_Gather, MPI_Igather, "MPI_Gather", c.in_place && !root ? c.send : send, count, type,
+                     c.recv, count, type, c.root, comm_);
       case Collective::kScatter:
-        return Check(
-            MPI_Scatter(c.send, count, type, c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_),
-            "MPI_Scatter");
+        return Issue(request, MPI_Scatter, MPI_Iscatter, "MPI_Scatter", c.send, count, type,
+                     c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_);
       case Collective::kSendRecv: {
         const int next = (rank_ + 1) % nranks_, prev = (rank_ - 1 + nranks_) % nranks_;
+        if (request != nullptr) {
+          if (c.in_place) return absl::UnimplementedError("MPI has no nonblocking MPI_Sendrecv_replace");
+          absl::Status posted = Check(MPI_Irecv(c.recv, count, type, prev, 0, comm_, &request[0]), "MPI_Irecv");
+          if (!posted.ok()) return posted;
+          return Check(MPI_Isend(c.send, count, type, next, 0, comm_, &request[1]), "MPI_Isend");
+        }
         if (c.in_place) {
           return Check(MPI_Sendrecv_replace(c.recv, count, type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE),
                        "MPI_Sendrecv_replace");
@@ -86,59 +122,53 @@ class MpiPeer final : public Implementation {
                      "MPI_Sendrecv");
       }
       case Collective::kBarrier:
-        return Check(MPI_Barrier(comm_), "MPI_Barrier");
+        return Issue(request, MPI_Barrier, MPI_Ibarrier, "MPI_Barrier", comm_);
       case Collective::kAllGatherV:
       case Collective::kAllToAllV:
       case Collective::kReduceScatterV:
       case Collective::kGatherV:
       case Collective::kScatterV: {
-        // Equal counts, the layout of the kcoll rows (Communicator::Call).
-        std::vector<int> counts(nranks_, count), displs(nranks_);
-        for (int j = 0; j < nranks_; ++j) displs[j] = j * count;
+        // Equal counts, the layout of the kcoll rows (Communicator::Call); members, as a nonblocking call reads them
+        // until it completed.
+        counts_.assign(nranks_, count);
+        displs_.resize(nranks_);
+        for (int j = 0; j < nranks_; ++j) displs_[j] = j * count;
+        const std::vector<int>& counts = counts_;
+        const std::vector<int>& displs = displs_;
         if (c.collective == Collective::kAllGatherV) {
-          return Check(MPI_Allgatherv(send, count, type, c.recv, counts.data(), displs.data(), type, comm_),
-                       "MPI_Allgatherv");
+          return Issue(request, MPI_Allgatherv, MPI_Iallgatherv, "MPI_Allgatherv", send, count, type, c.recv,
+                       counts.data(), displs.data(), type, comm_);
         }
         if (c.collective == Collective::kReduceScatterV) {
           // In place, MPI reads the whole input from recvbuf and leaves the block at its start.
-          return Check(
-              MPI_Reduce_scatter(send, c.in_place ? const_cast<void*>(c.send) : c.recv, counts.data(), type, op, comm_),
-              "MPI_Reduce_scatter");
+          return Issue(request, MPI_Reduce_scatter, MPI_Ireduce_scatter, "MPI_Reduce_scatter", send,
+                       c.in_place ? const_cast<void*>(c.send) : c.recv, counts.data(), type, op, comm_);
         }
         if (c.collective == Collective::kGatherV) {
-          return Check(MPI_Gatherv(c.in_place && !root ? c.send : send, count, type, c.recv, counts.data(),
-                                   displs.data(), type, c.root, comm_),
-                       "MPI_Gatherv");
+          return Issue(request, MPI_Gatherv, MPI_Igatherv, "MPI_Gatherv", c.in_place && !root ? c.send : send, count,
+                       type, c.recv, counts.data(), displs.data(), type, c.root, comm_);
         }
         if (c.collective == Collective::kScatterV) {
-          return Check(MPI_Scatterv(c.send, counts.data(), displs.data(), type,
-                                    c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_),
-                       "MPI_Scatterv");
+          return Issue(request, MPI_Scatterv, MPI_Iscatterv, "MPI_Scatterv", c.send, counts.data(), displs.data(), type,
+                       c.in_place && root ? MPI_IN_PLACE : c.recv, count, type, c.root, comm_);
         }
-        return Check(
-            MPI_Alltoallv(send, counts.data(), displs.data(), type, c.recv, counts.data(), displs.data(), type, comm_),
-            "MPI_Alltoallv");
+        return Issue(request, MPI_Alltoallv, MPI_Ialltoallv, "MPI_Alltoallv", send, counts.data(), displs.data(), type,
+                     c.recv, counts.data(), displs.data(), type, comm_);
       }
       case Collective::kScan:
-        return Check(MPI_Scan(send, c.recv, count, type, op, comm_), "MPI_Scan");
+        return Issue(request, MPI_Scan, MPI_Iscan, "MPI_Scan", send, c.recv, count, type, op, comm_);
       case Collective::kExScan:
-        return Check(MPI_Exscan(send, c.recv, count, type, op, comm_), "MPI_Exscan");
+        return Issue(request, MPI_Exscan, MPI_Iexscan, "MPI_Exscan", send, c.recv, count, type, op, comm_);
     }
     return absl::InvalidArgumentError("invalid collective");
   }
 
-  const void* Result(const Call& c) const override {
-    if (c.in_place && (c.collective == Collective::kReduceScatter || c.collective == Collective::kReduceScatterV)) {
-      return c.send;
-    }
-    return c.recv;
-  }
-
- private:
   Collective collective_;
   MPI_Comm comm_;
   int rank_ = 0;
   int nranks_ = 1;
+  std::vector<int> counts_, displs_;  // the v-collectives' arrays
+  std::vector<MPI_Request> requests_;
 };
 
 }  // namespace

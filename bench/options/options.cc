@@ -78,6 +78,10 @@ constexpr Flag kFlags[] = {
     {0, "touch_input", "0|1",
      "1 (default): each rank rewrites its input before every timed iteration, untimed, as an application that "
      "just produced it; 0: the input stays as first written (nccl-tests)"},
+    {0, "nonblocking", "P",
+     "time issue-compute-wait: each iteration starts the nonblocking call (IAllReduce, MPI_Iallreduce, ...), computes "
+     "for P% of the blocking call's time (1 to 10000; 0, the default: blocking calls), then waits; time is what the "
+     "call left exposed (the iteration minus the computation alone)"},
     {0, "registered", nullptr,
      "add kcoll rows on registered buffers (Communicator::Allocate): `auto registered` and the zero-copy `direct`"},
     {0, "rounds", "N",
@@ -196,6 +200,7 @@ const IntegerFlag kIntegerFlags[] = {
      }},
     {"ranks_per_node", 1, 4096, [](BenchOptions& o, int64_t v) { o.ranks_per_node = static_cast<int>(v); }},
     {"touch_input", 0, 1, [](BenchOptions& o, int64_t v) { o.touch_input = v == 1; }},
+    {"nonblocking", 0, 10000, [](BenchOptions& o, int64_t v) { o.nonblocking_pct = static_cast<int>(v); }},
     {"rounds", 1, 100, [](BenchOptions& o, int64_t v) { o.rounds = static_cast<int>(v); }},
     {"recalibrate", 0, 10, [](BenchOptions& o, int64_t v) { o.recalibrate = static_cast<int>(v); }},
     {"calibrate_ms", 1, 10000, [](BenchOptions& o, int64_t v) { o.calibrate_ms = static_cast<int>(v); }},
@@ -357,6 +362,10 @@ absl::Status CheckCombination(const BenchOptions& o, bool factor_given, bool ste
   if ((o.calibrate_ms != BenchOptions().calibrate_ms || o.calibrate_max_bytes != BenchOptions().calibrate_max_bytes) &&
       o.calibrate_path.empty()) {
     return absl::InvalidArgumentError("--calibrate_ms and --calibrate_max need --calibrate FILE: they set its sweep");
+  }
+  if (o.nonblocking_pct > 0 && o.model) {
+    return absl::InvalidArgumentError(
+        "--nonblocking and --model both given: the model prices blocking calls, not what a computation leaves exposed");
   }
   if (o.recalibrate > 0 && (o.calibrate_path.empty() || !o.model)) {
     return absl::InvalidArgumentError(absl::StrCat("--recalibrate '", o.recalibrate,

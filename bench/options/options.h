@@ -68,6 +68,10 @@ struct BenchOptions {
   // peer that reads it pulls lines this rank just modified, as it would in an application, instead of a copy it
   // kept in its own cache from the previous iteration.
   bool touch_input = true;
+  // --nonblocking P (0: off): every timed iteration issues the call's nonblocking form, computes for P% of the
+  // blocking call's time (measured in the same round), then waits; the time column is what the call left exposed:
+  // the iteration minus the same computation timed alone.
+  int nonblocking_pct = 0;
   // --registered: kcoll rows on buffers from Communicator::Allocate (`auto registered`, and `direct`, the zero-copy
   // algorithm, which runs only on them) beside the rows on ordinary buffers.
   bool registered = false;

@@ -75,6 +75,14 @@ TEST(OptionsTest, ModelFlagTakesNoValue) {
   EXPECT_FALSE(d->model);
 }
 
+TEST(OptionsTest, Nonblocking) {
+  EXPECT_EQ(Parse({})->nonblocking_pct, 0);
+  EXPECT_EQ(Parse({"--nonblocking", "150"})->nonblocking_pct, 150);
+  EXPECT_THAT(Error({"--nonblocking", "10001"}), HasSubstr("--nonblocking '10001': must be in [0, 10000]"));
+  EXPECT_THAT(Error({"--nonblocking", "x"}), HasSubstr("--nonblocking 'x'"));
+  EXPECT_THAT(Error({"--nonblocking", "150", "--model"}), HasSubstr("--nonblocking and --model both given"));
+}
+
 TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   auto d = Parse({});
   ASSERT_TRUE(d.ok());
@@ -310,11 +318,11 @@ TEST(OptionsTest, ValidateForRanks) {
 TEST(OptionsTest, UsageListsEveryFlag) {
   const std::string usage = Usage("all_reduce", Context());
   for (const char* flag :
-       {"--minbytes",       "--maxbytes",        "--stepfactor",  "--stepbytes",   "--iters", "--warmup_iters",
-        "--agg_iters",      "--check",           "--op",          "--datatype",    "--root",  "--average",
-        "--timeout",        "--per_iter_timing", "--json",        "--algo",        "--exec",  "--ranks",
-        "--ranks_per_node", "--intra_bw",        "--inter_bw",    "--profile",     "--model", "--calibrate",
-        "--touch_input",    "--rounds",          "--recalibrate", "--with_timeout"}) {
+       {"--minbytes",       "--maxbytes",        "--stepfactor",  "--stepbytes",    "--iters",      "--warmup_iters",
+        "--agg_iters",      "--check",           "--op",          "--datatype",     "--root",       "--average",
+        "--timeout",        "--per_iter_timing", "--json",        "--algo",         "--exec",       "--ranks",
+        "--ranks_per_node", "--intra_bw",        "--inter_bw",    "--profile",      "--model",      "--calibrate",
+        "--touch_input",    "--rounds",          "--recalibrate", "--with_timeout", "--nonblocking"}) {
     EXPECT_THAT(usage, HasSubstr(flag));
   }
 }

@@ -169,6 +169,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
   kcoll["exec"] = info.exec;
   kcoll["exec_note"] = info.exec_note;
   if (!info.timeout_note.empty()) kcoll["timeout_note"] = info.timeout_note;
+  if (!info.timing_note.empty()) kcoll["timing_note"] = info.timing_note;
   kcoll["transport_notes"] = info.transport_notes;
   kcoll["launch"] = info.launch;
   kcoll["time_across_ranks"] = info.time_across;

@@ -166,6 +166,7 @@ struct RunInfo {
   std::string exec;          // "serial", "openmp"
   std::string exec_note;     // threads per rank, why
   std::string timeout_note;  // what the kcoll rows wait with (empty: no timeout anywhere, nothing to say)
+  std::string timing_note;   // what a row's time is when it is not one blocking call (--nonblocking)
   std::vector<std::string> transport_notes;  // per communicator: which rows, and what it runs on
   std::string launch;                        // how the ranks were started (mpirun line or "external mpirun")
   std::vector<RankInfo> ranks;

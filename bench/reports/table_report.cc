@@ -135,6 +135,7 @@ void TableWriter::OnRunStart(const RunInfo& info) {
   out_ << "# Execution space: " << info.exec << " (" << info.exec_note << ")\n";
   for (const std::string& note : info.transport_notes) out_ << "# Transport: " << note << "\n";
   if (!info.timeout_note.empty()) out_ << "# Timeout: " << info.timeout_note << "\n";
+  if (!info.timing_note.empty()) out_ << "# Timing: " << info.timing_note << "\n";
   if (info.load_average >= 0) {
     out_ << Fmt("# Machine: %d cores, load average %.2f at the start (other work competes with the ranks)\n",
                 info.cores, info.load_average);
