@@ -99,7 +99,10 @@ TEST(AlgorithmChooserTest, SmallAndLargeMessagesOnOneNode) {
   EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 8, port, p)), Algorithm::kRecursiveDoubling);
   // Bandwidth-bound: ring and halving-doubling move the same bytes; halving-doubling has fewer rounds.
   EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllReduce, 1e10, port, p)), Algorithm::kHalvingDoubling);
-  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllToAll, 1e6, port, p)), Algorithm::kPairwise);
+  // AllToAll of 64 ranks: Bruck's 6 rounds beat pairwise's 63 while a block (S/64) costs less than a latency to
+  // send; once blocks are large, pairwise's single copy of each wins.
+  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllToAll, 1e6, port, p)), Algorithm::kBruck);
+  EXPECT_EQ(Unwrap(ChooseAlgorithm(Collective::kAllToAll, 1e9, port, p)), Algorithm::kPairwise);
   // A link to every peer: the bidirectional ring uses both directions of each ring link and halves the bandwidth
   // term, which wins for large messages when the schedules run in one piece (in slices of 2 x 64 chunks it pays 126
   // latencies per slice, and the pipelined trees win).

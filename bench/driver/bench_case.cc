@@ -291,6 +291,29 @@ SkipKey SkipKeyOf(const Case& c) {
   return SkipKey(c.implementation, static_cast<int>(c.type), c.op ? static_cast<int>(*c.op) : -1);
 }
 
+// The outcome of a case's first call on this rank, agreed: true when every rank's succeeded; else the case is
+// skipped (some rank's is Unimplemented: noted with `skip_why` and the reason, and later rounds skip it too) or failed
+// (`phase` names the call), `state` saying which.
+bool AcceptFirstCall(benchmark::State& state, BenchContext& ctx, int index, const absl::Status& first,
+                     const char* skip_why, const char* phase) {
+  const Case& c = ctx.cases[index];
+  Implementation& impl = *ctx.implementations[c.implementation];
+  const int code = AgreeStatus(first, ctx.comm);
+  if (code == 1) {
+    const std::string why = absl::StrCat(skip_why, first.ok() ? "on another rank" : std::string(first.message()));
+    ctx.report.unimplemented[SkipKeyOf(c)] = why;
+    const std::string name = impl.name(), kind = impl.kind();
+    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
+    state.SkipWithError(why.c_str());
+    return false;
+  }
+  if (code == 2) {
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, first, phase);
+    return false;
+  }
+  return true;
+}
+
 // The start of one round of nccl-tests' loop: fill the buffers, a first call (which synchronises the ranks and tells
 // whether the implementation runs this case at all), then the warm-up. Returns false when the case stopped here
 // (skipped or failed: `state` says why).
@@ -301,20 +324,7 @@ bool StartRound(benchmark::State& state, BenchContext& ctx, int index, const Cal
   const absl::Status prepared = PrepareData(ctx, c, call, spec);
   MaybeHang(ctx);
   const absl::Status first = prepared.ok() ? RunTimes(ctx, impl, call, 1) : prepared;
-  const int code = AgreeStatus(first, ctx.comm);
-  if (code == 1) {
-    const std::string why =
-        absl::StrCat("skipped (not implemented): ", first.ok() ? "on another rank" : std::string(first.message()));
-    ctx.report.unimplemented[SkipKeyOf(c)] = why;
-    const std::string name = impl.name(), kind = impl.kind();
-    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
-    state.SkipWithError(why.c_str());
-    return false;
-  }
-  if (code == 2) {
-    RecordFailure(state, ctx, ctx.pooled[index], c, impl, first, "first call");
-    return false;
-  }
+  if (!AcceptFirstCall(state, ctx, index, first, "skipped (not implemented): ", "first call")) return false;
   absl::Status warm;
   for (int i = 0; i < o.warmup_iters && warm.ok(); ++i) warm = RunTimes(ctx, impl, call, o.agg_iters);
   if (AgreeStatus(warm, ctx.comm) != 0) {
@@ -331,18 +341,8 @@ bool PlanOverlap(benchmark::State& state, BenchContext& ctx, int index, const Ca
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const absl::Status first = Overlapped(impl, call, 0);
-  const int code = AgreeStatus(first, ctx.comm);
-  if (code == 1) {
-    const std::string why = absl::StrCat("skipped (--nonblocking: no nonblocking form): ",
-                                         first.ok() ? "on another rank" : std::string(first.message()));
-    ctx.report.unimplemented[SkipKeyOf(c)] = why;
-    const std::string name = impl.name(), kind = impl.kind();
-    SendToSink(ctx, index, [=](ResultSink& sink) { sink.Note(c.collective, name, kind, why); });
-    state.SkipWithError(why.c_str());
-    return false;
-  }
-  if (code == 2) {
-    RecordFailure(state, ctx, ctx.pooled[index], c, impl, first, "first nonblocking call");
+  if (!AcceptFirstCall(state, ctx, index, first,
+                       "skipped (--nonblocking: no nonblocking form): ", "first nonblocking call")) {
     return false;
   }
   absl::Status blocking;

@@ -28,6 +28,11 @@ void AddPairwiseAllToAll(PriceBuilder& b) {
     load.intra = load.has_intra ? block : 0;
     load.has_inter = crossing > 0;
     load.inter = load.has_inter ? std::max(block, crossing * block / topology.nics_per_node) : 0;
+    // What each rank receives, for profiles whose ranks' cores copy (Profile::transfers_use_cores): one block, from
+    // its own node on p - crossing ranks of each node, from another node on the other `crossing`.
+    const int64_t nodes = topology.nodes;
+    if (crossing < p) load.receives.push_back({block, 1, 0, 0, 0, (p - crossing) * nodes});
+    if (crossing > 0) load.receives.push_back({0, 0, block, 1, 0, crossing * nodes});
     b.AddRoundLoad(count, load, static_cast<double>(n) * block);
   }
 }
