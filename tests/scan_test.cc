@@ -93,7 +93,9 @@ TEST(InlineScan, AutoTakesItForSmallBuffersOnly) {
   ASSERT_TRUE(comm->Scan(send.data(), recv.data(), 1, DataType::kFloat64, ReduceOp::kSum).ok());  // 8 B
   EXPECT_EQ(recv[0], (rank + 1) * (rank + 2) / 2.0);
   ASSERT_TRUE(comm->ExScan(send.data(), recv.data(), 2, DataType::kFloat64, ReduceOp::kMax).ok());  // 16 B
-  if (rank > 0) EXPECT_EQ(recv[1], rank);
+  if (rank > 0) {
+    EXPECT_EQ(recv[1], rank);
+  }
   EXPECT_EQ(CallsOf(*comm, Collective::kScan, Algorithm::kInline), 1u);
   EXPECT_EQ(CallsOf(*comm, Collective::kExScan, Algorithm::kInline), 1u);
   ASSERT_TRUE(comm->Scan(send.data(), recv.data(), 512, DataType::kFloat64, ReduceOp::kSum).ok());  // 4 KiB
