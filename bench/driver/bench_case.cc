@@ -144,12 +144,12 @@ absl::Status RunTimes(BenchContext& ctx, Implementation& impl, const Call& call,
 }
 
 // --nonblocking: the computation an iteration overlaps with the call, a dependent chain of multiply-adds (no memory
-// traffic, so it competes with the call for the core only), and how long it takes alone.
-double Compute(int64_t steps) {
-  volatile double seed = 1.0;
-  double x = seed;
+// traffic, so it competes with the call for the core only). Its result goes to a volatile, so the optimizer keeps it.
+volatile double compute_result = 1.0;
+void Compute(int64_t steps) {
+  double x = compute_result;
   for (int64_t i = 0; i < steps; ++i) x = x * 0.999999 + 1e-7;
-  return x;
+  compute_result = x;
 }
 
 double SecondsOf(const std::function<void()>& f) {
