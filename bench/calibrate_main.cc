@@ -26,6 +26,7 @@
 #include "base/topology.h"
 #include "bench/calibration/calibrate_in_run.h"
 #include "bench/calibration/calibrate_launch.h"
+#include "bench/options/launcher.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
 #include "calibration/report.h"
@@ -137,10 +138,8 @@ int Launch(const char* program) {
   const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
   const char* test_tmpdir = GetEnv("TEST_TMPDIR");
-  // The program itself: argv[0] may be relative to a directory mpirun does not start in.
-  char self[4096];
-  const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  const std::string binary = len > 0 ? std::string(self, len) : std::string(program);
+  const std::string self = SelfExecutable();
+  const std::string binary = !self.empty() ? self : std::string(program);
   LaunchCommand command =
       MakeLaunchCommand(mpirun, binary, ranks, args, Cores(), test_tmpdir != nullptr ? test_tmpdir : "");
   std::fprintf(stderr, "[calibrate] %s\n", absl::StrJoin(command.argv, " ").c_str());

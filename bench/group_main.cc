@@ -182,10 +182,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!StartedByMpiLauncher()) {
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) return 2;
-    self[n] = '\0';
+    const std::string self = SelfExecutable();
+    if (self.empty()) return 2;
     BenchOptions launch;
     launch.ranks = options->ranks;
     LaunchPlan plan = PlanLaunch(launch, MpirunPath(), self, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));

@@ -274,10 +274,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!StartedByMpiLauncher()) {
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) return 2;
-    self[n] = '\0';
+    const std::string self = SelfExecutable();
+    if (self.empty()) return 2;
     BenchOptions launch;
     launch.ranks = options->ranks;
     launch.exec = "openmp";  // not bound to cores: the progress thread moves beside the computation

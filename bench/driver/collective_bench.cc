@@ -331,13 +331,11 @@ int CollectiveBenchMain(int argc, char** argv, const std::string& program, const
         return 2;
       }
     }
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) {
+    const std::string self = SelfExecutable();
+    if (self.empty()) {
       std::fprintf(stderr, "%s: cannot find my own executable to start the ranks\n", program.c_str());
       return 2;
     }
-    self[n] = '\0';
     return ExecLaunchPlan(PlanLaunch(options, MpirunPath(), self, args, CoreCount()));
   }
 

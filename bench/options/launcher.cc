@@ -41,6 +41,12 @@ std::string MpirunPath() {
   return KCOLL_MPIRUN;
 }
 
+std::string SelfExecutable() {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  return n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+}
+
 LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
                       const std::vector<std::string>& args, int cores) {
   LaunchPlan plan;

@@ -46,6 +46,10 @@ int ExecLaunchPlan(const LaunchPlan& plan);
 // The mpirun kcoll was built against ($KCOLL_MPIRUN overrides it).
 std::string MpirunPath();
 
+// This process's executable, for mpirun to start as the ranks (argv[0] may be relative to a directory mpirun does not
+// start in); empty when it cannot be read.
+std::string SelfExecutable();
+
 }  // namespace bench
 }  // namespace kcoll
 

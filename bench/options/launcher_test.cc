@@ -21,6 +21,12 @@ std::string Env(const LaunchPlan& plan, const std::string& name) {
   return "<unset>";
 }
 
+TEST(LauncherTest, SelfExecutableIsThisTestBinary) {
+  const std::string self = SelfExecutable();
+  EXPECT_THAT(self, ::testing::StartsWith("/"));
+  EXPECT_THAT(self, ::testing::EndsWith("/launcher_test"));
+}
+
 TEST(LauncherTest, SerialRanksThatFitAreBoundToCores) {
   BenchOptions o;
   o.ranks = 2;
