@@ -85,6 +85,7 @@
   X(AllGatherV, Linear, LinearAllGatherV, PriceLinear)                                                                 \
   X(AllToAllV, Pairwise, PairwiseAllToAllV, PricePairwise)                                                             \
   X(AllToAllV, Linear, LinearAllToAllV, PriceLinear)                                                                   \
+  X(AllToAllV, Bruck, BruckAllToAllV, PriceBruck)                                                                     \
   X(ReduceScatterV, Ring, RingReduceScatterV, PriceRing)                                                               \
   X(ReduceScatterV, Linear, LinearReduceScatterV, PriceLinear)                                                         \
   X(GatherV, Linear, LinearGatherV, PriceLinear)                                                                       \

@@ -95,6 +95,8 @@ bool IsRooted(Collective c) { return FactsOf(c).rooted; }
 
 bool Reduces(Collective c) { return FactsOf(c).reduces; }
 
+bool NeedsHostRanks(Collective c, Algorithm a) { return c == Collective::kAllToAllV && a == Algorithm::kBruck; }
+
 bool IsVariable(Collective c) {
   return c == Collective::kAllGatherV || c == Collective::kAllToAllV || c == Collective::kReduceScatterV ||
          c == Collective::kGatherV || c == Collective::kScatterV;

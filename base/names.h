@@ -98,6 +98,10 @@ std::vector<Algorithm> AlgorithmsFor(Collective c);
 // The algorithms that move their data through the transport, on any buffers: without those that need registered
 // buffers (direct) or the node's inline exchange (inline).
 std::vector<Algorithm> TransferAlgorithmsFor(Collective c);
+// Whether the schedule of (c, a) reads on the host what it received to decide its next transfers (bruck's alltoallv:
+// the block sizes each step brings), so that it runs on host ranks only: host buffers, and a transport that completes
+// transfers on the host (not NCCL's stream, not a device staging transport).
+bool NeedsHostRanks(Collective c, Algorithm a);
 
 // FactsOf(a).simplicity: ties between predicted times go to the algorithm with the smaller rank.
 int SimplicityRank(Algorithm a);

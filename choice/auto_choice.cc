@@ -110,13 +110,13 @@ models::CostOptions ModelCostOptions(const Topology& topology) {
   return options;
 }
 
-absl::StatusOr<AutoChoice> AutoChoice::Create(const Topology& topology, ProfileChoice profile) {
+absl::StatusOr<AutoChoice> AutoChoice::Create(const Topology& topology, ProfileChoice profile, bool host_ranks) {
   absl::StatusOr<models::AlgorithmChooser> chooser =
       models::AlgorithmChooser::Create(ModelTopology(topology), profile.profile, ModelCostOptions(topology));
   if (!chooser.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("profile (", profile.source, "): ", chooser.status().message()));
   }
-  return AutoChoice(topology, *std::move(chooser), std::move(profile));
+  return AutoChoice(topology, *std::move(chooser), std::move(profile), host_ranks);
 }
 
 absl::StatusOr<std::vector<models::Candidate>> AutoChoice::Candidates(Collective collective, size_t bytes,
@@ -126,14 +126,16 @@ absl::StatusOr<std::vector<models::Candidate>> AutoChoice::Candidates(Collective
   KCOLL_ASSIGN_OR_RETURN(std::vector<models::Candidate> all, chooser_.Candidates(collective, size));
   std::vector<models::Candidate> out;
   for (const models::Candidate& c : all) {
-    if (std::find(registered.begin(), registered.end(), c.algorithm) != registered.end() && NeedsMet(c.algorithm)) {
+    if (std::find(registered.begin(), registered.end(), c.algorithm) != registered.end() &&
+        NeedsMet(collective, c.algorithm)) {
       out.push_back(c);
     }
   }
   return out;
 }
 
-bool AutoChoice::NeedsMet(Algorithm algorithm) const {
+bool AutoChoice::NeedsMet(Collective collective, Algorithm algorithm) const {
+  if (!host_ranks_ && NeedsHostRanks(collective, algorithm)) return false;
   switch (FactsOf(algorithm).needs) {
     case AlgorithmNeeds::kNothing:
       return true;

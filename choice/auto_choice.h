@@ -70,8 +70,9 @@ models::CostOptions ModelCostOptions(const Topology& topology);
 
 class AutoChoice {
  public:
-  // InvalidArgument when the profile is invalid.
-  static absl::StatusOr<AutoChoice> Create(const Topology& topology, ProfileChoice profile);
+  // InvalidArgument when the profile is invalid. `host_ranks`: the ranks compute on the host (not GPU ranks), so the
+  // schedules that only host ranks run (NeedsHostRanks in base/names.h) are candidates.
+  static absl::StatusOr<AutoChoice> Create(const Topology& topology, ProfileChoice profile, bool host_ranks = true);
 
   // The registered algorithm (AlgorithmsFor) with the least predicted time; DefaultAlgorithm when none has a model.
   // `bytes` is count * element size, with count as CollectiveArgs defines it (per rank for reduce_scatter and
@@ -94,12 +95,13 @@ class AutoChoice {
   const std::string& profile_source() const { return profile_.source; }
 
  private:
-  AutoChoice(const Topology& topology, models::AlgorithmChooser chooser, ProfileChoice profile)
-      : topology_(topology), chooser_(std::move(chooser)), profile_(std::move(profile)) {}
+  AutoChoice(const Topology& topology, models::AlgorithmChooser chooser, ProfileChoice profile, bool host_ranks)
+      : topology_(topology), chooser_(std::move(chooser)), profile_(std::move(profile)), host_ranks_(host_ranks) {}
 
-  // Whether the communicator can run `algorithm` whatever the call's buffers: the same number of ranks on every node
-  // for the hierarchical algorithms; never for those that need registered buffers (they are not priced).
-  bool NeedsMet(Algorithm algorithm) const;
+  // Whether the communicator can run `algorithm` for `collective` whatever the call's buffers: the same number of
+  // ranks on every node for the hierarchical algorithms, host ranks for those that read received sizes on the host;
+  // never for those that need registered buffers (they are not priced).
+  bool NeedsMet(Collective collective, Algorithm algorithm) const;
 
   struct Cache {
     absl::Mutex mutex;
@@ -109,6 +111,7 @@ class AutoChoice {
   Topology topology_;
   models::AlgorithmChooser chooser_;
   ProfileChoice profile_;
+  bool host_ranks_ = true;
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 

@@ -112,7 +112,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(c->state_->logger, Logger::Create(log_config, world_rank, c->state_->topology.rank));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path, transport);
   KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
-  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice, AutoChoice::Create(c->state_->topology, *std::move(profile)));
+  c->state_->host_ranks = backend != ExecBackend::kCuda;
+  KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice,
+                         AutoChoice::Create(c->state_->topology, *std::move(profile), c->state_->host_ranks));
   c->state_->auto_choice = std::make_unique<AutoChoice>(std::move(auto_choice));
   if (MPI_Comm_dup(mpi->comm(), &c->state_->control_comm) != MPI_SUCCESS) {
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
@@ -313,8 +315,9 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
   Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
   absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, state_->transport_kind);
-  absl::StatusOr<AutoChoice> choice = profile.ok() ? AutoChoice::Create(state_->topology, *std::move(profile))
-                                                   : absl::StatusOr<AutoChoice>(profile.status());
+  absl::StatusOr<AutoChoice> choice =
+      profile.ok() ? AutoChoice::Create(state_->topology, *std::move(profile), state_->host_ranks)
+                   : absl::StatusOr<AutoChoice>(profile.status());
   absl::Status agreed = AgreeOnProfile(state_->control_comm, choice.status(), state_->timeout.timeout);
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   KCOLL_RETURN_IF_ERROR(agreed);
@@ -636,10 +639,14 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
-  // communicator any more. One refused before any transfer (an algorithm rejecting its tuning) leaves it usable.
+  // communicator any more. One refused before any transfer (an algorithm rejecting its tuning), or one whose schedule
+  // finished every transfer before it found the error (Resources::failed_in_step), leaves it usable.
   const bool posted =
       state_->counters.total.send.calls != before.send.calls || state_->counters.total.recv.calls != before.recv.calls;
-  if (!status.ok() && (posted || status.code() == absl::StatusCode::kDeadlineExceeded)) return Break(status);
+  const bool in_step = resources.failed_in_step && status.code() != absl::StatusCode::kDeadlineExceeded;
+  if (!status.ok() && !in_step && (posted || status.code() == absl::StatusCode::kDeadlineExceeded)) {
+    return Break(status);
+  }
   return status;
 }
 

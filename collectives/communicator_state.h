@@ -49,6 +49,7 @@ struct CommunicatorState {
   absl::Status broken;
   MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice;
+  bool host_ranks = true;  // not GPU ranks: the schedules that read received sizes on the host may run
   // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names
   // for that collective, none, or the error every call of that collective then returns. Empty without $KCOLL_ALGO.
   std::vector<absl::StatusOr<std::optional<Algorithm>>> algo_override;

@@ -43,6 +43,18 @@ void CostModel::AddRoundLoad(double count, const RoundLoad& load, double sent_fr
   sent_per_byte_ += count * sent_fraction;
 }
 
+void CostModel::AddFixedRound(std::vector<Transfer> transfers) {
+  double bytes = 0;
+  for (Transfer& t : transfers) {
+    bytes += t.src != t.dst ? t.amount : 0;
+    t.amount = 0;  // latency only: a few bytes per message, next to the round's alpha
+  }
+  RoundLoad load = SummarizeRound(topology_, std::move(transfers), /*reduces=*/false);
+  if (!load.has_intra && !load.has_inter) return;
+  rounds_.push_back({1, load});
+  sent_fixed_bytes_ += bytes;
+}
+
 double CostModel::Seconds(double bytes) const {
   if (collective_ == Collective::kBarrier) {
     bytes = 0;

@@ -82,7 +82,7 @@ class CostModel {
 
   // The bytes all ranks send together in one call of `bytes` (nccl-tests' S), as the schedule this model prices
   // sends them: what the library's traffic counters add up to over the ranks (tests/model_parity_test.cc).
-  double SentBytes(double bytes) const { return sent_per_byte_ * bytes; }
+  double SentBytes(double bytes) const { return sent_per_byte_ * bytes + sent_fixed_bytes_; }
 
   // ring_pipelined: the channels a call of `bytes` runs, as the library chooses them (DefaultRingChannels in
   // collectives/algorithms/all_reduce/ring_pipelined.h): one per whole slice of n chunks, at least 1, at most the
@@ -110,6 +110,7 @@ class CostModel {
   // The shapes a price builds (PriceBuilder forwards to these).
   void AddRounds(double count, std::vector<Transfer> transfers, bool reduces);
   void AddRoundLoad(double count, const RoundLoad& load, double sent_fraction);
+  void AddFixedRound(std::vector<Transfer> transfers);
   void BuildPipelinedRing(double reducing_rounds, double copying_rounds);
   void BuildChain(bool reduces);
   void BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& trees);
@@ -167,8 +168,9 @@ class CostModel {
     }
   };
   std::map<RankStage, int64_t> rank_stages_;
-  double tree_share_ = 1;     // kPipelinedTrees: the part of S each tree carries
-  double sent_per_byte_ = 0;  // bytes sent by all ranks together per byte of S
+  double tree_share_ = 1;        // kPipelinedTrees: the part of S each tree carries
+  double sent_per_byte_ = 0;     // bytes sent by all ranks together per byte of S
+  double sent_fixed_bytes_ = 0;  // bytes sent by all ranks together whatever S is (AddFixedRound's headers)
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

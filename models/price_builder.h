@@ -34,6 +34,9 @@ class PriceBuilder {
   void AddRoundLoad(double count, const RoundLoad& load, double sent_fraction) {
     model_.AddRoundLoad(count, load, sent_fraction);
   }
+  // One round of messages whose sizes do not depend on S (amounts in bytes here): headers such as the block sizes
+  // bruck's alltoallv sends ahead of its blocks. Priced as the round's latency; their bytes count in SentBytes.
+  void AddFixedRound(std::vector<Transfer> transfers) { model_.AddFixedRound(std::move(transfers)); }
   // The rounds run the buffer slice by slice, slices of `slice_bytes`: the first `cold_rounds` rounds added read each
   // slice from memory (the whole buffer is their working set), the others find it in cache (the slice is).
   void InSlices(double slice_bytes, size_t cold_rounds) {

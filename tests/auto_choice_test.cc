@@ -66,6 +66,26 @@ TEST(AutoChoiceTwoAlgorithms, LatencyPicksFewerRoundsBandwidthPicksFewerBytes) {
   }
 }
 
+// Sixteen ranks, latency-bound AllToAllV: bruck's 2 log2(16) = 8 rounds beat pairwise's 15, on host ranks. On GPU
+// ranks bruck's alltoallv cannot run (it reads received sizes on the host), so auto leaves it out there; bruck's
+// AllToAll, which reads nothing on the host, stays a candidate.
+TEST(AutoChoiceHostRanks, BruckAllToAllVOnlyOnHostRanks) {
+  const Topology sixteen = MakeEmulatedTopology(0, 16, 16);
+  const std::vector<Algorithm> both = {Algorithm::kPairwise, Algorithm::kBruck};
+  absl::StatusOr<AutoChoice> host = AutoChoice::Create(sixteen, LatencyBound(), /*host_ranks=*/true);
+  absl::StatusOr<AutoChoice> gpu = AutoChoice::Create(sixteen, LatencyBound(), /*host_ranks=*/false);
+  ASSERT_TRUE(host.ok() && gpu.ok()) << host.status() << gpu.status();
+  auto on_host = host->ChooseAmong(Collective::kAllToAllV, kSmall, both);
+  ASSERT_TRUE(on_host.ok()) << on_host.status();
+  EXPECT_EQ(*on_host, Algorithm::kBruck);
+  auto on_gpu = gpu->ChooseAmong(Collective::kAllToAllV, kSmall, both);
+  ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
+  EXPECT_EQ(*on_gpu, Algorithm::kPairwise);
+  auto uniform = gpu->ChooseAmong(Collective::kAllToAll, kSmall, both);
+  ASSERT_TRUE(uniform.ok()) << uniform.status();
+  EXPECT_EQ(*uniform, Algorithm::kBruck);
+}
+
 // The size converts to nccl-tests' S: AllGather's `bytes` is one rank's part, S is the whole output.
 TEST(AutoChoiceCandidates, PricesTheWholeCollective) {
   const Topology four = MakeEmulatedTopology(0, 4, 2);

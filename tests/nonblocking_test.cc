@@ -92,7 +92,7 @@ TEST_P(NonblockingTest, EveryCollectiveInFlightAtOnceIsExact) {
     // The v-collectives have their own nonblocking tests (v_collectives_test): ICall has no counts arrays for them.
     if (collective == Collective::kBarrier || IsVariable(collective)) continue;
     for (DataType type : {DataType::kInt32, DataType::kFloat64, DataType::kBfloat16}) {
-      for (size_t count : {size_t{1}, size_t{n_ + 1}, size_t{4099}}) {
+      for (size_t count : {size_t{1}, static_cast<size_t>(n_) + 1, size_t{4099}}) {
         const int root = static_cast<int>(count % static_cast<size_t>(n_));
         calls.push_back(
             MakeCall(collective, type, IsReduction(collective) ? ReduceOp::kSum : ReduceOp::kSum, count, root));
@@ -307,7 +307,9 @@ TEST_P(NonblockingTest, RejectionAtTheRootFailsEveryRanksRequest) {
   Request request = comm_->IGather(send.data(), me_ == root ? nullptr : recv.data(), 3, DataType::kInt32, root);
   absl::Status status = request.Wait();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  if (me_ != root) EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("rank ", root)));
+  if (me_ != root) {
+    EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("rank ", root)));
+  }
   Request next = comm_->IGather(send.data(), recv.data(), 3, DataType::kInt32, root);
   EXPECT_TRUE(next.Wait().ok());
   if (me_ == root) {

@@ -65,7 +65,9 @@ class RegisteredPool {
   explicit RegisteredPool(Communicator& comm) : comm_(comm) {}
   ~RegisteredPool() {
     for (Slot& slot : slots_) {
-      if (slot.base != nullptr) EXPECT_TRUE(comm_.Free(slot.base).ok());
+      if (slot.base != nullptr) {
+        EXPECT_TRUE(comm_.Free(slot.base).ok());
+      }
     }
   }
   // `bytes` at `offset` in slot 0 or 1. `bound` must be the same on every rank (Allocate is collective): a bound on
@@ -74,7 +76,9 @@ class RegisteredPool {
     Slot& slot = slots_[which];
     EXPECT_LE(bytes + offset, bound);
     if (bound > slot.capacity) {
-      if (slot.base != nullptr) EXPECT_TRUE(comm_.Free(slot.base).ok());
+      if (slot.base != nullptr) {
+        EXPECT_TRUE(comm_.Free(slot.base).ok());
+      }
       slot.capacity = std::max(bound, 2 * slot.capacity);
       auto allocated = comm_.Allocate(slot.capacity);
       EXPECT_TRUE(allocated.ok()) << allocated.status();

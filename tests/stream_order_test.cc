@@ -14,6 +14,7 @@
 #include "collectives/algorithms/registry.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_transport.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"
 #include "tests/mpi_test_env.h"
@@ -105,6 +106,33 @@ TEST_P(StreamOrderAllTest, NoReceivePostedAheadAndExactResults) {
       }
     }
   }
+}
+
+// The schedules that read what they received on the host (base/names.h NeedsHostRanks) refuse a stream-ordered
+// transport with a message that says why and what to use, before any transfer: every rank returns at once.
+TEST(StreamOrderHostRanks, SchedulesThatReadReceivedSizesAreRefused) {
+  absl::StatusOr<StreamOrderedRig> rig = MakeStreamOrderedRig();
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  const int n = WorldSize();
+  int refused = 0;
+  for (Collective c : AllCollectives()) {
+    for (Algorithm a : TransferAlgorithmsFor(c)) {
+      if (!NeedsHostRanks(c, a)) continue;
+      std::vector<size_t> counts(n, 1), displs(n);
+      for (int j = 0; j < n; ++j) displs[j] = j;
+      std::vector<int32_t> send(n, 1), recv(n, 0);
+      CollectiveArgs args{c, send.data(), recv.data(), 0, DataType::kInt32, ReduceOp::kSum, 0, {}};
+      args.send_counts = args.recv_counts = counts.data();
+      args.send_displs = args.recv_displs = displs.data();
+      Resources res{*rig->transport, *rig->kernels, rig->topology};
+      const absl::Status s = FindAlgorithm(c, a).value()(args, res);
+      EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition)
+          << CollectiveName(c) << " (" << AlgorithmName(a) << ")";
+      EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("host ranks only")) << s;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0) << "no schedule needs host ranks: this test checks nothing";
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, StreamOrderAllTest, ::testing::ValuesIn(AllButAllReduce()),

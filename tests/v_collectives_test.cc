@@ -7,6 +7,7 @@
 // DeadlineExceeded or a message-size error without it, never a wrong answer), and the nonblocking forms.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -295,7 +296,9 @@ TEST_P(RootedVTest, GatherVAndScatterVFromEveryRoot) {
         const std::vector<int> icounts = AsInts(counts), idispls = AsInts(displs);
         MPI_Gatherv(mine.data(), icounts[rank_], MPI_INT32_T, mpi.data(), icounts.data(), idispls.data(), MPI_INT32_T,
                     root, MPI_COMM_WORLD);
-        if (at_root) EXPECT_EQ(mpi, gathered) << what << ": differs from MPI_Gatherv";
+        if (at_root) {
+          EXPECT_EQ(mpi, gathered) << what << ": differs from MPI_Gatherv";
+        }
         // ScatterV: the root's blocks back to their ranks.
         std::vector<char> scattered = SentinelBuffer(type, counts[rank_] + 1);
         void* recv = in_place && at_root ? gathered.data() + displs[root] * elem : scattered.data();
@@ -429,6 +432,46 @@ TEST(VCollectivesErrors, CountsThatDifferAcrossRanksFailWithoutTheCheck) {
   if (rank == 0) {
     EXPECT_FALSE(status.ok()) << "rank 0 expected 4 elements from rank 1, which sent 2";
     EXPECT_THAT(status.message(), HasSubstr("a message of 8 B from rank 1 for a receive of 16"));
+  }
+}
+
+// Bruck's AllToAllV relays blocks whose sizes travel with them, so every transfer matches whatever the counts say:
+// the rank whose final blocks disagree with its recv_counts names the sender (InvalidArgument) after taking part in
+// every step, the other ranks finish, no rank waits for a timeout, and the next call is exact on every rank. Over any
+// transport, without KCOLL_CHECK_ARGS.
+TEST(VCollectivesErrors, BruckNamesTheSenderOfABlockOfAnotherSize) {
+  if (WorldSize() < 2) GTEST_SKIP() << "needs 2 or more ranks";
+  auto comm = MakeSerialCommunicator(absl::Seconds(20));
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int n = WorldSize(), rank = WorldRank();
+  const int sender = n - 1;  // rank n-1 sends 2 elements to rank 0, which expects 3
+  std::vector<size_t> sendcounts(n, 2), recvcounts(n, 2), displs(n);
+  for (int j = 0; j < n; ++j) displs[j] = 4 * j;
+  if (rank == 0) recvcounts[sender] = 3;
+  std::vector<int32_t> send(4 * n, rank), recv(4 * n, -1);
+  CallOptions bruck;
+  bruck.algorithm = Algorithm::kBruck;
+  const absl::Status status = comm->AllToAllV(send.data(), sendcounts.data(), displs.data(), recv.data(),
+                                              recvcounts.data(), displs.data(), DataType::kInt32, bruck);
+  if (rank == 0) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_THAT(status.message(), HasSubstr(absl::StrCat("rank ", sender,
+                                                         " sent 2 elements to rank 0, whose "
+                                                         "recv_counts[",
+                                                         sender, "] is 3")));
+    EXPECT_EQ(recv, std::vector<int32_t>(4 * n, -1)) << "nothing is written when the sizes disagree";
+  } else {
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  recvcounts.assign(n, 2);
+  std::fill(recv.begin(), recv.end(), -1);
+  ASSERT_TRUE(AllRanks(comm->AllToAllV(send.data(), sendcounts.data(), displs.data(), recv.data(), recvcounts.data(),
+                                       displs.data(), DataType::kInt32, bruck)
+                           .ok()));
+  for (int j = 0; j < n; ++j) {
+    EXPECT_EQ(recv[4 * j], j);
+    EXPECT_EQ(recv[4 * j + 1], j);
+    EXPECT_EQ(recv[4 * j + 2], -1);
   }
 }
 

@@ -51,6 +51,10 @@ struct Resources {
   const PeerMemory::Buffers* peer_buffers = nullptr;
   // The inline path (all_reduce/inline.cc): the node's inline exchange when the ranks share one node over shm.
   InlineExchange* inline_exchange = nullptr;
+  // Set by a schedule that returns an error after every transfer of the call completed as every rank planned it
+  // (bruck's alltoallv finding a block of another size than recv_counts says): the ranks are still in step, so the
+  // communicator stays usable. Any other error after a transfer leaves the ranks out of step and breaks it.
+  bool failed_in_step = false;
 };
 
 using AlgorithmFn = absl::Status (*)(const CollectiveArgs& args, Resources& resources);
