@@ -10,12 +10,12 @@ def collective_test(name, srcs = None, deps = [], ranks = COLLECTIVE_RANKS, **kw
     """mpi_test `name` over `ranks`, plus `name`_exhaustive (a test_suite of `name`_exhaustive_np<N>).
 
     The exhaustive tests run the same binary with KCOLL_EXHAUSTIVE=1 (every type and op at the large count, every
-    host backend). They are tagged "exhaustive" and "manual", so `bazel test //...` skips them; run them with
-    `bazel test //tests:exhaustive` or `bazel test //tests:<name>_exhaustive`.
+    host backend); the suite also holds the transport variants above mpi_test's TRANSPORT_VARIANT_MAX_RANKS. They are
+    tagged "exhaustive" and "manual", so `bazel test //...` skips them; run them with `bazel test //tests:exhaustive`
+    or `bazel test //tests:<name>_exhaustive`.
     """
-    mpi_test(name = name, srcs = srcs, deps = deps, ranks = ranks, **kwargs)
+    tests = mpi_test(name = name, srcs = srcs, deps = deps, ranks = ranks, **kwargs)
     binary = ":%s_bin" % name
-    tests = []
     for n in ranks:
         test_name = "%s_exhaustive_np%d" % (name, n)
         native.sh_test(
