@@ -2,9 +2,10 @@
 // backend, and an element-wise comparison that names the first differing element.
 //
 // The matrix: every registered algorithm of the collective; element counts 0, 1, nranks-1 and nranks+1 with every
-// type (and every op for reductions), roots first, middle and last, in place and out of place; and one odd count
-// above 100 000 (kLargeCount) in two cases (int32 out of place, bfloat16 in place). With KCOLL_EXHAUSTIVE=1 (the
-// `exhaustive`-tagged targets) the large count runs the whole matrix too, and everything runs on every host backend.
+// type (and every op for reductions), roots first, middle and last, in place and out of place; and one large odd
+// count (kLargeCount, 100 003; per-rank counts above 8 ranks: LargeCount) in two cases (int32 out of place, bfloat16
+// in place). With KCOLL_EXHAUSTIVE=1 (the `exhaustive`-tagged targets) kLargeCount runs the whole matrix too, and
+// everything runs on every host backend.
 #ifndef KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_
 #define KCOLL_TESTS_COLLECTIVE_TEST_UTIL_H_
 
@@ -110,10 +111,23 @@ struct Case {
 struct Shape {
   bool uses_op = false;
   bool rooted = false;
+  bool count_per_rank = false;  // the buffers hold `count` elements per rank (per peer for alltoall)
 };
 
 // The dimensions of `collective`, from its row of facts (base/names.h).
-inline Shape ShapeOf(Collective collective) { return Shape{Reduces(collective), IsRooted(collective)}; }
+inline Shape ShapeOf(Collective collective) {
+  return Shape{Reduces(collective), IsRooted(collective), FactsOf(collective).size_counts_every_rank};
+}
+
+// The large count of the matrix: kLargeCount, except where the count is per rank and more than 8 ranks run, where the
+// buffers stay at 8 ranks' worth (an odd count, still far above every chunk, slot and eager size): at 16 ranks,
+// 100 003 elements per peer make an AllToAll of 6.4 MB per rank on the test machine's two cores.
+inline size_t LargeCount(bool count_per_rank) {
+  const size_t n = static_cast<size_t>(WorldSize());
+  if (!count_per_rank || n <= 8 || Exhaustive()) return kLargeCount;
+  return (kLargeCount * 8 / n) | 1;
+}
+inline size_t LargeCount(Collective collective) { return LargeCount(FactsOf(collective).size_counts_every_rank); }
 
 // Base fixture of the per-collective suites. A test body hands a check of one Case to RunSmallCounts or
 // RunLargeCount, which run it over the matrix once per backend in TestBackends().
@@ -136,21 +150,22 @@ class CollectiveTest : public ::testing::TestWithParam<Algorithm> {
         Roots(), check);
   }
 
-  // kLargeCount in two cases: int32 out of place with the first root, bfloat16 in place with the last root (op sum);
-  // with KCOLL_EXHAUSTIVE=1, every type, op, root and placement.
+  // LargeCount in two cases: int32 out of place with the first root, bfloat16 in place with the last root (op sum);
+  // with KCOLL_EXHAUSTIVE=1, kLargeCount with every type, op, root and placement.
   template <class Check>
   void RunLargeCount(Shape shape, Check check) {
+    const size_t large = LargeCount(shape.count_per_rank);
     if (Exhaustive()) {
       Run(shape, AllDataTypes(), shape.uses_op ? AllReduceOps() : std::vector<ReduceOp>{ReduceOp::kSum}, {kLargeCount},
           Roots(), check);
       return;
     }
     const int last = WorldSize() - 1;
-    RunCases({Case{DataType::kInt32, ReduceOp::kSum, kLargeCount, /*in_place=*/false, /*root=*/0, shape.uses_op,
-                   shape.rooted},
-              Case{DataType::kBfloat16, ReduceOp::kSum, kLargeCount, /*in_place=*/true, shape.rooted ? last : 0,
-                   shape.uses_op, shape.rooted}},
-             check);
+    RunCases(
+        {Case{DataType::kInt32, ReduceOp::kSum, large, /*in_place=*/false, /*root=*/0, shape.uses_op, shape.rooted},
+         Case{DataType::kBfloat16, ReduceOp::kSum, large, /*in_place=*/true, shape.rooted ? last : 0, shape.uses_op,
+              shape.rooted}},
+        check);
   }
 
   // EXPECTs `status` OK; returns whether it is.

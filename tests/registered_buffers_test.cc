@@ -241,8 +241,9 @@ TEST_P(RegisteredMatrixTest, LargeOddCountIsBitExact) {
   const int last = WorldSize() - 1;
   for (Collective c :
        {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast}) {
-    RunCase(*comm, pool, MatrixCase{c, DataType::kInt32, ReduceOp::kSum, kLargeCount, 0, false}, GetParam());
-    RunCase(*comm, pool, MatrixCase{c, DataType::kBfloat16, ReduceOp::kSum, kLargeCount, last, true}, GetParam());
+    const size_t large = LargeCount(c);
+    RunCase(*comm, pool, MatrixCase{c, DataType::kInt32, ReduceOp::kSum, large, 0, false}, GetParam());
+    RunCase(*comm, pool, MatrixCase{c, DataType::kBfloat16, ReduceOp::kSum, large, last, true}, GetParam());
     ASSERT_TRUE(AllRanks(!HasFailure())) << CollectiveName(c);
   }
   // AllReduce's pipeline in many small chunks, so that ranks overtake each other between chunks.

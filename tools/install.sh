@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs kcoll for applications that build with CMake or pkg-config:
 #
-#   tools/install.sh --prefix DIR [--no-setup]
+#   tools/install.sh --prefix DIR [--no-setup] [--mode opt|fastbuild]
 #
-# Builds kcoll with -c opt (after tools/setup.sh, unless --no-setup) and installs into DIR:
+# Builds kcoll with -c opt (after tools/setup.sh, unless --no-setup) and installs into DIR (--mode fastbuild installs
+# an unoptimized build, as fast to make as the tests' own build: for checking the packaging, not for use):
 #   include/collectives/, include/base/ the public API (communicator.h, options.h, counters.h, views.h,
 #                                      bucket_fusion.h, kcoll.h) and the base headers they include (names.h,
 #                                      types.h, topology.h, ...), at the same paths as in the repository
@@ -23,15 +24,19 @@ die() { printf '[install] error: %s\n' "$*" >&2; exit 1; }
 
 prefix=""
 setup=1
+mode=opt
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) [[ $# -ge 2 ]] || die "--prefix needs a directory"; prefix="$2"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --no-setup) setup=0; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument '$1' (usage: tools/install.sh --prefix DIR [--no-setup])" ;;
+    --mode) [[ $# -ge 2 ]] || die "--mode needs opt or fastbuild"; mode="$2"; shift 2 ;;
+    --mode=*) mode="${1#--mode=}"; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (usage: tools/install.sh --prefix DIR [--no-setup] [--mode opt|fastbuild])" ;;
   esac
 done
+[[ "$mode" == opt || "$mode" == fastbuild ]] || die "--mode '$mode' must be opt or fastbuild"
 [[ -n "$prefix" ]] || die "--prefix DIR is required"
 mkdir -p "$prefix" || die "cannot create --prefix '$prefix'"
 prefix="$(cd "$prefix" && pwd)"
@@ -43,11 +48,11 @@ version="$(tr -d '[:space:]' < VERSION)"
 major="${version%%.*}"
 
 # --- Build, and read what the library is made of from a link against it ---------------------------------------------
-say "building kcoll (-c opt, position-independent)"
+say "building kcoll (-c $mode, position-independent)"
 # --symlink_prefix=/: the workspace's bazel-bin and bazel-testlogs links keep pointing where they did.
-bazel build -c opt --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line || die "the build failed"
-bin="$(bazel info -c opt --force_pic bazel-bin 2>/dev/null)"
-execroot="$(bazel info -c opt --force_pic execution_root 2>/dev/null)"
+bazel build -c "$mode" --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line || die "the build failed"
+bin="$(bazel info -c "$mode" --force_pic bazel-bin 2>/dev/null)"
+execroot="$(bazel info -c "$mode" --force_pic execution_root 2>/dev/null)"
 params="$bin/tools/kcoll_link_line-2.params"
 [[ -f "$params" ]] || die "no link parameters at $params"
 
