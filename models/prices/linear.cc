@@ -2,7 +2,8 @@
 // root (rank 0) talks to every other rank in turn, one message per round: S for broadcast and reduce (reducing), S/n
 // for gather and scatter, empty messages for barrier (n-1 to the root, then n-1 releases). The root's link carries
 // everything: only for few ranks, tiny messages, or as a baseline. all_gatherv and alltoallv (all_gatherv/linear.cc,
-// alltoallv/linear.cc): every rank posts all its messages at once, one round in which every link carries its blocks.
+// alltoallv/linear.cc): every rank posts all its messages at once, one round in which every link carries its blocks
+// (their latencies overlap: one alpha per receiving rank, also where the cores copy).
 //
 // cost broadcast: alpha + (n-1) S beta
 // cost reduce: alpha + (n-1) S (beta + gamma)
@@ -14,6 +15,10 @@
 // cost reduce_scatterv: alpha + (n-1)/n S beta + (n-1)/n S gamma (every block to its rank at once, reduced there)
 // cost gatherv: (n-1) alpha + (n-1)/n S beta (as gather, with equal blocks)
 // cost scatterv: (n-1) alpha + (n-1)/n S beta (as scatter, with equal blocks)
+#include <algorithm>
+#include <vector>
+
+#include "models/link_load.h"
 #include "models/prices/rounds.h"
 
 namespace kcoll {
@@ -48,7 +53,15 @@ void PriceLinear(PriceBuilder& b) {
           if (i != j) transfers.push_back({i, j, 1.0 / n});
         }
       }
-      b.AddRounds(1, transfers, /*reduces=*/b.collective() == Collective::kReduceScatterV);
+      RoundLoad load = SummarizeRound(b.topology(), transfers, b.collective() == Collective::kReduceScatterV);
+      // Each rank posts all its receives at once, so their latencies overlap: where the cores copy, a rank's copies
+      // are priced as one message per class of link (one alpha and all its bytes), not n-1 messages one after the
+      // other as in a round of separate steps.
+      for (RoundLoad::Receive& r : load.receives) {
+        r.intra_messages = std::min(r.intra_messages, 1.0);
+        r.inter_messages = std::min(r.inter_messages, 1.0);
+      }
+      b.AddRoundLoad(1, load, /*sent_fraction=*/n - 1);
       break;
     }
     default:  // barrier
