@@ -182,12 +182,9 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!StartedByMpiLauncher()) {
-    const std::string self = SelfExecutable();
-    if (self.empty()) return 2;
     BenchOptions launch;
     launch.ranks = options->ranks;
-    LaunchPlan plan = PlanLaunch(launch, MpirunPath(), self, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-    return ExecLaunchPlan(plan);
+    return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), "group");
   }
   MPI_Init(&argc, &argv);
   InitializeKokkosQuietly(argc, argv);

@@ -274,14 +274,11 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!StartedByMpiLauncher()) {
-    const std::string self = SelfExecutable();
-    if (self.empty()) return 2;
     BenchOptions launch;
     launch.ranks = options->ranks;
     launch.exec = "openmp";  // not bound to cores: the progress thread moves beside the computation
-    LaunchPlan plan = PlanLaunch(launch, MpirunPath(), self, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-    plan.force.emplace_back("OMP_NUM_THREADS", "1");
-    return ExecLaunchPlan(plan);
+    return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), "overlap",
+                      {{"OMP_NUM_THREADS", "1"}});
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

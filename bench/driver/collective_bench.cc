@@ -331,12 +331,7 @@ int CollectiveBenchMain(int argc, char** argv, const std::string& program, const
         return 2;
       }
     }
-    const std::string self = SelfExecutable();
-    if (self.empty()) {
-      std::fprintf(stderr, "%s: cannot find my own executable to start the ranks\n", program.c_str());
-      return 2;
-    }
-    return ExecLaunchPlan(PlanLaunch(options, MpirunPath(), self, args, CoreCount()));
+    return LaunchSelf(options, args, CoreCount(), program);
   }
 
   MPI_Init(&argc, &argv);

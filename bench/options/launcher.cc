@@ -47,6 +47,18 @@ std::string SelfExecutable() {
   return n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
 }
 
+int LaunchSelf(const BenchOptions& options, const std::vector<std::string>& args, int cores, const std::string& program,
+               const std::vector<std::pair<std::string, std::string>>& force) {
+  const std::string self = SelfExecutable();
+  if (self.empty()) {
+    std::fprintf(stderr, "%s: cannot find my own executable to start the ranks\n", program.c_str());
+    return 2;
+  }
+  LaunchPlan plan = PlanLaunch(options, MpirunPath(), self, args, cores);
+  plan.force.insert(plan.force.end(), force.begin(), force.end());
+  return ExecLaunchPlan(plan);
+}
+
 LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
                       const std::vector<std::string>& args, int cores) {
   LaunchPlan plan;

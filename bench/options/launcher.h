@@ -50,6 +50,12 @@ std::string MpirunPath();
 // start in); empty when it cannot be read.
 std::string SelfExecutable();
 
+// Starts this program's ranks: replaces this process with mpirun running SelfExecutable() with `args`, planned by
+// PlanLaunch for `cores` cores, with `force` added to the plan's variables set unconditionally. Returns only on
+// failure: 2 when the executable cannot be found (saying so, prefixed with `program`), else ExecLaunchPlan's code.
+int LaunchSelf(const BenchOptions& options, const std::vector<std::string>& args, int cores, const std::string& program,
+               const std::vector<std::pair<std::string, std::string>>& force = {});
+
 }  // namespace bench
 }  // namespace kcoll
 
