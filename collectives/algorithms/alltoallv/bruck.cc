@@ -17,6 +17,7 @@
 // it is refused (NeedsHostRanks in base/names.h keeps `auto` from it there). Separate buffers (no in place).
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -54,39 +55,27 @@ absl::Status BruckAllToAllV(const CollectiveArgs& args, Resources& res) {
         "communicator has ",
         res.kernels.name(), " kernels over ", res.transport.name(), ": use pairwise or linear"));
   }
-  // 1. Sizes. size[i]: the bytes position i holds now; arrived[k]: what step k brought, in StepPositions order.
+  // 1. Sizes. size[i]: the bytes position i holds now; for step s, sent[s] and arrived[s] are the sizes of the blocks
+  // it packs and receives (in StepPositions order), region[s] where its blocks will arrive (one region per step).
   std::vector<uint64_t> size(n);
   for (int i = 0; i < n; ++i) size[i] = args.send_counts[Mod(r + i, n)] * elem;
-  const std::vector<uint64_t> initial = size;
   std::vector<std::vector<int>> positions;
-  std::vector<std::vector<uint64_t>> arrived;
+  std::vector<std::vector<uint64_t>> sent, arrived;
+  std::vector<size_t> region = {0};
+  size_t most_packed = 0;
   for (int d = 1; d < n; d <<= 1) {
     positions.push_back(StepPositions(n, d));
     const std::vector<int>& step = positions.back();
-    std::vector<uint64_t> header(step.size());
-    for (size_t k = 0; k < step.size(); ++k) header[k] = size[step[k]];
+    sent.emplace_back(step.size());
     arrived.emplace_back(step.size());
+    for (size_t k = 0; k < step.size(); ++k) sent.back()[k] = size[step[k]];
     const size_t header_bytes = step.size() * sizeof(uint64_t);
     KCOLL_RETURN_IF_ERROR(res.transport.Recv(Mod(r - d, n), arrived.back().data(), header_bytes, /*tag=*/0).status());
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(Mod(r + d, n), header.data(), header_bytes, /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(Mod(r + d, n), sent.back().data(), header_bytes, /*tag=*/0).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
     for (size_t k = 0; k < step.size(); ++k) size[step[k]] = arrived.back()[k];
-  }
-  // Where each step's blocks arrive (one region per step) and the largest message a step packs.
-  std::vector<size_t> region(positions.size() + 1, 0);
-  size_t most_packed = 0;
-  {
-    std::vector<uint64_t> now = initial;
-    for (size_t s = 0; s < positions.size(); ++s) {
-      size_t packed = 0, received = 0;
-      for (size_t k = 0; k < positions[s].size(); ++k) {
-        packed += now[positions[s][k]];
-        received += arrived[s][k];
-        now[positions[s][k]] = arrived[s][k];
-      }
-      most_packed = std::max(most_packed, packed);
-      region[s + 1] = region[s] + received;
-    }
+    most_packed = std::max<size_t>(most_packed, std::accumulate(sent.back().begin(), sent.back().end(), uint64_t{0}));
+    region.push_back(region.back() + std::accumulate(arrived.back().begin(), arrived.back().end(), uint64_t{0}));
   }
   KCOLL_ASSIGN_OR_RETURN(void* arrivals_ptr, res.kernels.Scratch(0, std::max<size_t>(region.back(), 1)));
   KCOLL_ASSIGN_OR_RETURN(void* outgoing_ptr, res.kernels.Scratch(1, std::max<size_t>(most_packed, 1)));
@@ -95,24 +84,19 @@ absl::Status BruckAllToAllV(const CollectiveArgs& args, Resources& res) {
   // 2. Blocks. at[i]: where position i's block is now (its send block at first, then a step's region).
   std::vector<const char*> at(n);
   for (int i = 0; i < n; ++i) at[i] = in + args.send_displs[Mod(r + i, n)] * elem;
-  size = initial;
   for (size_t s = 0, d = 1; s < positions.size(); ++s, d <<= 1) {
     size_t packed = 0;
-    for (int i : positions[s]) {
-      KCOLL_RETURN_IF_ERROR(res.kernels.Copy(outgoing + packed, at[i], size[i]));
-      packed += size[i];
+    for (size_t k = 0; k < positions[s].size(); ++k) {
+      KCOLL_RETURN_IF_ERROR(res.kernels.Copy(outgoing + packed, at[positions[s][k]], sent[s][k]));
+      packed += sent[s][k];
     }
     char* landing = arrivals + region[s];
     const int dist = static_cast<int>(d);
     KCOLL_RETURN_IF_ERROR(res.transport.Recv(Mod(r - dist, n), landing, region[s + 1] - region[s], 0).status());
     KCOLL_RETURN_IF_ERROR(res.transport.Send(Mod(r + dist, n), outgoing, packed, /*tag=*/0).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-    size_t offset = 0;
-    for (size_t k = 0; k < positions[s].size(); ++k) {
-      const int i = positions[s][k];
-      at[i] = landing + offset;
-      size[i] = arrived[s][k];
-      offset += size[i];
+    for (size_t k = 0, offset = 0; k < positions[s].size(); offset += arrived[s][k], ++k) {
+      at[positions[s][k]] = landing + offset;
     }
   }
   // Position i holds the block rank r-i sent to r: its size must be what recv_counts expects from that rank.
