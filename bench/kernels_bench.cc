@@ -8,8 +8,10 @@
 // Bytes moved per element follow STREAM: a copy moves 2 arrays (read + write), a reduce/add 3 (two reads, one write).
 // Sizes are bytes per array. Options: -b/-e/-f sizes (default 1M to 64M by x8), -n timed iterations (default 10),
 // -w warm-up (default 2), -d types (default all), -o ops (default all), --exec serial|openmp|cuda|all (default all:
-// every space of this build), plus Google Benchmark's flags. Ends with the ratio of Kokkos sum on float32 to STREAM
-// add per host space and size, and on cuda of Kokkos sum per type and Kokkos copy to cudaMemcpy.
+// every space of this build), --stores compare (host spaces: copy and float32 sum also with ordinary stores only and
+// with streaming stores at every size, for the streaming-store threshold), plus Google Benchmark's flags. Ends with
+// the ratio of Kokkos sum on float32 to STREAM add per host space and size, and on cuda of Kokkos sum per type and
+// Kokkos copy to cudaMemcpy; with --stores compare, the streaming rows against the ordinary ones.
 #include <benchmark/benchmark.h>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -35,6 +37,7 @@
 #include "bench/data/device_memory.h"
 #include "bench/options/sizes.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/kernels/streaming_stores.h"
 
 namespace kcoll {
 namespace bench {
@@ -48,6 +51,7 @@ struct KernelOptions {
   std::vector<DataType> types = AllDataTypes();
   std::vector<ReduceOp> ops{ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax};
   std::vector<ExecBackend> backends;
+  bool compare_stores = false;
 };
 
 struct Arrays {
@@ -67,6 +71,9 @@ struct Clocking {
 struct Space {
   ExecBackend backend = ExecBackend::kSerial;
   std::unique_ptr<Kernels> kernels;
+  // --stores compare on a host space: the same kernels with streaming stores off, and on at every size.
+  std::unique_ptr<Kernels> cached;
+  std::unique_ptr<Kernels> streaming;
   Arrays arrays;
   Clocking clocking;
 };
@@ -221,6 +228,9 @@ absl::StatusOr<KernelOptions> Parse(int argc, char** argv) {
         if (!op.ok() || *op == ReduceOp::kAvg) return bad("not one of sum, prod, min, max, all");
         o.ops.push_back(*op);
       }
+    } else if (flag == "--stores") {
+      if (value != "compare" && value != "default") return bad("not one of default, compare");
+      o.compare_stores = value == "compare";
     } else if (flag == "--exec") {
       if (value == "all") continue;
       auto b = ParseExecBackend(value);
@@ -278,6 +288,17 @@ void RegisterSpace(const KernelOptions& o, const std::vector<size_t>& sizes, con
     }
     Register(o, absl::StrCat("kokkos/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
              [=] { return k->Copy(arrays.c, arrays.a, bytes); });
+    for (const auto& variant : {std::make_pair("cached", space.cached.get()),
+                                std::make_pair("streaming", space.streaming.get())}) {
+      const char* label = variant.first;
+      Kernels* kernels = variant.second;
+      if (kernels == nullptr) continue;
+      // As a part of a larger destination, so that the streaming kernels stream it (a whole copy is memcpy's).
+      Register(o, absl::StrCat("kokkos-", label, "/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
+               [=] { return kernels->Copy(arrays.c, arrays.a, bytes, bytes + 1); });
+      Register(o, absl::StrCat("kokkos-", label, "/reduce/", name, "/float32/sum/", bytes), 3.0 * bytes, clocking,
+               [=] { return kernels->Reduce(ReduceOp::kSum, DataType::kFloat32, arrays.c, arrays.a, arrays.b, nf); });
+    }
     for (DataType type : o.types) {
       const size_t n = bytes / DataTypeSize(type);
       for (ReduceOp op : o.ops) {
@@ -307,6 +328,29 @@ void PrintHostSummary(ExecBackend backend, const std::vector<size_t>& sizes) {
     std::printf("  %8s  %12zu  %12.2f  %12.2f  %7.3f  %12.2f  %12.2f  %7.3f\n", space.c_str(), bytes, k.best_gbps,
                 s.best_gbps, s.best_gbps > 0 ? k.best_gbps / s.best_gbps : 0.0, k.mean_gbps, s.mean_gbps,
                 s.mean_gbps > 0 ? k.mean_gbps / s.mean_gbps : 0.0);
+  }
+}
+
+// --stores compare: copy and float32 sum with streaming stores against ordinary ones, and what the default threshold
+// chose at each size (best iterations).
+void PrintStoresSummary(ExecBackend backend, const std::vector<size_t>& sizes, size_t threshold) {
+  const std::string space(ExecBackendName(backend));
+  std::printf(
+      "\n# %s: streaming stores against ordinary stores, best iteration, GB/s counted as STREAM; the default writes\n"
+      "# destinations of at least %zu bytes with streaming stores (KCOLL_STREAMING_STORES)\n",
+      space.c_str(), threshold);
+  std::printf("# %8s  %12s  %8s  %10s  %10s  %7s  %10s\n", "space", "bytes/array", "kernel", "ordinary", "streaming",
+              "ratio", "default");
+  for (size_t bytes : sizes) {
+    for (const char* kernel : {"copy", "reduce"}) {
+      const std::string tail = absl::StrCat("/", kernel, "/", space, kernel[0] == 'c' ? "/bytes/" : "/float32/sum/", bytes);
+      auto cached = Results().find("kokkos-cached" + tail);
+      auto streaming = Results().find("kokkos-streaming" + tail);
+      if (cached == Results().end() || streaming == Results().end()) continue;
+      const double c = cached->second.best_gbps, s = streaming->second.best_gbps;
+      std::printf("  %8s  %12zu  %8s  %10.2f  %10.2f  %7.3f  %10s\n", space.c_str(), bytes, kernel, c, s,
+                  c > 0 ? s / c : 0.0, bytes >= threshold ? "streaming" : "ordinary");
+    }
   }
 }
 
@@ -344,7 +388,7 @@ int Main(int argc, char** argv) {
     if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
       std::printf(
           "Usage: %s [-b SIZE] [-e SIZE] [-f N] [-n N] [-w N] [-d TYPES|all] [-o OPS|all] "
-          "[--exec serial|openmp|cuda|all] [--benchmark_filter=...]\n",
+          "[--exec serial|openmp|cuda|all] [--stores default|compare] [--benchmark_filter=...]\n",
           argv[0]);
       return 0;
     }
@@ -355,6 +399,11 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const KernelOptions o = *parsed;
+  const absl::StatusOr<size_t> threshold = StreamingStoreMinBytesFromEnv();
+  if (!threshold.ok()) {
+    std::fprintf(stderr, "kernels: %s\n", std::string(threshold.status().message()).c_str());
+    return 2;
+  }
   auto sizes = MakeSizeList(o.min_bytes, o.max_bytes, o.factor, 0);
   if (!sizes.ok()) {
     std::fprintf(stderr, "kernels: %s\n", std::string(sizes.status().message()).c_str());
@@ -375,6 +424,15 @@ int Main(int argc, char** argv) {
         absl::StatusOr<CudaPlacement> placement = CudaKernelsPlacement();
         s = placement.status();
         if (s.ok()) space.clocking.stream = placement->stream;
+      }
+      if (s.ok() && o.compare_stores && !space.clocking.device) {
+        auto cached = MakeKernels(b, /*synchronous=*/true, kNoStreamingStores);
+        auto streaming = MakeKernels(b, /*synchronous=*/true, 0);
+        s = cached.ok() ? streaming.status() : cached.status();
+        if (s.ok()) {
+          space.cached = std::move(*cached);
+          space.streaming = std::move(*streaming);
+        }
       }
       if (s.ok()) s = AllocateArrays(space, sizes->back());
       if (!s.ok()) {
@@ -405,6 +463,7 @@ int Main(int argc, char** argv) {
         PrintDeviceSummary(o, *sizes);
       } else {
         PrintHostSummary(space.backend, *sizes);
+        if (space.cached != nullptr) PrintStoresSummary(space.backend, *sizes, *threshold);
       }
     }
     for (Space& space : spaces) FreeArrays(space);

@@ -98,7 +98,16 @@ int Relaunch(int ranks, const std::vector<std::string>& args) {
   }
   setenv("OMP_NUM_THREADS", "1", 0);
   setenv("OMP_PROC_BIND", "false", 0);
-  std::vector<std::string> words = {"mpirun", "--oversubscribe", "-np", std::to_string(ranks), "/proc/self/exe"};
+  // The launcher of the MPI this program was built against: $KCOLL_MPIRUN, else mpirun (Open MPI, told to run more
+  // ranks than cores) or MPICH's Hydra (mpiexec.hydra, which oversubscribes without being told).
+  const char* launcher = std::getenv("KCOLL_MPIRUN");
+#if defined(MPICH_VERSION)
+  if (launcher == nullptr || *launcher == '\0') launcher = "mpiexec.hydra";
+  std::vector<std::string> words = {launcher, "-np", std::to_string(ranks), "/proc/self/exe"};
+#else
+  if (launcher == nullptr || *launcher == '\0') launcher = "mpirun";
+  std::vector<std::string> words = {launcher, "--oversubscribe", "-np", std::to_string(ranks), "/proc/self/exe"};
+#endif
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length > 0) words.back().assign(self, length);
@@ -106,8 +115,9 @@ int Relaunch(int ranks, const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  execvp("mpirun", argv.data());
-  std::fprintf(stderr, "cg: cannot start mpirun: %s\n", std::strerror(errno));
+  execvp(launcher, argv.data());
+  std::fprintf(stderr, "cg: cannot start %s: %s (set KCOLL_MPIRUN to your MPI's launcher)\n", launcher,
+               std::strerror(errno));
   return 1;
 }
 

@@ -50,7 +50,7 @@ class FakeKernels : public Kernels {
   absl::string_view name() const override { return "fake"; }
   MemoryKind memory() const override { return MemoryKind::kHost; }
   absl::Status Reduce(ReduceOp, DataType, void*, const void*, const void*, size_t) override { return Result(); }
-  absl::Status Copy(void*, const void*, size_t) override { return Result(); }
+  absl::Status Copy(void*, const void*, size_t, size_t) override { return Result(); }
   absl::Status Divide(DataType, void*, size_t, int) override { return Result(); }
   void Fence() override {}
   absl::StatusOr<void*> Scratch(int, size_t) override { return static_cast<void*>(buffer_); }

@@ -1,6 +1,9 @@
 // The Kokkos kernels on every backend this Kokkos has, for every type and op: results compared bit for bit with
 // values computed in double from exact small-integer inputs, with guard elements around each range to catch writes
-// out of bounds, at n = 0, 1, odd and large, on sub-ranges that start off the allocation's alignment.
+// out of bounds, at n = 0, 1, odd and large, on sub-ranges that start off the allocation's alignment; on host
+// backends both with ordinary stores and with streaming stores at every size (threshold 0).
+#include <stdlib.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/kernels/streaming_stores.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exact_values.h"
@@ -21,16 +25,22 @@ namespace {
 constexpr size_t kGuard = 5;
 constexpr double kGuardValue = 1.0;
 
-using Param = std::tuple<ExecBackend, DataType, ReduceOp>;
+// Whether the kernels write with streaming stores: `true` sets the threshold to 0 (every size), `false` turns them off.
+using Param = std::tuple<ExecBackend, DataType, ReduceOp, bool>;
+
+absl::StatusOr<std::unique_ptr<Kernels>> KernelsFor(ExecBackend backend, bool streaming) {
+  return MakeKernels(backend, /*synchronous=*/true, streaming ? 0 : kNoStreamingStores);
+}
 
 class ReduceKernelTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(ReduceKernelTest, MatchesExactReductionOfTwoRanks) {
-  const auto [backend, type, op] = GetParam();
-  auto kernels = MakeKernels(backend);
+  const auto [backend, type, op, streaming] = GetParam();
+  auto kernels = KernelsFor(backend, streaming);
   ASSERT_TRUE(kernels.ok()) << kernels.status();
   const size_t size = DataTypeSize(type);
-  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{100003}}) {
+  // Streaming: 300007 elements are several of its 256 KiB pieces for every type, with a partial last block.
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, streaming ? size_t{300007} : size_t{100003}}) {
     for (size_t offset : {size_t{0}, size_t{3}}) {  // offset 3: a sub-range off the buffer's alignment
       const size_t total = offset + n + kGuard;
       std::vector<char> a(total * size), b(total * size), dst(total * size);
@@ -58,8 +68,8 @@ TEST_P(ReduceKernelTest, MatchesExactReductionOfTwoRanks) {
 }
 
 TEST_P(ReduceKernelTest, InPlaceAccumulatesAcrossManyRanks) {
-  const auto [backend, type, op] = GetParam();
-  auto kernels = MakeKernels(backend);
+  const auto [backend, type, op, streaming] = GetParam();
+  auto kernels = KernelsFor(backend, streaming);
   ASSERT_TRUE(kernels.ok()) << kernels.status();
   constexpr int kRanks = 16;
   constexpr size_t kCount = 257;
@@ -85,7 +95,9 @@ std::vector<Param> AllParams() {
   for (ExecBackend b : AvailableBackends()) {
     if (b == ExecBackend::kCuda) continue;  // host buffers only in this test
     for (DataType t : AllDataTypes()) {
-      for (ReduceOp op : AllReduceOps()) out.emplace_back(b, t, op);
+      for (ReduceOp op : AllReduceOps()) {
+        for (bool streaming : {false, true}) out.emplace_back(b, t, op, streaming);
+      }
     }
   }
   return out;
@@ -93,7 +105,7 @@ std::vector<Param> AllParams() {
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
   return absl::StrCat(ExecBackendName(std::get<0>(info.param)), "_", DataTypeName(std::get<1>(info.param)), "_",
-                      ReduceOpName(std::get<2>(info.param)));
+                      ReduceOpName(std::get<2>(info.param)), std::get<3>(info.param) ? "_streaming" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackendsTypesOps, ReduceKernelTest, ::testing::ValuesIn(AllParams()), ParamName);
@@ -101,16 +113,60 @@ INSTANTIATE_TEST_SUITE_P(AllBackendsTypesOps, ReduceKernelTest, ::testing::Value
 class CopyKernelTest : public ::testing::TestWithParam<ExecBackend> {};
 
 TEST_P(CopyKernelTest, CopiesExactlyTheRange) {
-  auto kernels = MakeKernels(GetParam());
-  ASSERT_TRUE(kernels.ok()) << kernels.status();
-  for (size_t bytes : {size_t{0}, size_t{1}, size_t{13}, size_t{4096}, size_t{1000003}}) {
-    std::vector<unsigned char> src(bytes + 2), dst(bytes + 2, 0xee);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
-    ASSERT_TRUE((*kernels)->Copy(dst.data() + 1, src.data() + 1, bytes).ok());
-    EXPECT_EQ(dst[0], 0xee);
-    EXPECT_EQ(dst[bytes + 1], 0xee);
-    EXPECT_EQ(std::memcmp(dst.data() + 1, src.data() + 1, bytes), 0) << bytes;
+  for (bool streaming : {false, true}) {
+    auto kernels = KernelsFor(GetParam(), streaming);
+    ASSERT_TRUE(kernels.ok()) << kernels.status();
+    // Odd sizes and offsets: the streaming path's unaligned head, 64- and 16-byte loops, tail and 256 KiB pieces.
+    for (size_t bytes : {size_t{0}, size_t{1}, size_t{13}, size_t{79}, size_t{4096}, size_t{1000003}}) {
+      for (size_t offset : {size_t{1}, size_t{16}}) {
+        std::vector<unsigned char> src(bytes + 2 * offset), dst(bytes + 2 * offset, 0xee);
+        for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+        // Streaming stores write parts of larger destinations (a whole copy is memcpy's): say it is one.
+        const size_t destination = streaming ? bytes + 1 : bytes;
+        ASSERT_TRUE((*kernels)->Copy(dst.data() + offset, src.data() + offset, bytes, destination).ok());
+        EXPECT_EQ(dst[offset - 1], 0xee);
+        EXPECT_EQ(dst[bytes + offset], 0xee);
+        EXPECT_EQ(std::memcmp(dst.data() + offset, src.data() + offset, bytes), 0)
+            << bytes << " bytes at offset " << offset << (streaming ? " streaming" : "");
+      }
+    }
   }
+}
+
+TEST_P(CopyKernelTest, APartOfALargeDestinationIsCopiedExactlyWithTheDefaultThreshold) {
+  // A small copy into a destination at the default threshold takes the streaming path (where the CPU has it).
+  auto kernels = MakeKernels(GetParam(), /*synchronous=*/true, DefaultStreamingStoreMinBytes());
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  std::vector<unsigned char> src(1027), dst(1029, 0xee);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+  ASSERT_TRUE((*kernels)->Copy(dst.data() + 1, src.data(), src.size(), DefaultStreamingStoreMinBytes()).ok());
+  EXPECT_EQ(dst[0], 0xee);
+  EXPECT_EQ(dst[1028], 0xee);
+  EXPECT_EQ(std::memcmp(dst.data() + 1, src.data(), src.size()), 0);
+}
+
+TEST(StreamingStores, ParsesTheSettingAndNamesABadOne) {
+  EXPECT_EQ(*ParseStreamingStoreMinBytes("off", "X"), kNoStreamingStores);
+  EXPECT_EQ(*ParseStreamingStoreMinBytes("ON", "X"), 0u);
+  EXPECT_EQ(*ParseStreamingStoreMinBytes("8M", "X"), size_t{8} << 20);
+  EXPECT_EQ(*ParseStreamingStoreMinBytes("65536", "X"), 65536u);
+  const absl::StatusOr<size_t> bad = ParseStreamingStoreMinBytes("fast", "KCOLL_STREAMING_STORES");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("KCOLL_STREAMING_STORES 'fast'"));
+}
+
+TEST(StreamingStores, MakeKernelsRefusesABadEnvironmentSetting) {
+  ASSERT_EQ(setenv("KCOLL_STREAMING_STORES", "-3", 1), 0);
+  auto kernels = MakeKernels(ExecBackend::kSerial);
+  unsetenv("KCOLL_STREAMING_STORES");
+  ASSERT_FALSE(kernels.ok());
+  EXPECT_EQ(kernels.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(kernels.status().message(), HasSubstr("KCOLL_STREAMING_STORES '-3'"));
+  ASSERT_EQ(setenv("KCOLL_STREAMING_STORES", "off", 1), 0);
+  auto off = MakeKernels(ExecBackend::kSerial);
+  unsetenv("KCOLL_STREAMING_STORES");
+  EXPECT_TRUE(off.ok()) << off.status();
 }
 
 TEST_P(CopyKernelTest, ScratchGrowsAndKeepsItsSlot) {

@@ -2,6 +2,7 @@
 
 load("//tools:cc.bzl", "cc_binary")
 load("//tools:copts.bzl", "KCOLL_COPTS")
+load("@kcoll_mpi//:defs.bzl", "MPIRUN")
 
 DEFAULT_RANKS = [1, 2, 3, 4, 5, 8]
 
@@ -53,7 +54,7 @@ def mpi_test(name, srcs = None, deps = [], ranks = DEFAULT_RANKS, env = {}, size
                 srcs = ["//tests:mpi_launch.sh"],
                 args = [str(n), "$(location :%s)" % binary] + args,
                 data = [":" + binary, "//tools:tsan_suppressions.txt"],
-                env = test_env,
+                env = dict(test_env, KCOLL_BUILT_MPIRUN = MPIRUN),
                 size = size,
                 flaky = flaky,
                 tags = tags + ["mpi"] + (["exhaustive", "manual"] if exhaustive else []),

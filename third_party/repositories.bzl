@@ -196,19 +196,46 @@ def _run_words(rctx, args):
         return []
     return [w for w in result.stdout.replace("\n", " ").split(" ") if w]
 
+def _mpich_show(rctx, mpicc):
+    """MPICH's wrapper (`mpicc -show`): its -I, -L and -l words as (incdirs, libdirs, libs)."""
+    incdirs, libdirs, libs = [], [], []
+    for w in _run_words(rctx, [mpicc, "-show"]):
+        if w.startswith("-I"):
+            incdirs.append(w[2:])
+        elif w.startswith("-L"):
+            libdirs.append(w[2:])
+        elif w.startswith("-l"):
+            libs.append(w[2:])
+    return incdirs, libdirs, libs
+
 def _mpi_impl(rctx):
+    # The MPI to build against: the wrapper $MPICC names (Debian's MPICH: MPICC=mpicc.mpich), else $MPI_HOME/bin/mpicc,
+    # else mpicc on PATH. Open MPI's wrapper answers --showme:*, MPICH's -show.
     home = rctx.os.environ.get("MPI_HOME", "")
-    mpicc = home + "/bin/mpicc" if home else (rctx.which("mpicc") or "")
+    mpicc = rctx.os.environ.get("MPICC", "")
+    if mpicc and not mpicc.startswith("/"):
+        mpicc = str(rctx.which(mpicc) or mpicc)
+    if not mpicc:
+        mpicc = home + "/bin/mpicc" if home else str(rctx.which("mpicc") or "")
     if not mpicc or not rctx.path(mpicc).exists:
-        fail("kcoll: no MPI found (MPI_HOME=%s, mpicc not on PATH). Run tools/setup.sh or set MPI_HOME." % home)
+        fail("kcoll: no MPI found (MPICC=%s, MPI_HOME=%s, mpicc not on PATH). Run tools/setup.sh or set MPI_HOME." %
+             (rctx.os.environ.get("MPICC", ""), home))
     incdirs = _run_words(rctx, [mpicc, "--showme:incdirs"])
     libdirs = _run_words(rctx, [mpicc, "--showme:libdirs"])
     libs = _run_words(rctx, [mpicc, "--showme:libs"]) or ["mpi"]
     if not incdirs:
-        # Not Open MPI's wrapper: assume the conventional layout under MPI_HOME.
-        incdirs = [home + "/include"]
-        libdirs = [home + "/lib"]
-    mpirun = str(rctx.path(mpicc).dirname) + "/mpirun"
+        incdirs, libdirs, libs = _mpich_show(rctx, mpicc)
+    if not incdirs and home:
+        # Neither wrapper: assume the conventional layout under MPI_HOME.
+        incdirs, libdirs, libs = [home + "/include"], [home + "/lib"], ["mpi"]
+    if not incdirs:
+        fail("kcoll: %s answers neither --showme:incdirs (Open MPI) nor -show (MPICH); set MPI_HOME" % mpicc)
+
+    # The launcher beside the wrapper, with its suffix (mpicc.mpich -> mpirun.mpich).
+    wrapper = rctx.path(mpicc)
+    mpirun = str(wrapper.dirname) + "/" + wrapper.basename.replace("mpicc", "mpirun", 1)
+    if not rctx.path(mpirun).exists:
+        mpirun = str(wrapper.dirname) + "/mpiexec"
     hdrs = []
     for i, d in enumerate(incdirs):
         _symlink_dir(rctx, d, "include%d" % i)
@@ -240,7 +267,7 @@ cc_library(
 
 mpi_configure = repository_rule(
     implementation = _mpi_impl,
-    environ = ["MPI_HOME", "PATH"],
+    environ = ["MPI_HOME", "MPICC", "PATH"],
     local = True,
 )
 

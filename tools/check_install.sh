@@ -4,7 +4,10 @@
 #   2. examples/ built with CMake against that install (find_package(kcoll)), and the CG example run on 2 ranks with
 #      kcoll and with MPI_Allreduce (same iterations); a client in CMake projects of C++ alone and of Fortran and C++;
 #   3. a C program (tests/c_api_test.c) built with pkg-config against the install, run on 2 ranks;
-#   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks.
+#   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks;
+#      against MPICH where it is installed (MPICC=mpicc.mpich, run by its mpirun.mpich): CI's one build of kcoll
+#      against the other MPI, at no extra cost (the client workspace compiles kcoll anyway), and a few of kcoll's own
+#      multi-rank tests run there under MPICH.
 # Prints one "[check] ok: ..." or "[check] FAILED: ..." line per step (with the step's output when it fails) and
 # exits non-zero if any failed.
 set -uo pipefail
@@ -30,7 +33,7 @@ check() {  # check NAME COMMAND...
     grep -v "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep "^cg: \|^allreduce_client\|^c_api_test" "$work/step.log" | sed 's/^/    /'
+  grep "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED" "$work/step.log" | sed 's/^/    /'
 }
 
 same_iterations() {
@@ -51,7 +54,18 @@ pkg_config_c_program() {
 }
 
 bazel_client() {
-  (cd examples/bazel_client && bazel build //:allreduce_client && "${mpirun[@]}" bazel-bin/allreduce_client)
+  local mpicc="" run=("${mpirun[@]}") tests=()
+  if command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null; then
+    mpicc=mpicc.mpich
+    run=(mpirun.mpich -np 2)
+    # kcoll's own tests under MPICH: the shared-memory and MPI transports, blocking and nonblocking, the V-collectives.
+    tests=(@kcoll//tests:all_reduce_test_np3 @kcoll//tests:all_reduce_test_mpi_np3 @kcoll//tests:nonblocking_test_np2
+      @kcoll//tests:v_collectives_test_np3 @kcoll//bench/options:launcher_test)
+  fi
+  # "2 ranks" in the client's line: a binary of the other MPI would run as two singletons of 1 rank.
+  (cd examples/bazel_client && export MPICC="$mpicc" && bazel build //:allreduce_client &&
+    "${run[@]}" bazel-bin/allreduce_client | tee /dev/stderr | grep "2 ranks" > /dev/null &&
+    if [[ ${#tests[@]} -gt 0 ]]; then bazel test --test_output=errors "${tests[@]}"; fi)
   local status=$?
   (cd examples/bazel_client && bazel shutdown)
   return $status
@@ -119,7 +133,9 @@ consumer_project() {  # consumer_project LANGUAGE...
 check "a CMake project of C++ alone (project(app CXX)) linking kcoll::kcoll" consumer_project CXX
 check "a CMake project of Fortran and C++ linking kcoll::kcoll" consumer_project Fortran CXX
 check "a C program on the C API, built with pkg-config" pkg_config_c_program
-check "the Bazel client workspace examples/bazel_client" bazel_client
+client_mpi="the default MPI"
+command -v mpicc.mpich > /dev/null && client_mpi="MPICH (MPICC=mpicc.mpich), with kcoll's tests there"
+check "the Bazel client workspace examples/bazel_client, against $client_mpi" bazel_client
 check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle
 echo "[check] $failures step(s) failed"
 exit $((failures > 0))

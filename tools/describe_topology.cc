@@ -18,6 +18,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
+#include "bench/options/mpi_launcher.h"
 #include "collectives/communicator.h"
 #include "kcoll_mpi_paths.h"
 
@@ -31,7 +32,8 @@ ABSL_FLAG(bool, json, false, "print the JSON description from rank 0 on stdout")
 namespace {
 
 bool UnderMpirun() {
-  return kcoll::GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || kcoll::GetEnv("PMI_RANK") != nullptr;
+  return kcoll::GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || kcoll::GetEnv("PMI_RANK") != nullptr ||
+         kcoll::GetEnv("PMIX_RANK") != nullptr;
 }
 
 // Replaces this process with `mpirun -np ranks <this binary> <args>`.
@@ -40,19 +42,16 @@ int Relaunch(int ranks, int argc, char** argv) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
-  const std::string np = absl::StrCat(ranks);
   char self[4096] = {};
   if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
     std::fprintf(stderr, "describe_topology: cannot find its own path\n");
     return 1;
   }
-  std::vector<char*> args = {const_cast<char*>(KCOLL_MPIRUN),
-                             const_cast<char*>("--oversubscribe"),
-                             const_cast<char*>("--bind-to"),
-                             const_cast<char*>("none"),
-                             const_cast<char*>("-np"),
-                             const_cast<char*>(np.c_str()),
-                             self};
+  std::vector<std::string> launcher = kcoll::bench::LauncherArguments(kcoll::bench::BuiltMpiLauncher(), ranks,
+                                                                      kcoll::bench::RankBinding::kNone);
+  std::vector<char*> args = {const_cast<char*>(KCOLL_MPIRUN)};
+  for (std::string& a : launcher) args.push_back(a.data());
+  args.push_back(self);
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execv(KCOLL_MPIRUN, args.data());

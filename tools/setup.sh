@@ -15,7 +15,8 @@ PACKAGES=(
   bazel-bootstrap bazel-rules-java bazel-platforms  # Bazel 4.2.3 and the rule sets it loads offline
   g++ cmake make                                    # compilers; CMake builds Kokkos
   gfortran pkg-config                               # the install check: a Fortran + C++ CMake client, pkg-config
-  openmpi-bin libopenmpi-dev                        # MPI
+  openmpi-bin libopenmpi-dev                        # MPI (the default: Debian's alternatives keep mpicc Open MPI's)
+  mpich libmpich-dev                                # MPICH, the other MPI kcoll builds against (MPICC=mpicc.mpich)
   libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev nlohmann-json3-dev
   python3 python3-matplotlib                        # tools/plot
   libgloo-dev                                       # Gloo, a peer in the AllReduce benchmark

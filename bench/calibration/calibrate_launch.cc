@@ -11,7 +11,9 @@
 
 namespace kcoll {
 namespace bench {
-bool UnderMpiLauncher() { return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr; }
+bool UnderMpiLauncher() {
+  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr;
+}
 
 std::string ResolveOutputPath(const std::string& path, const std::string& build_working_directory,
                               const std::string& cwd) {
@@ -32,12 +34,17 @@ absl::Status CheckWritable(const std::string& path) {
 }
 
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
-                                const std::vector<std::string>& args, int cores, const std::string& test_tmpdir) {
+                                const std::vector<std::string>& args, int cores, const std::string& test_tmpdir,
+                                MpiLauncher launcher) {
   LaunchCommand command;
   // As the benchmarks launch (bench/launcher.h): ranks bound to cores, round-robin when there are more ranks than
   // cores; inside a test, where other jobs share the cores, nothing is bound.
-  const std::string binding = !test_tmpdir.empty() ? "none" : (ranks > cores ? "core:overload-allowed" : "core");
-  command.argv = {mpirun, "--oversubscribe", "--bind-to", binding, "-np", absl::StrCat(ranks), program};
+  const RankBinding binding = !test_tmpdir.empty() ? RankBinding::kNone
+                               : ranks > cores        ? RankBinding::kCoreRoundRobin
+                                                      : RankBinding::kCore;
+  command.argv = {mpirun};
+  for (std::string& arg : LauncherArguments(launcher, ranks, binding)) command.argv.push_back(std::move(arg));
+  command.argv.push_back(program);
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.default_env = {
       {"OMPI_ALLOW_RUN_AS_ROOT", "1"},

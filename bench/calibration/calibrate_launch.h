@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "bench/options/mpi_launcher.h"
 
 namespace kcoll {
 namespace bench {
 
-// True when this process is a rank of an MPI job (Open MPI's OMPI_COMM_WORLD_SIZE, or PMIx's PMIX_RANK).
+// True when this process is a rank of an MPI job (Open MPI's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK, or the
+// PMI_RANK of MPICH's Hydra).
 bool UnderMpiLauncher();
 
 // `path` made absolute: relative paths are taken from `build_working_directory` when it is not empty (bazel run
@@ -36,9 +38,10 @@ struct LaunchCommand {
 // The mpirun line for `ranks` ranks of `program` with `args` on a machine with `cores` cores. Ranks are bound to
 // cores (round-robin when ranks > cores) unless `test_tmpdir` is set; oversubscribed runs (ranks > cores) make idle
 // ranks yield their core. `test_tmpdir` (bazel test's $TEST_TMPDIR, may be empty) keeps
-// the job's session files and shared-memory segments apart from concurrent jobs.
+// the job's session files and shared-memory segments apart from concurrent jobs. In `launcher`'s syntax.
 LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& program, int ranks,
-                                const std::vector<std::string>& args, int cores, const std::string& test_tmpdir);
+                                const std::vector<std::string>& args, int cores, const std::string& test_tmpdir,
+                                MpiLauncher launcher = BuiltMpiLauncher());
 
 // Sets the environment and replaces this process with the command. Returns only on failure, with a message.
 std::string ExecLaunchCommand(const LaunchCommand& command);

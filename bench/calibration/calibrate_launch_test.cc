@@ -28,23 +28,26 @@ TEST(CheckWritable, TheDirectoryMustExist) {
 }
 
 TEST(MakeLaunchCommand, BindsLikeTheBenchmarks) {
-  LaunchCommand c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 4, {"--out=/x.json"}, 2, "");
-  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "core:overload-allowed", "-np",
-                                  "4", "/bin/calibrate", "--out=/x.json"));
+  LaunchCommand c =
+      MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 4, {"--out=/x.json"}, 2, "", MpiLauncher::kOpenMpi);
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "-np", "4", "--oversubscribe", "--bind-to",
+                                  "core:overload-allowed", "/bin/calibrate", "--out=/x.json"));
   auto has = [](const std::vector<std::pair<std::string, std::string>>& env, const std::string& name) {
     return std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
   };
   EXPECT_TRUE(has(c.default_env, "OMPI_ALLOW_RUN_AS_ROOT"));
   EXPECT_TRUE(has(c.default_env, "OMPI_MCA_mpi_yield_when_idle"));  // 4 ranks on 2 cores
   EXPECT_TRUE(c.force_env.empty());
-  c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "/tmp/t");
+  c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "/tmp/t", MpiLauncher::kOpenMpi);
   EXPECT_FALSE(has(c.default_env, "OMPI_MCA_mpi_yield_when_idle"));
   EXPECT_TRUE(has(c.force_env, "TMPDIR"));
-  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2",
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none",
                                   "/bin/calibrate"));  // inside a test: other jobs share the cores
-  c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "");
-  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "--oversubscribe", "--bind-to", "core", "-np", "2",
+  c = MakeLaunchCommand("/usr/bin/mpirun", "/bin/calibrate", 2, {}, 2, "", MpiLauncher::kOpenMpi);
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun", "-np", "2", "--oversubscribe", "--bind-to", "core",
                                   "/bin/calibrate"));  // as the benchmarks: one rank per core
+  c = MakeLaunchCommand("/usr/bin/mpirun.mpich", "/bin/calibrate", 4, {}, 2, "", MpiLauncher::kHydra);
+  EXPECT_THAT(c.argv, ElementsAre("/usr/bin/mpirun.mpich", "-np", "4", "-bind-to", "core", "/bin/calibrate"));
 }
 
 }  // namespace

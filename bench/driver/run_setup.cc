@@ -98,7 +98,7 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   // Device buffers (--exec cuda): NCCL's collectives are the vendor rows; MPI's would need a CUDA-aware MPI.
   if ((sel.all || sel.mpi) && !ctx.buffers.device) add(MakeMpiPeer(collective, ctx.comm));
   if ((sel.all || sel.nccl) && nccl != nullptr) add(MakeNcclPeer(collective, nccl));
-  if (collective == Collective::kAllReduce && (sel.all || sel.gloo) && gloo != nullptr && *gloo != nullptr) {
+  if (collective == Collective::kAllReduce && sel.gloo && gloo != nullptr && *gloo != nullptr) {
     add(std::move(*gloo));
   }
   const std::vector<Algorithm> registered = AlgorithmsFor(collective);
@@ -268,9 +268,17 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
                                 std::vector<std::string>* notes) {
   const BenchOptions& o = ctx.options;
   std::unique_ptr<Implementation> gloo;
-  const bool want_gloo =
-      std::find(collectives.begin(), collectives.end(), Collective::kAllReduce) != collectives.end() &&
-      ((o.algos.all && GlooAvailable()) || o.algos.gloo) && !ctx.buffers.device;
+  const bool all_reduce =
+      std::find(collectives.begin(), collectives.end(), Collective::kAllReduce) != collectives.end();
+  // Gloo runs only when named: in an MPI job its TCP transport hands every message from its I/O thread to the
+  // caller's, and where waking a sleeping thread takes a scheduler tick (virtual machines) each call then costs
+  // milliseconds, 10-30x what the same Gloo takes alone: rows that say more about the machine than about Gloo.
+  if (all_reduce && o.algos.all && !o.algos.gloo && GlooAvailable() && !ctx.buffers.device) {
+    notes->push_back(
+        "all_reduce: Gloo is not among the default rows (its I/O thread's hand-off to the caller can cost a "
+        "scheduler tick per message inside an MPI job, bench/README.md); --algo all,gloo adds it");
+  }
+  const bool want_gloo = all_reduce && o.algos.gloo && !ctx.buffers.device;
   if (want_gloo) {
     absl::StatusOr<std::unique_ptr<Implementation>> g = MakeGlooPeer(MPI_COMM_WORLD);
     if (g.ok()) {

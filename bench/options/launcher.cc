@@ -60,14 +60,18 @@ int LaunchSelf(const BenchOptions& options, const std::vector<std::string>& args
 }
 
 LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
-                      const std::vector<std::string>& args, int cores) {
+                      const std::vector<std::string>& args, int cores, MpiLauncher launcher) {
   LaunchPlan plan;
   const bool oversubscribed = options.ranks > cores;
   // Serial ranks are bound to cores, round-robin when there are more ranks than cores (rank r on core r mod cores:
   // neighbours in rank order sit on different cores). Left free, oversubscribed ranks land on the cores differently
   // from run to run and a run's times swing by 2-3x; bound, they repeat. OpenMP ranks stay free for their threads.
-  const std::string binding = options.exec != "serial" ? "none" : (oversubscribed ? "core:overload-allowed" : "core");
-  plan.argv = {mpirun, "-np", std::to_string(options.ranks), "--oversubscribe", "--bind-to", binding};
+  const RankBinding binding = options.exec != "serial" ? RankBinding::kNone
+                               : oversubscribed         ? RankBinding::kCoreRoundRobin
+                                                        : RankBinding::kCore;
+  const std::vector<std::string> launcher_args = LauncherArguments(launcher, options.ranks, binding);
+  plan.argv = {mpirun};
+  plan.argv.insert(plan.argv.end(), launcher_args.begin(), launcher_args.end());
   plan.argv.push_back(program);
   plan.argv.insert(plan.argv.end(), args.begin(), args.end());
 
@@ -84,8 +88,12 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   plan.env.emplace_back("OMP_PROC_BIND", "false");
   if (oversubscribed) plan.env.emplace_back("OMPI_MCA_mpi_yield_when_idle", "1");
 
-  plan.description = absl::StrCat("mpirun -np ", options.ranks, " --oversubscribe --bind-to ", binding, " (", cores,
-                                  " cores", oversubscribed ? ", oversubscribed: idle ranks yield" : "", ")");
+  // Hydra has no yield setting: MPICH's own waits spin, kcoll's yield.
+  const char* yielding = launcher == MpiLauncher::kHydra ? ", oversubscribed: kcoll's idle ranks yield, MPICH's spin"
+                                                         : ", oversubscribed: idle ranks yield";
+  plan.description = absl::StrCat(launcher == MpiLauncher::kHydra ? "mpiexec " : "mpirun ",
+                                  absl::StrJoin(launcher_args, " "), " (", cores, " cores",
+                                  oversubscribed ? yielding : "", ")");
   plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
   return plan;
 }

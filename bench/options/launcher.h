@@ -8,7 +8,7 @@
 // with OpenMP nothing is bound (--bind-to none: the threads must be free to move), and idle ranks yield when
 // oversubscribed (OMPI_MCA_mpi_yield_when_idle=1). OMP_NUM_THREADS is 1 per rank for the
 // serial space (Kokkos' OpenMP runtime must not spin threads beside the ranks) and cores/ranks for openmp, unless
-// set already.
+// set already. Built against MPICH, the launcher is Hydra, with the same binding in its syntax (mpi_launcher.h).
 #ifndef KCOLL_BENCH_OPTIONS_LAUNCHER_H_
 #define KCOLL_BENCH_OPTIONS_LAUNCHER_H_
 
@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/options/mpi_launcher.h"
 #include "bench/options/options.h"
 
 namespace kcoll {
@@ -35,9 +36,10 @@ struct LaunchPlan {
   std::string description;                                 // for the output header
 };
 
-// The mpirun command for `options` (ranks, exec space, ranks per node) on a machine with `cores` cores.
+// The mpirun command for `options` (ranks, exec space, ranks per node) on a machine with `cores` cores, in the
+// syntax of `launcher`.
 LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
-                      const std::vector<std::string>& args, int cores);
+                      const std::vector<std::string>& args, int cores, MpiLauncher launcher = BuiltMpiLauncher());
 
 // Sets the plan's environment and replaces this process with mpirun. Returns only on failure (the exit code to use,
 // after printing why).

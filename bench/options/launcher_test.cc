@@ -1,5 +1,6 @@
 #include "bench/options/launcher.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ TEST(LauncherTest, SelfExecutableIsThisTestBinary) {
 TEST(LauncherTest, SerialRanksThatFitAreBoundToCores) {
   BenchOptions o;
   o.ranks = 2;
-  LaunchPlan plan = PlanLaunch(o, "/usr/bin/mpirun", "/bin/prog", {"-b", "8"}, 2);
+  LaunchPlan plan = PlanLaunch(o, "/usr/bin/mpirun", "/bin/prog", {"-b", "8"}, 2, MpiLauncher::kOpenMpi);
   EXPECT_THAT(plan.argv, ElementsAre("/usr/bin/mpirun", "-np", "2", "--oversubscribe", "--bind-to", "core", "/bin/prog",
                                      "-b", "8"));
   EXPECT_EQ(Env(plan, "OMP_NUM_THREADS"), "1");
@@ -44,18 +45,45 @@ TEST(LauncherTest, OversubscribedRanksShareCoresRoundRobinAndYield) {
   BenchOptions o;
   o.ranks = 8;
   o.ranks_per_node = 4;
-  LaunchPlan plan = PlanLaunch(o, "mpirun", "prog", {}, 2);
+  LaunchPlan plan = PlanLaunch(o, "mpirun", "prog", {}, 2, MpiLauncher::kOpenMpi);
   EXPECT_THAT(plan.argv, Contains("core:overload-allowed"));
   EXPECT_EQ(Env(plan, "OMPI_MCA_mpi_yield_when_idle"), "1");
   EXPECT_EQ(Env(plan, "KCOLL_RANKS_PER_NODE"), "4");
   EXPECT_THAT(plan.force, Contains(Pair("KCOLL_RANKS_PER_NODE", "4")));
 }
 
+TEST(LauncherTest, HydraGetsTheSameBindingInItsSyntax) {
+  BenchOptions o;
+  o.ranks = 8;
+  LaunchPlan plan = PlanLaunch(o, "/usr/bin/mpirun.mpich", "prog", {"-b", "8"}, 2, MpiLauncher::kHydra);
+  EXPECT_THAT(plan.argv, ElementsAre("/usr/bin/mpirun.mpich", "-np", "8", "-bind-to", "core", "prog", "-b", "8"));
+  EXPECT_THAT(plan.description, HasSubstr("mpiexec -np 8 -bind-to core (2 cores, oversubscribed"));
+  o.ranks = 2;
+  o.exec = "openmp";
+  EXPECT_THAT(PlanLaunch(o, "mpiexec", "prog", {}, 2, MpiLauncher::kHydra).argv,
+              ElementsAre("mpiexec", "-np", "2", "-bind-to", "none", "prog"));
+}
+
+TEST(LauncherTest, TheBuildsLauncherKindIsWhatItsMpirunSays) {
+  // The kind comes from the MPI headers this test was built with, the mpirun from the build's MPI wrapper: they
+  // must agree, or every launch would pass the other launcher's flags.
+  std::string version;
+  if (FILE* p = popen((MpirunPath() + " --version 2>&1").c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof(buffer), p) != nullptr) version += buffer;
+    pclose(p);
+  }
+  const bool hydra = version.find("HYDRA") != std::string::npos;
+  const bool open_mpi = version.find("Open MPI") != std::string::npos || version.find("OpenRTE") != std::string::npos;
+  ASSERT_TRUE(hydra || open_mpi) << MpirunPath() << " --version said: " << version;
+  EXPECT_EQ(BuiltMpiLauncher() == MpiLauncher::kHydra, hydra) << MpiLauncherName(BuiltMpiLauncher());
+}
+
 TEST(LauncherTest, OpenMpSharesTheCoresAndIsNotBound) {
   BenchOptions o;
   o.ranks = 2;
   o.exec = "openmp";
-  LaunchPlan plan = PlanLaunch(o, "mpirun", "prog", {}, 8);
+  LaunchPlan plan = PlanLaunch(o, "mpirun", "prog", {}, 8, MpiLauncher::kOpenMpi);
   EXPECT_THAT(plan.argv, Contains("none"));
   EXPECT_EQ(Env(plan, "OMP_NUM_THREADS"), "4");
 }

@@ -58,7 +58,9 @@ constexpr Flag kFlags[] = {
     {'T', "timeout", "SECONDS", "abort when one call takes longer (default 0: never)"},
     {'I', "per_iter_timing", "0|1", "per-iteration min/max/p99/cv% columns; per-rank times in the JSON"},
     {'J', "json", "FILE", "write nccl-tests' JSON (version 3) plus kcoll's fields"},
-    {0, "algo", "LIST", "kcoll algorithms and peers: all (default), a name, or a comma list (ring,mpi,gloo,nccl,auto)"},
+    {0, "algo", "LIST",
+     "kcoll algorithms and peers: all (default: every algorithm, auto, and the MPI and NCCL peers; Gloo only when "
+     "named), a name, or a comma list (ring,mpi,gloo,nccl,auto; all,gloo)"},
     {0, "exec", "SPACE", "Kokkos execution space of each rank: serial (default), openmp, or cuda (device buffers)"},
     {0, "ranks", "N", "ranks to launch under mpirun (default 2)"},
     {0, "ranks_per_node", "R", "emulate nodes of R consecutive ranks (sets KCOLL_RANKS_PER_NODE)"},

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend_factories.h"
+#include "collectives/kernels/streaming_stores.h"
 
 namespace kcoll {
 
@@ -56,16 +57,23 @@ void StopKokkos() {
 }
 
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous) {
+  absl::StatusOr<size_t> streaming_min_bytes = StreamingStoreMinBytesFromEnv();
+  if (!streaming_min_bytes.ok()) return streaming_min_bytes.status();
+  return MakeKernels(backend, synchronous, *streaming_min_bytes);
+}
+
+absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous,
+                                                     size_t streaming_min_bytes) {
   if (!Kokkos::is_initialized()) {
     return absl::FailedPreconditionError("Kokkos is not initialized: call Kokkos::initialize first");
   }
   std::unique_ptr<Kernels> kernels;
   switch (backend) {
     case ExecBackend::kSerial:
-      kernels = kernels_internal::MakeSerialKernels(synchronous);
+      kernels = kernels_internal::MakeSerialKernels(synchronous, streaming_min_bytes);
       break;
     case ExecBackend::kOpenMP:
-      kernels = kernels_internal::MakeOpenMPKernels(synchronous);
+      kernels = kernels_internal::MakeOpenMPKernels(synchronous, streaming_min_bytes);
       break;
     case ExecBackend::kCuda:
       kernels = kernels_internal::MakeCudaKernels(synchronous);

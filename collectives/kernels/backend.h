@@ -27,8 +27,14 @@ void StopKokkos();
 void InitializeKokkosQuietly(int argc, char** argv);
 
 // Kernels on `backend`. `synchronous`: fence after each kernel (needed when a transport reads the memory from the
-// host). Errors: the backend is not compiled into Kokkos, or Kokkos is not initialised.
+// host). On host backends, destinations of at least $KCOLL_STREAMING_STORES bytes (streaming_stores.h) are written
+// with streaming stores. Errors: the backend is not compiled into Kokkos, Kokkos is not initialised, or
+// $KCOLL_STREAMING_STORES is not a valid setting.
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous = true);
+// The same with the streaming-store threshold given (kNoStreamingStores: never; 0: always), for benchmarks and tests
+// that compare the two ways of storing.
+absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous,
+                                                     size_t streaming_min_bytes);
 
 // Where the kCuda kernels run: the device of Kokkos' default Cuda instance and its stream (a cudaStream_t, passed as
 // void* so this header needs no CUDA). A stream-ordered transport enqueues its transfers on that stream. Errors:

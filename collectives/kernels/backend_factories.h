@@ -3,6 +3,7 @@
 #ifndef KCOLL_COLLECTIVES_KERNELS_BACKEND_FACTORIES_H_
 #define KCOLL_COLLECTIVES_KERNELS_BACKEND_FACTORIES_H_
 
+#include <cstddef>
 #include <memory>
 
 #include "collectives/kernels/kernels.h"
@@ -10,8 +11,9 @@
 namespace kcoll {
 namespace kernels_internal {
 
-std::unique_ptr<Kernels> MakeSerialKernels(bool synchronous);
-std::unique_ptr<Kernels> MakeOpenMPKernels(bool synchronous);
+// `streaming_min_bytes`: host destinations of at least this many bytes are written with streaming stores.
+std::unique_ptr<Kernels> MakeSerialKernels(bool synchronous, size_t streaming_min_bytes);
+std::unique_ptr<Kernels> MakeOpenMPKernels(bool synchronous, size_t streaming_min_bytes);
 std::unique_ptr<Kernels> MakeCudaKernels(bool synchronous);
 // False when Kokkos has no CUDA backend; otherwise fills the device and stream of the instance MakeCudaKernels uses.
 bool GetCudaPlacement(int* device, void** stream);

@@ -6,7 +6,7 @@ namespace kernels_internal {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 std::unique_ptr<Kernels> MakeCudaKernels(bool synchronous) {
-  return std::make_unique<KokkosKernels<Kokkos::Cuda>>("cuda", Kokkos::Cuda(), synchronous);
+  return std::make_unique<KokkosKernels<Kokkos::Cuda>>("cuda", Kokkos::Cuda(), synchronous, kNoStreamingStores);
 }
 
 bool GetCudaPlacement(int* device, void** stream) {

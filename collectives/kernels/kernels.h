@@ -24,7 +24,11 @@ class Kernels {
   // dst[i] = a[i] (op) b[i] for i < n; dst may alias a or b. kAvg combines as a sum (see Divide).
   virtual absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) = 0;
   // Copies `bytes` bytes; the ranges must not overlap unless dst == src.
-  virtual absl::Status Copy(void* dst, const void* src, size_t bytes) = 0;
+  absl::Status Copy(void* dst, const void* src, size_t bytes) { return Copy(dst, src, bytes, bytes); }
+  // The same, for a copy that fills part of a destination of `destination_bytes` bytes that this call does not read
+  // again (an algorithm copying a large result chunk by chunk): host kernels write destinations at or above their
+  // streaming-store threshold (streaming_stores.h) around the caches.
+  virtual absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) = 0;
   // data[i] /= divisor, in the element type's arithmetic (integer division truncates): finishes an average.
   virtual absl::Status Divide(DataType type, void* data, size_t n, int divisor) = 0;
   // Waits until every kernel launched so far has finished.

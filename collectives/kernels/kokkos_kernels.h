@@ -17,6 +17,7 @@
 #include "collectives/kernels/half_simd.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/kernels/packed_reduce.h"
+#include "collectives/kernels/streaming_stores.h"
 
 namespace kcoll {
 
@@ -43,6 +44,52 @@ struct HalfBlockFunctor {
   }
 };
 
+// Host destinations at or above the streaming-store threshold are written in pieces of this size, one per index of
+// the parallel loop; each piece ends with a store fence, so the data is ordered before whatever the calling thread
+// publishes next (the fence costs nothing at this granularity).
+constexpr int64_t kStreamingPieceBytes = 256 << 10;
+
+struct StreamingCopyFunctor {
+  char* dst;
+  const char* src;
+  int64_t bytes;
+  void operator()(const int64_t piece) const {
+    const int64_t begin = piece * kStreamingPieceBytes;
+    StreamingCopy(dst + begin, src + begin, static_cast<size_t>(std::min(kStreamingPieceBytes, bytes - begin)));
+    StreamingStoreFence();
+  }
+};
+
+// Reduces a piece 4 KiB at a time into a block on the stack (it stays in the L1 cache) and streams each block out.
+// dst may alias a or b: a block is read whole before it is written.
+template <class T, ReduceOp Op>
+struct StreamingReduceFunctor {
+  static constexpr int64_t kBlock = 4096 / static_cast<int64_t>(sizeof(T));
+  static constexpr int64_t kPiece = kStreamingPieceBytes / static_cast<int64_t>(sizeof(T));
+  T* dst;
+  const T* a;
+  const T* b;
+  int64_t n;
+  bool half_simd;  // 16-bit floats: the vectorised path of half_simd.h
+  void operator()(const int64_t piece) const {
+    alignas(64) T block[kBlock];
+    const int64_t end = std::min(n, (piece + 1) * kPiece);
+    for (int64_t begin = piece * kPiece; begin < end; begin += kBlock) {
+      const int64_t len = std::min(kBlock, end - begin);
+      if constexpr (std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value) {
+        if (half_simd) {
+          HostReduceHalves(Op, block, a + begin, b + begin, static_cast<size_t>(len));
+          StreamingCopy(dst + begin, block, static_cast<size_t>(len) * sizeof(T));
+          continue;
+        }
+      }
+      for (int64_t i = 0; i < len; ++i) block[i] = Combine<T, Op>(a[begin + i], b[begin + i]);
+      StreamingCopy(dst + begin, block, static_cast<size_t>(len) * sizeof(T));
+    }
+    StreamingStoreFence();
+  }
+};
+
 template <class T>
 struct DivideFunctor {
   T* data;
@@ -58,11 +105,16 @@ class KokkosKernels final : public Kernels {
   static constexpr size_t kInlineElements = 64;
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
   using ByteView = Kokkos::View<char*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr bool kHostMemory = std::is_same<memory_space, Kokkos::HostSpace>::value;
 
   // `synchronous`: fence after every kernel, for transports that read memory from the host (MPI). A stream-ordered
   // transport (NCCL on the same CUDA stream) needs no fence between a kernel and the next transfer.
-  KokkosKernels(absl::string_view name, ExecSpace exec, bool synchronous)
-      : name_(name), exec_(exec), synchronous_(synchronous) {}
+  // `streaming_min_bytes`: host destinations of at least this many bytes are written with streaming stores.
+  KokkosKernels(absl::string_view name, ExecSpace exec, bool synchronous, size_t streaming_min_bytes)
+      : name_(name),
+        exec_(exec),
+        synchronous_(synchronous),
+        streaming_min_bytes_(kHostMemory && StreamingStoresAvailable() ? streaming_min_bytes : kNoStreamingStores) {}
 
   absl::string_view name() const override { return name_; }
 
@@ -82,8 +134,20 @@ class KokkosKernels final : public Kernels {
     return absl::OkStatus();
   }
 
-  absl::Status Copy(void* dst, const void* src, size_t bytes) override {
+  absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) override {
     if (bytes == 0 || dst == src) return absl::OkStatus();
+    if constexpr (kHostMemory) {
+      // A part of a large destination: memcpy would store this part through the caches. (A whole copy is left to
+      // memcpy, which streams large ones itself.)
+      if (destination_bytes > bytes && destination_bytes >= streaming_min_bytes_) {
+        const int64_t total = static_cast<int64_t>(bytes);
+        const int64_t pieces = (total + kStreamingPieceBytes - 1) / kStreamingPieceBytes;
+        Kokkos::parallel_for("kcoll::copy_streaming", Kokkos::RangePolicy<ExecSpace>(exec_, 0, pieces),
+                             StreamingCopyFunctor{static_cast<char*>(dst), static_cast<const char*>(src), total});
+        Sync();
+        return absl::OkStatus();
+      }
+    }
     Kokkos::deep_copy(exec_, ByteView(static_cast<char*>(dst), bytes),
                       ByteView(static_cast<char*>(const_cast<void*>(src)), bytes));
     Sync();
@@ -139,9 +203,22 @@ class KokkosKernels final : public Kernels {
     template <class T, ReduceOp Op>
     void Launch() const {
       constexpr bool kHalf = std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
-      if constexpr (kHalf && std::is_same<memory_space, Kokkos::HostSpace>::value) {
-        if ((Op == ReduceOp::kSum || Op == ReduceOp::kProd) &&
-            HostHalfSimdAvailable(std::is_same<T, Float16>::value ? DataType::kFloat16 : DataType::kBfloat16)) {
+      const bool half_simd =
+          kHalf && (Op == ReduceOp::kSum || Op == ReduceOp::kProd) &&
+          HostHalfSimdAvailable(std::is_same<T, Float16>::value ? DataType::kFloat16 : DataType::kBfloat16);
+      if constexpr (kHostMemory) {
+        if (n * sizeof(T) >= self->streaming_min_bytes_) {
+          const int64_t count = static_cast<int64_t>(n);
+          const int64_t pieces = (count + StreamingReduceFunctor<T, Op>::kPiece - 1) / StreamingReduceFunctor<T, Op>::kPiece;
+          StreamingReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b),
+                                          count, half_simd};
+          Kokkos::parallel_for("kcoll::reduce_streaming", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, pieces), f);
+          *launched = true;
+          return;
+        }
+      }
+      if constexpr (kHalf && kHostMemory) {
+        if (half_simd) {
           const int64_t count = static_cast<int64_t>(n);
           const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
           HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};
@@ -150,8 +227,8 @@ class KokkosKernels final : public Kernels {
           return;
         }
       }
-      constexpr bool kHostMemory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
-      if constexpr (!kHostMemory && sizeof(T) < 16) {
+      constexpr bool kHostAccessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+      if constexpr (!kHostAccessible && sizeof(T) < 16) {
         const auto packed = PackedReduceFunctor<T, Op>::Over(static_cast<T*>(dst), static_cast<const T*>(a),
                                                              static_cast<const T*>(b), static_cast<int64_t>(n));
         if (packed.packs > 0) {
@@ -162,7 +239,7 @@ class KokkosKernels final : public Kernels {
         }
       }
       ReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b)};
-      if constexpr (std::is_same<memory_space, Kokkos::HostSpace>::value) {
+      if constexpr (kHostMemory) {
         // A few elements in host memory: the functor's loop right here. A kernel launch (dispatch, profiling hooks,
         // fence) costs more than the work, and small reductions are what latency-bound calls are made of.
         if (n <= kInlineElements) {
@@ -194,6 +271,7 @@ class KokkosKernels final : public Kernels {
   std::string name_;
   ExecSpace exec_;
   bool synchronous_;
+  size_t streaming_min_bytes_;
   std::map<int, Kokkos::View<char*, memory_space>> scratch_;
 };
 

@@ -33,8 +33,8 @@ absl::Status CountingKernels::Reduce(ReduceOp op, DataType type, void* dst, cons
   return s;
 }
 
-absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes) {
-  absl::Status s = inner_->Copy(dst, src, bytes);
+absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) {
+  absl::Status s = inner_->Copy(dst, src, bytes, destination_bytes);
   if (s.ok()) {
     ++counts_.copy.calls;
     counts_.copy.bytes += bytes;

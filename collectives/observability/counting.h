@@ -55,7 +55,8 @@ class CountingKernels final : public Kernels {
   absl::string_view name() const override { return inner_->name(); }
   MemoryKind memory() const override { return inner_->memory(); }
   absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override;
-  absl::Status Copy(void* dst, const void* src, size_t bytes) override;
+  using Kernels::Copy;
+  absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) override;
   absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
   void Fence() override { inner_->Fence(); }
   absl::StatusOr<void*> Scratch(int slot, size_t bytes) override { return inner_->Scratch(slot, bytes); }

@@ -17,7 +17,8 @@ absl::Status DirectAllGather(const CollectiveArgs& args, Resources& resources) {
       const int p = (me + k) % n;
       unsigned char* dst = recv + static_cast<size_t>(p) * bytes;
       if (dst == peers->send[p]) continue;  // this rank's own block, in place
-      KCOLL_RETURN_IF_ERROR(resources.kernels.Copy(dst, peers->send[p], bytes));
+      // The result is not read again in this call: a large one is written around the caches.
+      KCOLL_RETURN_IF_ERROR(resources.kernels.Copy(dst, peers->send[p], bytes, static_cast<size_t>(n) * bytes));
     }
   }
   return NodeBarrier(resources);

@@ -55,7 +55,9 @@ absl::Status DirectAllReduce(const CollectiveArgs& args, Resources& resources) {
       if (to == from) continue;
       KCOLL_RETURN_IF_ERROR(memory.WaitFor(p, static_cast<uint32_t>(c + 1)));
       const size_t at = (block.offset + from) * elem;
-      KCOLL_RETURN_IF_ERROR(kernels.Copy(recv + at, peers->recv[p] + at, (to - from) * elem));
+      // The copy is not read again in this call: a large result is written around the caches (the reduced chunk
+      // above is, by the other ranks, so it is stored normally).
+      KCOLL_RETURN_IF_ERROR(kernels.Copy(recv + at, peers->recv[p] + at, (to - from) * elem, args.count * elem));
     }
   }
   return NodeBarrier(resources);
