@@ -59,8 +59,10 @@ bazel_client() {
     mpicc=mpicc.mpich
     run=(mpirun.mpich -np 2)
     # kcoll's own tests under MPICH: the shared-memory and MPI transports, blocking and nonblocking, the V-collectives.
-    tests=(@kcoll//tests:all_reduce_test_np3 @kcoll//tests:all_reduce_test_mpi_np3 @kcoll//tests:nonblocking_test_np2
-      @kcoll//tests:v_collectives_test_np3 @kcoll//bench/options:launcher_test)
+    # Two ranks: Debian's MPICH (ch4:ucx) spins in its own calls, and ranks that outnumber the cores crawl (3 ranks on
+    # 2 cores: all_reduce_test 200 s against 3 s with Open MPI, which yields).
+    tests=(@kcoll//tests:all_reduce_test_np2 @kcoll//tests:all_reduce_test_mpi_np2 @kcoll//tests:nonblocking_test_np2
+      @kcoll//tests:v_collectives_test_np2 @kcoll//bench/options:launcher_test)
   fi
   # "2 ranks" in the client's line: a binary of the other MPI would run as two singletons of 1 rank.
   (cd examples/bazel_client && export MPICC="$mpicc" && bazel build //:allreduce_client &&
