@@ -169,10 +169,12 @@ int main(int argc, char** argv) {
         if (rank == 0) {
           std::printf(
               "cg: %d^3 grid on %d rank(s) (%dx%dx%d blocks), %s CG, dot products summed with %s\n"
-              "cg: %d iterations, relative residual %.3e, %.3f ms per iteration, reductions %.1f%% of the time\n",
+              "cg: %d iterations, relative residual %.3e, %.3f ms per iteration, reductions %.1f%% of the time "
+              "(%.2f us per iteration)\n",
               flags->cg.n, nranks, result->dims[0], result->dims[1], result->dims[2],
               flags->cg.pipelined ? "pipelined" : "classic", dot_sum->name().c_str(), it, result->relative_residual,
-              it > 0 ? 1e3 * times[0] / it : 0.0, times[0] > 0 ? 100.0 * times[1] / times[0] : 0.0);
+              it > 0 ? 1e3 * times[0] / it : 0.0, times[0] > 0 ? 100.0 * times[1] / times[0] : 0.0,
+              it > 0 ? 1e6 * times[1] / it : 0.0);
           // Ranks are numbered row-major over the rank grid: slab i holds ranks i * (dims[1] * dims[2]) onwards.
           const int per_slab = result->dims[1] * result->dims[2];
           std::string norms;
