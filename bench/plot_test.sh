@@ -21,6 +21,18 @@ PY
 head -c 8 "$dir/out.png" | od -An -c | grep -q "P   N   G" || { echo "FAIL: not a PNG"; exit 1; }
 [[ $(stat -c %s "$dir/out.png") -gt 10000 ]] || { echo "FAIL: PNG too small"; exit 1; }
 "$plot" "$dir/run.json" --in-place >/dev/null
+# The time panel: a run with a latency floor and an auto row.
+/usr/bin/python3 - "$dir/run.json" "$dir/floor.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["kcoll"]["latency_floor_us"] = 0.2
+doc["results"] += [dict(r, algorithm="auto") for r in doc["results"] if r["algorithm"] == "ring"]
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$plot" "$dir/floor.json" -o "$dir/floor.png" --latency-panel 1K --linear >/dev/null
+[[ $(stat -c %s "$dir/floor.png") -gt $(stat -c %s "$dir/out.png") ]] || { echo "FAIL: no second panel"; exit 1; }
+if "$plot" "$dir/floor.json" --latency-panel 1Q 2>"$dir/err"; then echo "FAIL: bad size accepted"; exit 1; fi
+grep -q "'1Q' is not a size" "$dir/err" || { echo "FAIL: size message"; cat "$dir/err"; exit 1; }
 if "$plot" "$dir/run.json" --stat p50 -o "$dir/p50.png" 2>"$dir/err"; then echo "FAIL: p50 without -I data"; exit 1; fi
 grep -q "needs a run with -I 1" "$dir/err" || { echo "FAIL: p50 message"; exit 1; }
 [[ -s "$dir/run.png" ]] || { echo "FAIL: default output name"; exit 1; }

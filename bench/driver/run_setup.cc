@@ -433,6 +433,7 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
   info.ranks = GatherRanks(topology, MPI_COMM_WORLD, ctx.rank, ctx.nranks, ctx.buffers.device);
   info.ideal_busbw_gbps = in.ideal.busbw_gbps;
   info.ideal_note = in.ideal.note;
+  info.latency_floor_s = in.ideal.latency_floor_s;
   info.model = o.model;
   info.model_note = in.model_note;
   info.intra_bw_gbps = in.ideal.intra_gbps;

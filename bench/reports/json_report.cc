@@ -180,6 +180,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
   kcoll["inter_bw_gbps"] = info.inter_bw_gbps > 0 ? Json(info.inter_bw_gbps) : Json(nullptr);
   kcoll["ideal_bus_bw"] = OptionalNumber(info.ideal_busbw_gbps);
   kcoll["ideal_note"] = info.ideal_note;
+  kcoll["latency_floor_us"] = info.latency_floor_s > 0 ? Json(info.latency_floor_s * 1e6) : Json(nullptr);
   kcoll["blocks"] = Json::array();
   kcoll["best_vs_mpi"] = Json::array();
   kcoll["complete"] = false;
