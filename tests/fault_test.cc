@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -183,15 +184,25 @@ class StallTest : public ::testing::Test {
   }
 };
 
+// Each stall waits out two timeouts, so the sweeps over every algorithm run at 3 ranks (a rank count that is not a
+// power of two, which most schedules treat apart) on each transport, and with KCOLL_EXHAUSTIVE=1; the other rank
+// counts stall each collective's first algorithm (the wait and its error are the transport's, shared by all).
+std::vector<Algorithm> StalledAlgorithms(Collective collective) {
+  std::vector<Algorithm> all = TransferAlgorithmsFor(collective);
+  const char* exhaustive = std::getenv("KCOLL_EXHAUSTIVE");
+  if (WorldSize() == 3 || (exhaustive != nullptr && std::string(exhaustive) == "1") || all.empty()) return all;
+  return {all.front()};
+}
+
 TEST_F(StallTest, EveryAllReduceAlgorithmTimesOut) {
-  for (Algorithm a : TransferAlgorithmsFor(Collective::kAllReduce)) CheckStall(Collective::kAllReduce, a);
+  for (Algorithm a : StalledAlgorithms(Collective::kAllReduce)) CheckStall(Collective::kAllReduce, a);
 }
 
 TEST_F(StallTest, EveryAlgorithmOfEveryOtherCollectiveTimesOut) {
   for (Collective c : {Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast, Collective::kReduce,
                        Collective::kAllToAll, Collective::kGather, Collective::kScatter, Collective::kSendRecv,
                        Collective::kBarrier}) {
-    for (Algorithm a : TransferAlgorithmsFor(c)) CheckStall(c, a);
+    for (Algorithm a : StalledAlgorithms(c)) CheckStall(c, a);
   }
 }
 
