@@ -42,7 +42,7 @@ PY
 mpirun="$(grep -o '"/[^"]*"' "$bin/../external/kcoll_mpi/kcoll_mpi_paths.h" 2>/dev/null | tr -d '"' || true)"
 mpirun="${KCOLL_MPIRUN:-${mpirun:-mpirun}}"
 oversubscribe=--oversubscribe
-"$mpirun" --version 2>&1 | grep -q HYDRA && oversubscribe=""  # MPICH's Hydra oversubscribes untold
+[[ "$("$mpirun" --version 2>&1 || true)" == *HYDRA* ]] && oversubscribe=""  # MPICH's Hydra oversubscribes untold
 # shellcheck disable=SC2086
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpirun" $oversubscribe -np 2 \
   "$bin/all_reduce" -b 1K -e 1K -n 3 -w 1 -c 1 --algo ring -I 1 >"$out" 2>"$err" || fail "outside mpirun exited $?"

@@ -21,7 +21,8 @@ export PMIX_MCA_gds=hash
 export OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
 # Ranks start on this machine and inherit this environment (KCOLL_*, OMP_*). MPICH's Hydra runs more ranks than cores
 # and leaves them unbound without being told (and knows no --oversubscribe).
-if "$mpirun" --version 2>&1 | grep -q HYDRA; then
+# (Read whole: a grep -q that stops reading would fail the pipeline under pipefail.)
+if [[ "$("$mpirun" --version 2>&1 || true)" == *HYDRA* ]]; then
   exec "$mpirun" -np "$nranks" "$binary" "$@"
 fi
 exec "$mpirun" --oversubscribe --bind-to none -np "$nranks" "$binary" "$@"
