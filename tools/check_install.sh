@@ -30,7 +30,7 @@ check() {  # check NAME COMMAND...
     echo "[check] ok: $name ($((SECONDS - start)) s)"
   else
     echo "[check] FAILED: $name ($((SECONDS - start)) s); its output:"
-    grep -v "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
+    grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
   grep "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED" "$work/step.log" | sed 's/^/    /'
