@@ -33,7 +33,7 @@ check() {  # check NAME COMMAND...
     grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED" "$work/step.log" | sed 's/^/    /'
+  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED" "$work/step.log" | sed 's/^/    /'
 }
 
 same_iterations() {
