@@ -36,7 +36,7 @@ constexpr size_t kMaxInlineBytes = 4096;  // InlineExchange::kMaxPayloadBytes, a
 bool InlineAvailable() {
   const char* transport = GetEnv("KCOLL_TRANSPORT");
   const bool shm = transport == nullptr || std::string(transport) == "shm";
-  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1;
+  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1 && AllRanksOnOneMachine();
 }
 
 uint64_t CallsOf(const Communicator& comm, Algorithm algorithm) {

@@ -27,6 +27,21 @@ inline bool AllRanks(bool ok) {
   return v == 1;
 }
 
+// Whether every rank of MPI_COMM_WORLD runs on this machine (one shared-memory domain): false on the hosts of
+// tools/cluster.sh, true on emulated nodes. Collective on its first call, which mpi_test_main makes right after
+// MPI_Init on every rank; later calls read the answer.
+inline bool AllRanksOnOneMachine() {
+  static const bool one = [] {
+    MPI_Comm machine = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+    int here = 1;
+    MPI_Comm_size(machine, &here);
+    MPI_Comm_free(&machine);
+    return here == WorldSize();
+  }();
+  return one;
+}
+
 }  // namespace testing
 }  // namespace kcoll
 

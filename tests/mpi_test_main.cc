@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   }
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  kcoll::testing::AllRanksOnOneMachine();  // collective the first time: every rank, here
   if (world_rank != 0) {
     // Files the test runner shares between ranks belong to rank 0: the premature-exit marker (read when the tests
     // start) and the XML report (see below).

@@ -55,7 +55,7 @@ KCOLL_COLLECTIVE_TEST(ExScanTest, Collective::kExScan) { CheckScan(*comm_, c, Ge
 bool InlineAvailable() {
   const char* transport = GetEnv("KCOLL_TRANSPORT");
   const bool shm = transport == nullptr || std::string(transport) == "shm";
-  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1;
+  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1 && AllRanksOnOneMachine();
 }
 
 uint64_t CallsOf(const Communicator& comm, Collective collective, Algorithm algorithm) {

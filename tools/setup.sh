@@ -21,6 +21,7 @@ PACKAGES=(
   python3 python3-matplotlib                        # tools/plot
   libgloo-dev                                       # Gloo, a peer in the AllReduce benchmark
   xz-utils                                          # unpacking Debian source packages
+  iproute2 iputils-ping nftables                    # tools/cluster.sh: namespaces, shaping, dropped packets
 )
 
 as_root() {

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# A cluster of hosts on this machine: network namespaces joined by a bridge, each host with its own address, its own
+# hostname (a UTS namespace per process started on it) and its own cores, and Open MPI over TCP between them.
+# Nothing leaves the machine: the bridge lives in a namespace of its own, the hosts have no default route, and every
+# address is in the private subnet below. Needs root (ip netns, tc, nft); without it, or without a kernel feature,
+# each command says why and exits 0 ("skipped"), so scripts and tests that use it skip instead of failing.
+#
+#   tools/cluster.sh up H R          # H hosts (2-8) of R ranks each
+#   tools/cluster.sh run CMD...      # an MPI job across the hosts: mpirun -np H*R, R per host, then CMD
+#   tools/cluster.sh shape RATE      # limit every host's link to RATE (tc tbf; 100mbit, 1gbit, ...; off)
+#   tools/cluster.sh fault down|drop HOST SECONDS   # take host HOST's link down, or drop its packets, for SECONDS
+#   tools/cluster.sh status          # the hosts, their addresses, cores and shaping
+#   tools/cluster.sh down            # remove everything (also after a failure; idempotent)
+#
+# KCOLL_CLUSTER (default kc) prefixes every name, so several clusters (concurrent tests) can coexist; the subnet is
+# 10.X.0.0/24 with X derived from that prefix. The state (hosts, ranks, agent) is kept in /run/kcoll-cluster-PREFIX.
+set -uo pipefail
+
+prefix="${KCOLL_CLUSTER:-kc}"
+state="/run/kcoll-cluster-$prefix"
+octet=$((100 + $(printf '%s' "$prefix" | cksum | cut -d' ' -f1) % 100))
+subnet="10.$octet.0"
+
+say() { printf '[cluster] %s\n' "$*"; }
+skip() {
+  say "skipped: $*"
+  exit 0
+}
+die() {
+  say "error: $*" >&2
+  exit 1
+}
+
+can_run() {  # root, network namespaces, veth and a bridge; "skipped" otherwise
+  [[ $(id -u) -eq 0 ]] || skip "needs root (network namespaces)"
+  command -v ip > /dev/null || skip "no ip command (Debian's iproute2)"
+  ip netns add "${prefix}-probe" 2> /dev/null || skip "cannot create a network namespace here"
+  local ok=0
+  ip -n "${prefix}-probe" link add "${prefix}p0" type veth peer name "${prefix}p1" 2> /dev/null && ok=1
+  ip -n "${prefix}-probe" link add "${prefix}pb" type bridge 2> /dev/null || ok=0
+  ip netns delete "${prefix}-probe"
+  [[ $ok -eq 1 ]] || skip "the kernel has no veth or bridge devices"
+}
+
+host_ns() { echo "${prefix}-n$1"; }
+host_ip() { echo "$subnet.$(($1 + 1))"; }
+
+cmd_down() {
+  [[ $(id -u) -eq 0 ]] || skip "needs root"
+  local ns
+  for ns in $(ip netns list 2> /dev/null | awk '{print $1}' | grep -E "^${prefix}-(n[0-9]+|sw|probe)$"); do
+    # Anything still running in a host (a job that hung) goes with it.
+    ip netns pids "$ns" 2> /dev/null | xargs -r kill -9 2> /dev/null
+    ip netns delete "$ns" 2> /dev/null
+  done
+  rm -rf "$state"
+  say "down: no ${prefix}-* namespaces left"
+}
+
+cmd_up() {
+  local hosts="${1:-}" ranks="${2:-}"
+  [[ "$hosts" =~ ^[0-9]+$ && $hosts -ge 2 && $hosts -le 8 ]] || die "up: hosts '$hosts': expected 2-8"
+  [[ "$ranks" =~ ^[0-9]+$ && $ranks -ge 1 && $ranks -le 8 ]] || die "up: ranks per host '$ranks': expected 1-8"
+  can_run
+  cmd_down > /dev/null
+  trap 'say "up failed: removing what it made"; cmd_down > /dev/null' EXIT
+  mkdir -p "$state" || die "cannot create $state"
+  local sw="${prefix}-sw"
+  ip netns add "$sw" && ip -n "$sw" link add br0 type bridge && ip -n "$sw" link set br0 up &&
+    ip -n "$sw" link set lo up || die "cannot create the switch namespace $sw"
+  # Cores: each host its own, round-robin over the cores this process may use; a layout that needs more cores than
+  # there are oversubscribes the machine, which is said here and in `status`.
+  local cores=() c
+  mapfile -t cores < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done)
+  local ncores=${#cores[@]} next=0
+  : > "$state/hosts"
+  for ((h = 0; h < hosts; h++)); do
+    local ns
+    ns="$(host_ns "$h")"
+    ip netns add "$ns" || die "cannot create $ns"
+    ip -n "$sw" link add "p$h" type veth peer name eth0 netns "$ns" || die "cannot create the link of $ns"
+    ip -n "$sw" link set "p$h" master br0 up &&
+      ip -n "$ns" link set lo up && ip -n "$ns" link set eth0 up &&
+      ip -n "$ns" addr add "$(host_ip "$h")/24" dev eth0 || die "cannot configure $ns"
+    local mine=()
+    for ((r = 0; r < ranks; r++)); do
+      mine+=("${cores[$((next % ncores))]}")
+      next=$((next + 1))
+    done
+    echo "$h $ns $(host_ip "$h") n$h $(IFS=,; echo "${mine[*]}")" >> "$state/hosts"
+  done
+  echo "$hosts $ranks $ncores" > "$state/layout"
+  # The launcher's remote shell: runs a command "on" a host, i.e. in its namespace, with its hostname and its cores.
+  cat > "$state/agent" << EOF
+#!/usr/bin/env bash
+# Open MPI's plm_rsh_agent for cluster $prefix: agent HOST COMMAND...
+host="\$1"; shift
+line="\$(awk -v h="\$host" '\$3 == h || \$4 == h' "$state/hosts")"
+[[ -n "\$line" ]] || { echo "cluster agent: unknown host \$host" >&2; exit 1; }
+read -r _ ns _ name cpus <<< "\$line"
+exec ip netns exec "\$ns" unshare --uts taskset -c "\$cpus" sh -c "hostname \$name; exec \$*"
+EOF
+  chmod +x "$state/agent"
+  # The first host reaches every other: a bounded ping each (3 s at most), where ping is installed.
+  if command -v ping > /dev/null; then
+    for ((h = 1; h < hosts; h++)); do
+      ip netns exec "$(host_ns 0)" ping -c 1 -W 3 "$(host_ip "$h")" > /dev/null ||
+        die "host n0 cannot reach n$h ($(host_ip "$h"))"
+    done
+  fi
+  trap - EXIT
+  say "up: $hosts hosts x $ranks ranks on $subnet.0/24 (${prefix}-n0..n$((hosts - 1)), bridge in ${prefix}-sw)"
+  if ((hosts * ranks > ncores)); then
+    say "note: $((hosts * ranks)) ranks on $ncores cores: the hosts share cores (oversubscribed; times are not a real cluster's)"
+  fi
+}
+
+need_up() {
+  [[ $(id -u) -eq 0 ]] || skip "needs root"
+  [[ -f "$state/layout" ]] || die "no cluster '$prefix' is up (tools/cluster.sh up H R)"
+}
+
+cmd_run() {
+  [[ $# -gt 0 ]] || die "run: no command"
+  need_up
+  local hosts ranks ncores
+  read -r hosts ranks ncores < "$state/layout"
+  local hostlist=""
+  for ((h = 0; h < hosts; h++)); do hostlist+="${hostlist:+,}$(host_ip "$h"):$ranks"; done
+  local mpirun="${KCOLL_MPIRUN:-mpirun}"
+  # The first host starts the job (mpirun runs there, under its hostname); the agent starts the others' daemons.
+  # TCP between the hosts on their links, shared memory within one; nothing bound by mpirun (the agent's taskset
+  # gives each host its cores); idle ranks yield when the hosts share cores.
+  local yield=0
+  ((hosts * ranks > ncores)) && yield=1
+  local cpus0
+  cpus0="$(awk '$1 == 0 {print $5}' "$state/hosts")"
+  # The ranks on the other hosts see only what is exported to them: kcoll's and OpenMP's settings go along.
+  local exports=() v
+  for v in $(env | grep -oE '^(KCOLL|OMP)_[A-Za-z0-9_]*='); do exports+=(-x "${v%=}"); done
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=$yield \
+    ip netns exec "$(host_ns 0)" unshare --uts taskset -c "$cpus0" sh -c 'hostname n0; exec "$@"' sh \
+    "$mpirun" --oversubscribe --bind-to none -np $((hosts * ranks)) -H "$hostlist" \
+    --mca plm_rsh_agent "$state/agent" --mca btl tcp,self,vader \
+    --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" \
+    -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x OMPI_MCA_mpi_yield_when_idle "${exports[@]}" "$@"
+}
+
+cmd_shape() {
+  local rate="${1:-}"
+  need_up
+  command -v tc > /dev/null || skip "no tc command (Debian's iproute2)"
+  local hosts ranks ncores
+  read -r hosts ranks ncores < "$state/layout"
+  for ((h = 0; h < hosts; h++)); do
+    ip -n "$(host_ns "$h")" link set eth0 up
+    tc -n "$(host_ns "$h")" qdisc del dev eth0 root 2> /dev/null
+    if [[ "$rate" != off ]]; then
+      [[ "$rate" =~ ^[0-9]+(kbit|mbit|gbit)$ ]] || die "shape: rate '$rate': expected e.g. 100mbit, 1gbit, or off"
+      tc -n "$(host_ns "$h")" qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 50ms ||
+        skip "the kernel has no tbf shaping"
+    fi
+  done
+  echo "$rate" > "$state/shape"
+  say "shape: every host's link ${rate/off/unshaped}"
+}
+
+cmd_fault() {
+  local kind="${1:-}" host="${2:-}" seconds="${3:-}"
+  need_up
+  [[ "$host" =~ ^[0-9]+$ && -n "$(awk -v h="$host" '$1 == h' "$state/hosts")" ]] || die "fault: host '$host' is not a host of this cluster"
+  [[ "$seconds" =~ ^[0-9]+$ && $seconds -ge 1 && $seconds -le 600 ]] || die "fault: seconds '$seconds': expected 1-600"
+  local ns
+  ns="$(host_ns "$host")"
+  case "$kind" in
+    down)
+      ip -n "$ns" link set eth0 down || die "cannot take n$host's link down"
+      (sleep "$seconds"; ip -n "$ns" link set eth0 up 2> /dev/null) > /dev/null 2>&1 &
+      say "fault: n$host's link down for $seconds s"
+      ;;
+    drop)
+      command -v nft > /dev/null || skip "no nft command (Debian's nftables)"
+      ip netns exec "$ns" nft -f - << EOF || skip "the kernel has no nftables"
+table inet kcoll_fault {
+  chain in { type filter hook input priority 0; iifname "eth0" drop; }
+  chain out { type filter hook output priority 0; oifname "eth0" drop; }
+}
+EOF
+      (sleep "$seconds"; ip netns exec "$ns" nft delete table inet kcoll_fault 2> /dev/null) > /dev/null 2>&1 &
+      say "fault: n$host's packets dropped for $seconds s"
+      ;;
+    *) die "fault: '$kind': expected down or drop" ;;
+  esac
+}
+
+cmd_status() {
+  need_up
+  local hosts ranks ncores
+  read -r hosts ranks ncores < "$state/layout"
+  say "$hosts hosts x $ranks ranks, $ncores cores$( ((hosts * ranks > ncores)) && echo ' (oversubscribed)'), links ${shape:-$(cat "$state/shape" 2> /dev/null || echo unshaped)}"
+  while read -r h ns ip name cpus; do say "  $name ($ns) $ip cores $cpus"; done < "$state/hosts"
+}
+
+case "${1:-}" in
+  up) shift; cmd_up "$@" ;;
+  down) cmd_down ;;
+  run) shift; cmd_run "$@" ;;
+  shape) shift; cmd_shape "$@" ;;
+  fault) shift; cmd_fault "$@" ;;
+  status) cmd_status ;;
+  *) die "usage: tools/cluster.sh up H R | run CMD... | shape RATE | fault down|drop HOST SECONDS | status | down" ;;
+esac
