@@ -288,8 +288,8 @@ void RegisterSpace(const KernelOptions& o, const std::vector<size_t>& sizes, con
     }
     Register(o, absl::StrCat("kokkos/copy/", name, "/bytes/", bytes), 2.0 * bytes, clocking,
              [=] { return k->Copy(arrays.c, arrays.a, bytes); });
-    for (const auto& variant : {std::make_pair("cached", space.cached.get()),
-                                std::make_pair("streaming", space.streaming.get())}) {
+    for (const auto& variant :
+         {std::make_pair("cached", space.cached.get()), std::make_pair("streaming", space.streaming.get())}) {
       const char* label = variant.first;
       Kernels* kernels = variant.second;
       if (kernels == nullptr) continue;
@@ -343,7 +343,8 @@ void PrintStoresSummary(ExecBackend backend, const std::vector<size_t>& sizes, s
               "ratio", "default");
   for (size_t bytes : sizes) {
     for (const char* kernel : {"copy", "reduce"}) {
-      const std::string tail = absl::StrCat("/", kernel, "/", space, kernel[0] == 'c' ? "/bytes/" : "/float32/sum/", bytes);
+      const std::string tail =
+          absl::StrCat("/", kernel, "/", space, kernel[0] == 'c' ? "/bytes/" : "/float32/sum/", bytes);
       auto cached = Results().find("kokkos-cached" + tail);
       auto streaming = Results().find("kokkos-streaming" + tail);
       if (cached == Results().end() || streaming == Results().end()) continue;

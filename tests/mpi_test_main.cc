@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
   if (threads != nullptr && std::string(threads) == "multiple") {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (provided < MPI_THREAD_MULTIPLE) std::fprintf(stderr, "[kcoll] MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+      std::fprintf(stderr, "[kcoll] MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
   } else {
     MPI_Init(&argc, &argv);
   }

@@ -47,8 +47,8 @@ int Relaunch(int ranks, int argc, char** argv) {
     std::fprintf(stderr, "describe_topology: cannot find its own path\n");
     return 1;
   }
-  std::vector<std::string> launcher = kcoll::bench::LauncherArguments(kcoll::bench::BuiltMpiLauncher(), ranks,
-                                                                      kcoll::bench::RankBinding::kNone);
+  std::vector<std::string> launcher =
+      kcoll::bench::LauncherArguments(kcoll::bench::BuiltMpiLauncher(), ranks, kcoll::bench::RankBinding::kNone);
   std::vector<char*> args = {const_cast<char*>(KCOLL_MPIRUN)};
   for (std::string& a : launcher) args.push_back(a.data());
   args.push_back(self);

@@ -40,8 +40,8 @@ LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& pr
   // As the benchmarks launch (bench/launcher.h): ranks bound to cores, round-robin when there are more ranks than
   // cores; inside a test, where other jobs share the cores, nothing is bound.
   const RankBinding binding = !test_tmpdir.empty() ? RankBinding::kNone
-                               : ranks > cores        ? RankBinding::kCoreRoundRobin
-                                                      : RankBinding::kCore;
+                              : ranks > cores      ? RankBinding::kCoreRoundRobin
+                                                   : RankBinding::kCore;
   command.argv = {mpirun};
   for (std::string& arg : LauncherArguments(launcher, ranks, binding)) command.argv.push_back(std::move(arg));
   command.argv.push_back(program);

@@ -67,8 +67,8 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   // neighbours in rank order sit on different cores). Left free, oversubscribed ranks land on the cores differently
   // from run to run and a run's times swing by 2-3x; bound, they repeat. OpenMP ranks stay free for their threads.
   const RankBinding binding = options.exec != "serial" ? RankBinding::kNone
-                               : oversubscribed         ? RankBinding::kCoreRoundRobin
-                                                        : RankBinding::kCore;
+                              : oversubscribed         ? RankBinding::kCoreRoundRobin
+                                                       : RankBinding::kCore;
   const std::vector<std::string> launcher_args = LauncherArguments(launcher, options.ranks, binding);
   plan.argv = {mpirun};
   plan.argv.insert(plan.argv.end(), launcher_args.begin(), launcher_args.end());
@@ -91,9 +91,9 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   // Hydra has no yield setting: MPICH's own waits spin, kcoll's yield.
   const char* yielding = launcher == MpiLauncher::kHydra ? ", oversubscribed: kcoll's idle ranks yield, MPICH's spin"
                                                          : ", oversubscribed: idle ranks yield";
-  plan.description = absl::StrCat(launcher == MpiLauncher::kHydra ? "mpiexec " : "mpirun ",
-                                  absl::StrJoin(launcher_args, " "), " (", cores, " cores",
-                                  oversubscribed ? yielding : "", ")");
+  plan.description =
+      absl::StrCat(launcher == MpiLauncher::kHydra ? "mpiexec " : "mpirun ", absl::StrJoin(launcher_args, " "), " (",
+                   cores, " cores", oversubscribed ? yielding : "", ")");
   plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
   return plan;
 }

@@ -171,7 +171,7 @@ struct RunInfo {
   std::string launch;                        // how the ranks were started (mpirun line or "external mpirun")
   std::vector<RankInfo> ranks;
   std::optional<double> ideal_busbw_gbps;
-  std::string ideal_note;  // inputs of the ideal, or why there is none
+  std::string ideal_note;      // inputs of the ideal, or why there is none
   double latency_floor_s = 0;  // the run's latency probe (0: not measured)
   double intra_bw_gbps = 0, inter_bw_gbps = 0;
   std::vector<std::string> args;

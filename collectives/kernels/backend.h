@@ -33,8 +33,7 @@ void InitializeKokkosQuietly(int argc, char** argv);
 absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous = true);
 // The same with the streaming-store threshold given (kNoStreamingStores: never; 0: always), for benchmarks and tests
 // that compare the two ways of storing.
-absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous,
-                                                     size_t streaming_min_bytes);
+absl::StatusOr<std::unique_ptr<Kernels>> MakeKernels(ExecBackend backend, bool synchronous, size_t streaming_min_bytes);
 
 // Where the kCuda kernels run: the device of Kokkos' default Cuda instance and its stream (a cudaStream_t, passed as
 // void* so this header needs no CUDA). A stream-ordered transport enqueues its transfers on that stream. Errors:

@@ -209,7 +209,8 @@ class KokkosKernels final : public Kernels {
       if constexpr (kHostMemory) {
         if (n * sizeof(T) >= self->streaming_min_bytes_) {
           const int64_t count = static_cast<int64_t>(n);
-          const int64_t pieces = (count + StreamingReduceFunctor<T, Op>::kPiece - 1) / StreamingReduceFunctor<T, Op>::kPiece;
+          const int64_t pieces =
+              (count + StreamingReduceFunctor<T, Op>::kPiece - 1) / StreamingReduceFunctor<T, Op>::kPiece;
           StreamingReduceFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b),
                                           count, half_simd};
           Kokkos::parallel_for("kcoll::reduce_streaming", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, pieces), f);
