@@ -21,6 +21,7 @@ export KCOLL_TEST_MPI_THREADS=multiple  # nonblocking_test's progress thread cal
 export TMPDIR="${TEST_TMPDIR:-/tmp}"
 failures=0
 trap '"$cluster" down > /dev/null 2>&1' EXIT
+trap 'exit 143' TERM INT  # a test timeout still removes the hosts (through the EXIT trap)
 
 fail() {
   echo "FAIL: $*"
