@@ -150,14 +150,23 @@ cmd_shape() {
   local rate="${1:-}"
   need_up
   command -v tc > /dev/null || skip "no tc command (Debian's iproute2)"
-  local hosts ranks ncores
+  local hosts ranks ncores burst=0
   read -r hosts ranks ncores < "$state/layout"
+  if [[ "$rate" != off ]]; then
+    [[ "$rate" =~ ^([0-9]+)(kbit|mbit|gbit)$ ]] || die "shape: rate '$rate': expected e.g. 100mbit, 1gbit, or off"
+    # The bucket: 1 ms at the rate, at least 64 KiB (one segment of the veth's offloads). A larger bucket lets bursts
+    # through above the rate, which a calibration then measures instead of the rate.
+    local bits_per_s="${BASH_REMATCH[1]}"
+    case "${BASH_REMATCH[2]}" in kbit) bits_per_s=$((bits_per_s * 1000)) ;; mbit) bits_per_s=$((bits_per_s * 1000000)) ;;
+      gbit) bits_per_s=$((bits_per_s * 1000000000)) ;; esac
+    burst=$((bits_per_s / 8 / 1000))
+    ((burst < 65536)) && burst=65536
+  fi
   for ((h = 0; h < hosts; h++)); do
     ip -n "$(host_ns "$h")" link set eth0 up
     tc -n "$(host_ns "$h")" qdisc del dev eth0 root 2> /dev/null
     if [[ "$rate" != off ]]; then
-      [[ "$rate" =~ ^[0-9]+(kbit|mbit|gbit)$ ]] || die "shape: rate '$rate': expected e.g. 100mbit, 1gbit, or off"
-      tc -n "$(host_ns "$h")" qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 50ms ||
+      tc -n "$(host_ns "$h")" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms ||
         skip "the kernel has no tbf shaping"
     fi
   done

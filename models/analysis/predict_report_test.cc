@@ -56,14 +56,14 @@ TEST(SizeReportTest, ReferenceMachine) {
   EXPECT_THAT(text, HasSubstr("20.32 ms"));
 }
 
-TEST(SizeReportTest, UndefinedIdealIsExplained) {
+TEST(SizeReportTest, OneRankPerNodeIsBoundByTheInterNodeLink) {
   PredictRequest r = ReferenceMachine();
   r.topology = {4, 1, 1};
   const json report = Unwrap(SizeReport(r, 1e6));
-  EXPECT_TRUE(report["ideal_busbw"].is_null());
-  EXPECT_THAT(report["ideal_note"].get<std::string>(), HasSubstr("ranks_per_node=1"));
-  for (const json& a : report["algorithms"]) EXPECT_TRUE(a["efficiency"].is_null());
-  EXPECT_THAT(FormatSizeReport(report), HasSubstr("ideal busbw: not defined"));
+  // N = Q = 4: nothing moves within a node, the ideal is I = 100 GB/s.
+  EXPECT_DOUBLE_EQ(report["ideal_busbw"].get<double>(), 100e9);
+  EXPECT_EQ(report["ideal_limited_by"], "inter-node");
+  for (const json& a : report["algorithms"]) EXPECT_FALSE(a["efficiency"].is_null());
 }
 
 TEST(SizeReportTest, ZeroBytesHasNoBandwidth) {

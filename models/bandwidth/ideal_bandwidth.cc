@@ -14,7 +14,9 @@ absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const IdealBandwidthInputs&
   if (in.ranks_per_node < 1) {
     return absl::InvalidArgumentError(absl::StrCat("ranks_per_node=", in.ranks_per_node, " must be >= 1"));
   }
-  if (!std::isfinite(in.intra_bw) || in.intra_bw <= 0) {
+  // One rank per node on several nodes moves nothing within a node: the intra-node term is not needed.
+  const bool alone = in.ranks_per_node == 1 && in.nodes > 1;
+  if (!alone && (!std::isfinite(in.intra_bw) || in.intra_bw <= 0)) {
     return absl::InvalidArgumentError(absl::StrCat("intra_bw=", in.intra_bw, " must be finite and > 0"));
   }
   IdealBandwidth out;
@@ -27,12 +29,15 @@ absl::StatusOr<IdealBandwidth> ComputeIdealBandwidth(const IdealBandwidthInputs&
     return absl::InvalidArgumentError(
         absl::StrCat("inter_bw=", in.inter_bw, " must be finite and > 0 when nodes=", in.nodes, " > 1"));
   }
-  if (in.ranks_per_node == 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ranks_per_node=1 with nodes=", in.nodes,
-        ": every rank is alone on its node, so the intra-node term has no data and the ideal is not defined"));
-  }
   const double q = in.nodes;
+  if (alone) {
+    // N = Q: D_Intra = D (N-Q)/(N-1) = 0 and the ideal time is the inter-node term's alone, I (N-1) Q / (N) = I.
+    out.inter_term = in.inter_bw;
+    out.intra_term = std::numeric_limits<double>::infinity();
+    out.inter_limited = true;
+    out.busbw = out.inter_term;
+    return out;
+  }
   const double n = q * in.ranks_per_node;
   out.inter_term = in.inter_bw * (n - 1) * q / (n * (q - 1));
   out.intra_term = in.intra_bw * (n - 1) / (n - q);

@@ -43,7 +43,7 @@ struct IdealBandwidthInputs {
 struct IdealBandwidth {
   double busbw = 0;            // the ideal busbw, bytes/s: min of the two terms below
   double inter_term = 0;       // I (N-1) Q / (N ); +infinity on a single node
-  double intra_term = 0;       // B (N-1) / (N-Q); B on a single node
+  double intra_term = 0;       // B (N-1) / (N-Q); B on a single node; +infinity with one rank per node (N = Q)
   bool inter_limited = false;  // inter_term < intra_term
 };
 

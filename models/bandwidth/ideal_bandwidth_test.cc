@@ -62,11 +62,24 @@ TEST(IdealBandwidthTest, ClosedFormMatchesTheDerivation) {
   }
 }
 
+TEST(IdealBandwidthTest, OneRankPerNodeIsBoundByTheInterNodeLinkAlone) {
+  // N = Q: nothing moves within a node (D_Intra = 0), the ideal time is D (Q-1)/(N-1) / (I Q), the busbw I; B may be
+  // unknown (no intra-node pair to measure it).
+  for (double intra : {450 * kGB, 0.0}) {
+    const IdealBandwidth ideal = Unwrap(ComputeIdealBandwidth({intra, 100 * kGB, 1, 4}));
+    EXPECT_DOUBLE_EQ(ideal.busbw, 100 * kGB);
+    EXPECT_TRUE(ideal.inter_limited);
+    EXPECT_TRUE(std::isinf(ideal.intra_term));
+  }
+  const double d = 7.5e9, n = 4, q = 4, i = 100 * kGB;
+  const double t_ideal = d * (q - 1) / (n - 1) / (i * q);
+  EXPECT_NEAR(Unwrap(IdealBusBw({450 * kGB, i, 1, 4})), d / (t_ideal * n), 1e-3);
+  EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 0, 1, 4}), IsInvalidArgument("inter_bw=0"));
+}
+
 TEST(IdealBandwidthTest, RefusesEdgeCasesNamingTheArgument) {
   EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 100 * kGB, 8, 0}), IsInvalidArgument("nodes=0"));
   EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 100 * kGB, 0, 2}), IsInvalidArgument("ranks_per_node=0"));
-  EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 100 * kGB, 1, 4}), IsInvalidArgument("ranks_per_node=1 with nodes=4"));
-  EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 100 * kGB, 1, 4}), IsInvalidArgument("intra-node term has no data"));
   EXPECT_THAT(ComputeIdealBandwidth({0, 100 * kGB, 8, 2}), IsInvalidArgument("intra_bw=0"));
   EXPECT_THAT(ComputeIdealBandwidth({-1, 100 * kGB, 8, 1}), IsInvalidArgument("intra_bw=-1"));
   EXPECT_THAT(ComputeIdealBandwidth({450 * kGB, 0, 8, 2}), IsInvalidArgument("inter_bw=0"));
