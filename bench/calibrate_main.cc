@@ -247,6 +247,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate: --%s\n", std::string(valid.message()).c_str());
     return 2;
   }
-  if (!kcoll::bench::UnderMpiLauncher()) return kcoll::bench::Launch(argv[0]);
+  if (!kcoll::bench::StartedByMpiLauncher()) return kcoll::bench::Launch(argv[0]);
   return kcoll::bench::RunRank(argc, argv);
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -27,6 +26,7 @@
 #include "collectives/validate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/collective_test_util.h"
 #include "tests/make_communicator.h"
 #include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
@@ -189,8 +189,7 @@ class StallTest : public ::testing::Test {
 // counts stall each collective's first algorithm (the wait and its error are the transport's, shared by all).
 std::vector<Algorithm> StalledAlgorithms(Collective collective) {
   std::vector<Algorithm> all = TransferAlgorithmsFor(collective);
-  const char* exhaustive = std::getenv("KCOLL_EXHAUSTIVE");
-  if (WorldSize() == 3 || (exhaustive != nullptr && std::string(exhaustive) == "1") || all.empty()) return all;
+  if (WorldSize() == 3 || Exhaustive() || all.empty()) return all;
   return {all.front()};
 }
 

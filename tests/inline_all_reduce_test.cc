@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/env.h"
 #include "collectives/communicator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -33,11 +32,7 @@ namespace {
 constexpr size_t kMaxInlineBytes = 4096;  // InlineExchange::kMaxPayloadBytes, as the algorithm's error states it
 
 // Whether this run's communicators have the inline path: every rank on one node over shared memory.
-bool InlineAvailable() {
-  const char* transport = GetEnv("KCOLL_TRANSPORT");
-  const bool shm = transport == nullptr || std::string(transport) == "shm";
-  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1 && AllRanksOnOneMachine();
-}
+bool InlineAvailable() { return WorldSize() > 1 && OneNodeOverSharedMemory(); }
 
 uint64_t CallsOf(const Communicator& comm, Algorithm algorithm) {
   const CollectiveCounts* entry = comm.counters().Find(Collective::kAllReduce, algorithm);

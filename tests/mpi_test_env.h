@@ -4,6 +4,9 @@
 
 #include <mpi.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace kcoll {
 namespace testing {
 
@@ -40,6 +43,15 @@ inline bool AllRanksOnOneMachine() {
     return here == WorldSize();
   }();
   return one;
+}
+
+// Whether every rank of this run talks to every other over shared memory: the transport is shm (KCOLL_TRANSPORT unset
+// or "shm"), no nodes are emulated (KCOLL_RANKS_PER_NODE unset) and every rank runs on this machine. What the one-node
+// paths need: the inline exchange, the shared-memory transport's message-size check.
+inline bool OneNodeOverSharedMemory() {
+  const char* transport = std::getenv("KCOLL_TRANSPORT");
+  const bool shm = transport == nullptr || std::string(transport) == "shm";
+  return shm && std::getenv("KCOLL_RANKS_PER_NODE") == nullptr && AllRanksOnOneMachine();
 }
 
 }  // namespace testing

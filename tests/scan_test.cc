@@ -7,7 +7,6 @@
 // the same exchange.
 #include <string>
 
-#include "base/env.h"
 #include "tests/collective_test_util.h"
 #include "tests/make_communicator.h"
 #include "tests/mpi_reference.h"
@@ -52,11 +51,7 @@ KCOLL_COLLECTIVE_TEST(ScanTest, Collective::kScan) { CheckScan(*comm_, c, GetPar
 KCOLL_COLLECTIVE_TEST(ExScanTest, Collective::kExScan) { CheckScan(*comm_, c, GetParam(), Options(), true); }
 
 // Whether this run's communicators have the inline exchange: every rank on one node over shared memory.
-bool InlineAvailable() {
-  const char* transport = GetEnv("KCOLL_TRANSPORT");
-  const bool shm = transport == nullptr || std::string(transport) == "shm";
-  return shm && GetEnv("KCOLL_RANKS_PER_NODE") == nullptr && WorldSize() > 1 && AllRanksOnOneMachine();
-}
+bool InlineAvailable() { return WorldSize() > 1 && OneNodeOverSharedMemory(); }
 
 uint64_t CallsOf(const Communicator& comm, Collective collective, Algorithm algorithm) {
   const CollectiveCounts* entry = comm.counters().Find(collective, algorithm);

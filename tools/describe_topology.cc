@@ -17,7 +17,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "base/env.h"
 #include "bench/options/mpi_launcher.h"
 #include "collectives/communicator.h"
 #include "kcoll_mpi_paths.h"
@@ -30,11 +29,6 @@ ABSL_FLAG(std::string, algo, "auto", "AllReduce algorithm");
 ABSL_FLAG(bool, json, false, "print the JSON description from rank 0 on stdout");
 
 namespace {
-
-bool UnderMpirun() {
-  return kcoll::GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || kcoll::GetEnv("PMI_RANK") != nullptr ||
-         kcoll::GetEnv("PMIX_RANK") != nullptr;
-}
 
 // Replaces this process with `mpirun -np ranks <this binary> <args>`.
 int Relaunch(int ranks, int argc, char** argv) {
@@ -92,7 +86,7 @@ int Run() {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const int ranks = absl::GetFlag(FLAGS_ranks);
-  if (ranks > 0 && !UnderMpirun()) return Relaunch(ranks, argc, argv);
+  if (ranks > 0 && !kcoll::bench::StartedByMpiLauncher()) return Relaunch(ranks, argc, argv);
   // The point of this program is the INFO block; TRACE (or NONE) from the environment wins.
   setenv("KCOLL_DEBUG", "INFO", /*overwrite=*/0);
   MPI_Init(&argc, &argv);

@@ -7,13 +7,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "base/env.h"
 
 namespace kcoll {
 namespace bench {
-bool UnderMpiLauncher() {
-  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr;
-}
 
 std::string ResolveOutputPath(const std::string& path, const std::string& build_working_directory,
                               const std::string& cwd) {

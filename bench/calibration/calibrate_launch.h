@@ -15,10 +15,6 @@
 namespace kcoll {
 namespace bench {
 
-// True when this process is a rank of an MPI job (Open MPI's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK, or the
-// PMI_RANK of MPICH's Hydra).
-bool UnderMpiLauncher();
-
 // `path` made absolute: relative paths are taken from `build_working_directory` when it is not empty (bazel run
 // sets $BUILD_WORKING_DIRECTORY to where the user ran bazel, while the program runs in its runfiles), else from
 // `cwd`.

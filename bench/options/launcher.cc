@@ -21,11 +21,6 @@ constexpr char kLaunchedVar[] = "KCOLL_BENCH_LAUNCHED";
 
 }  // namespace
 
-bool StartedByMpiLauncher() {
-  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr ||
-         GetEnv("PMI_SIZE") != nullptr;
-}
-
 int RankFromEnvironment() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
     int rank = 0;

@@ -22,8 +22,7 @@
 namespace kcoll {
 namespace bench {
 
-// True when this process is one rank of an MPI job (so it must not launch another).
-bool StartedByMpiLauncher();
+// (StartedByMpiLauncher, in mpi_launcher.h: whether this process is already one rank of an MPI job.)
 // This process's rank as the launcher's environment tells it before MPI_Init (0 when unknown).
 int RankFromEnvironment();
 // True when this process is a rank that LaunchUnderMpirun started.

@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include "base/env.h"
+
 namespace kcoll {
 namespace bench {
 
@@ -11,6 +13,11 @@ MpiLauncher BuiltMpiLauncher() {
 #else
   return MpiLauncher::kOpenMpi;
 #endif
+}
+
+bool StartedByMpiLauncher() {
+  return GetEnv("OMPI_COMM_WORLD_SIZE") != nullptr || GetEnv("PMIX_RANK") != nullptr || GetEnv("PMI_RANK") != nullptr ||
+         GetEnv("PMI_SIZE") != nullptr;
 }
 
 const char* MpiLauncherName(MpiLauncher launcher) {

@@ -16,6 +16,10 @@ enum class MpiLauncher { kOpenMpi, kHydra };
 MpiLauncher BuiltMpiLauncher();
 const char* MpiLauncherName(MpiLauncher launcher);  // "Open MPI mpirun", "MPICH Hydra"
 
+// True when this process is one rank of an MPI job, whichever launcher started it (Open MPI's OMPI_COMM_WORLD_SIZE,
+// PMIx's PMIX_RANK, or the PMI_RANK and PMI_SIZE of MPICH's Hydra): it must not launch another.
+bool StartedByMpiLauncher();
+
 // What each rank is bound to. kCoreRoundRobin: to a core, rank r on core r mod cores, for more ranks than cores.
 enum class RankBinding { kNone, kCore, kCoreRoundRobin };
 
