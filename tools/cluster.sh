@@ -212,7 +212,9 @@ cmd_status() {
   need_up
   local hosts ranks ncores
   read -r hosts ranks ncores < "$state/layout"
-  say "$hosts hosts x $ranks ranks, $ncores cores$( ((hosts * ranks > ncores)) && echo ' (oversubscribed)'), links ${shape:-$(cat "$state/shape" 2> /dev/null || echo unshaped)}"
+  local links
+  links="$(cat "$state/shape" 2> /dev/null || echo unshaped)"
+  say "$hosts hosts x $ranks ranks, $ncores cores$( ((hosts * ranks > ncores)) && echo ' (oversubscribed)'), links $links"
   while read -r h ns ip name cpus; do say "  $name ($ns) $ip cores $cpus"; done < "$state/hosts"
 }
 
