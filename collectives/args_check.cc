@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/validate.h"
@@ -107,10 +108,19 @@ absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Alg
   if (!done.ok()) return done.status();
   if (!*done) {
     exchange.release();  // left to MPI: see above
-    return absl::DeadlineExceededError(absl::StrCat(
-        CollectiveName(args.collective), ": the cross-rank argument check (KCOLL_CHECK_ARGS) did not complete within ",
-        absl::FormatDuration(timeout), ": some rank has not called ", CollectiveName(args.collective),
-        " (it stopped, died, or called another collective)"));
+    // A collective waits for every other rank.
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    std::vector<int> others;
+    for (int r = 0; r < nranks; ++r) {
+      if (r != me) others.push_back(r);
+    }
+    return WithWaitedPeers(absl::DeadlineExceededError(absl::StrCat(
+                               CollectiveName(args.collective),
+                               ": the cross-rank argument check (KCOLL_CHECK_ARGS) did not complete within ",
+                               absl::FormatDuration(timeout), ": some rank has not called ",
+                               CollectiveName(args.collective), " (it stopped, died, or called another collective)")),
+                           0, others);
   }
   // A rank that rejected its own arguments sends its message to the others (only on this error path), so that every
   // rank's error names the argument. The collective rank 0 called names the error on every rank.

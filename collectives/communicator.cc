@@ -1,8 +1,10 @@
 #include "collectives/communicator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,14 +22,19 @@
 #include "collectives/observability/describe.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
+#include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
+#include "collectives/transport/mpi/stall_report.h"
 #include "collectives/transport/shm/inline_agreement.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
 namespace {
+
+// How long a rank that timed out waits for the others' positions (stall_report.h), at most.
+constexpr absl::Duration kStallReportWindow = absl::Milliseconds(500);
 
 absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, TransportKind transport) {
   if (options.backend.has_value()) return *options.backend;
@@ -92,7 +99,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   std::unique_ptr<Communicator> c(new Communicator());
   c->state_->options = options;
   c->state_->backend = backend;
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi, MpiTransport::Create(comm));
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi,
+                         MpiTransport::Create(comm, timeout.timeout, timeout.source));
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;
@@ -300,7 +308,39 @@ absl::Status Communicator::CheckUsable(absl::string_view what) const {
   return absl::OkStatus();
 }
 
+void Communicator::NoteCallBegun(Collective collective) {
+  if (collective == Collective::kSendRecv) return;
+  ++state_->calls_begun;
+  state_->current_collective = CollectiveName(collective);
+  state_->current_call_start = state_->clock.Now();
+}
+
+absl::Status Communicator::WithStallReport(const absl::Status& error) const {
+  if (state_->control_comm == MPI_COMM_NULL || size() < 2) return error;
+  RankPosition mine;
+  mine.rank = rank();
+  mine.call = state_->calls_begun;
+  mine.collective = std::string(state_->current_collective);
+  mine.timed_out_at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  mine.began_at = mine.timed_out_at - state_->clock.Seconds(state_->clock.Now() - state_->current_call_start);
+  // The error carries whom the wait waited for; the transport knows whom this call heard from.
+  // (An error without them, a collective's, still tells the others where this rank is.)
+  WaitedPeers(error, &mine.step, &mine.waiting_on);
+  mine.heard_from = state_->transport->HeardFrom();
+  // Within the second a timeout promises its error in, and no longer than the timeout itself.
+  const absl::Duration window = std::min(state_->timeout.timeout, kStallReportWindow);
+  const std::map<int, RankPosition> answers = ExchangePositions(state_->control_comm, mine, window);
+  const Topology& topology = state_->topology;
+  auto host_of = [&topology](int r) -> std::string {
+    return r >= 0 && r < static_cast<int>(topology.ranks.size()) ? topology.ranks[r].host : "";
+  };
+  const std::string report = ExplainStall(mine, answers, host_of, window);
+  if (report.empty()) return error;
+  return absl::Status(error.code(), absl::StrCat(error.message(), report));
+}
+
 absl::Status Communicator::Break(absl::Status error) {
+  if (error.code() == absl::StatusCode::kDeadlineExceeded && state_->broken.ok()) error = WithStallReport(error);
   if (state_->broken.ok()) state_->broken = error;
   state_->transport->Abandon();
   if (error.code() == absl::StatusCode::kDeadlineExceeded && state_->timeout.on_timeout == OnTimeout::kAbort) {
@@ -578,6 +618,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     return Group(args, options, memory);
   }
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
+  NoteCallBegun(args.collective);
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
   absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);

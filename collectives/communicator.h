@@ -295,6 +295,10 @@ class Communicator {
   // Records `error` as what broke the communicator, withdraws pending transfers, and with on_timeout = kAbort ends
   // the job on a timeout. Returns `error`.
   absl::Status Break(absl::Status error);
+  // A timeout's error with the ranks' compared positions appended (stall_report.h): which rank held the call up.
+  absl::Status WithStallReport(const absl::Status& error) const;
+  // Counts a collective call as begun (where this rank is, for that report).
+  void NoteCallBegun(Collective collective);
   absl::Status CheckUsable(absl::string_view what) const;
   // The inline lane of small AllReduces and scans (communicator_inline.cc): whether a call may take it, and the call
   // itself, with only the checks and bookkeeping that apply to it.

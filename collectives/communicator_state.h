@@ -47,6 +47,11 @@ struct CommunicatorState {
   bool check_args = false;
   TimeoutSettings timeout;
   absl::Status broken;
+  // Collective calls begun on this communicator (SendRecv, which involves two ranks only, not counted), and the
+  // latest one's name: where this rank is, for the report that follows a timeout (stall_report.h).
+  uint64_t calls_begun = 0;
+  absl::string_view current_collective = "none";
+  uint64_t current_call_start = 0;        // on `clock`
   MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   std::unique_ptr<AutoChoice> auto_choice;
   bool host_ranks = true;  // not GPU ranks: the schedules that read received sizes on the host may run

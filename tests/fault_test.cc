@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,6 +112,14 @@ bool NamesPeer(absl::string_view message, int peer) {
   return false;
 }
 
+// Whether a timeout message names `rank` as the cause that never entered the call (the report after a timeout
+// compares the ranks' positions: collectives/transport/mpi/stall_report.h).
+bool NamesCause(absl::string_view message, int rank) {
+  const std::regex cause(
+      absl::StrCat("(the cause is|the causes are)[^;]*rank ", rank, "( \\(host [^)]*\\))? never entered this call"));
+  return std::regex_search(std::string(message), cause);
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -153,6 +162,8 @@ void CheckStall(Collective collective, Algorithm algorithm) {
       EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("no transfer completed for ", absl::FormatDuration(kTimeout))));
       EXPECT_THAT(s.message(), HasSubstr("at step "));
       EXPECT_THAT(s.message(), HasSubstr("after the call began; ranks whose transfers did not complete: "));
+      // The rank that held the call up is named, not the neighbour this rank waited for.
+      EXPECT_TRUE(NamesCause(s.message(), stall.stalled)) << s.message();
       // The communicator is broken: the next call says so, quoting the first error, without waiting.
       const auto again = std::chrono::steady_clock::now();
       absl::Status next =

@@ -7,8 +7,11 @@
 #
 #   tools/cluster.sh up H R          # H hosts (2-8) of R ranks each
 #   tools/cluster.sh run CMD...      # an MPI job across the hosts: mpirun -np H*R, R per host, then CMD
-#   tools/cluster.sh shape RATE      # limit every host's link to RATE (tc tbf; 100mbit, 1gbit, ...; off)
+#   tools/cluster.sh shape RATE      # limit every host's link to RATE (tc tbf; 100mbit, 1gbit, ...; off); before run
 #   tools/cluster.sh fault down|drop HOST SECONDS   # take host HOST's link down, or drop its packets, for SECONDS
+#   tools/cluster.sh fault stop HOST SECONDS        # stop host HOST's ranks (SIGSTOP), continue them after SECONDS
+#   tools/cluster.sh fault kill HOST                # kill host HOST's ranks (SIGKILL)
+#   tools/cluster.sh heal            # end every fault now
 #   tools/cluster.sh status          # the hosts, their addresses, cores and shaping
 #   tools/cluster.sh down            # remove everything (also after a failure; idempotent)
 #
@@ -45,6 +48,19 @@ can_run() {  # root, network namespaces, veth and a bridge; "skipped" otherwise
 host_ns() { echo "${prefix}-n$1"; }
 host_ip() { echo "$subnet.$(($1 + 1))"; }
 
+# make_link H [segmented]: host H's link, eth0 in its namespace and port pH of the bridge, up, with its address
+# (replacing the one it had). A segmented link sends packets of at most one Ethernet frame (no segmentation offload:
+# a veth otherwise hands TCP segments of up to 64 KiB to the qdisc), so that a shaper's bucket can be small.
+make_link() {
+  local h="$1" ns sw="${prefix}-sw" gso=()
+  ns="$(host_ns "$h")"
+  [[ "${2:-}" == segmented ]] && gso=(gso_max_size 1514 gso_max_segs 1)
+  ip -n "$sw" link del "p$h" 2> /dev/null
+  ip -n "$sw" link add name "p$h" "${gso[@]}" type veth peer name eth0 netns "$ns" "${gso[@]}" &&
+    ip -n "$sw" link set "p$h" master br0 up && ip -n "$ns" link set eth0 up &&
+    ip -n "$ns" addr add "$(host_ip "$h")/24" dev eth0
+}
+
 cmd_down() {
   [[ $(id -u) -eq 0 ]] || skip "needs root"
   local ns
@@ -78,10 +94,8 @@ cmd_up() {
     local ns
     ns="$(host_ns "$h")"
     ip netns add "$ns" || die "cannot create $ns"
-    ip -n "$sw" link add "p$h" type veth peer name eth0 netns "$ns" || die "cannot create the link of $ns"
-    ip -n "$sw" link set "p$h" master br0 up &&
-      ip -n "$ns" link set lo up && ip -n "$ns" link set eth0 up &&
-      ip -n "$ns" addr add "$(host_ip "$h")/24" dev eth0 || die "cannot configure $ns"
+    ip -n "$ns" link set lo up || die "cannot configure $ns"
+    make_link "$h" || die "cannot create the link of $ns"
     local mine=()
     for ((r = 0; r < ranks; r++)); do
       mine+=("${cores[$((next % ncores))]}")
@@ -160,17 +174,17 @@ cmd_shape() {
   read -r hosts ranks ncores < "$state/layout"
   if [[ "$rate" != off ]]; then
     [[ "$rate" =~ ^([0-9]+)(kbit|mbit|gbit)$ ]] || die "shape: rate '$rate': expected e.g. 100mbit, 1gbit, or off"
-    # The bucket: 1 ms at the rate, at least 64 KiB (one segment of the veth's offloads). A larger bucket lets bursts
-    # through above the rate, which a calibration then measures instead of the rate.
+    # The bucket: 100 us at the rate, at least 16 KiB. Whatever fits in the bucket passes at the veth's own speed after
+    # an idle moment, so a large bucket makes a link of two rates (a calibration then measures the bursts, not the
+    # rate). The links are made anew, segmented (make_link): a packet larger than the bucket would be dropped.
     local bits_per_s="${BASH_REMATCH[1]}"
     case "${BASH_REMATCH[2]}" in kbit) bits_per_s=$((bits_per_s * 1000)) ;; mbit) bits_per_s=$((bits_per_s * 1000000)) ;;
       gbit) bits_per_s=$((bits_per_s * 1000000000)) ;; esac
-    burst=$((bits_per_s / 8 / 1000))
-    ((burst < 65536)) && burst=65536
+    burst=$((bits_per_s / 8 / 10000))
+    ((burst < 16384)) && burst=16384
   fi
   for ((h = 0; h < hosts; h++)); do
-    ip -n "$(host_ns "$h")" link set eth0 up
-    tc -n "$(host_ns "$h")" qdisc del dev eth0 root 2> /dev/null
+    make_link "$h" "$([[ "$rate" != off ]] && echo segmented)" || die "cannot remake n$h's link"
     if [[ "$rate" != off ]]; then
       tc -n "$(host_ns "$h")" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms ||
         skip "the kernel has no tbf shaping"
@@ -180,17 +194,39 @@ cmd_shape() {
   say "shape: every host's link ${rate/off/unshaped}"
 }
 
+# The MPI ranks running on host HOST: the processes in its namespace that its launcher daemon (or mpirun, on the
+# first host) started, the daemon itself left out.
+rank_pids() {
+  local pid parent
+  for pid in $(ip netns pids "$(host_ns "$1")" 2> /dev/null); do
+    parent="$(ps -o ppid= -p "$pid" 2> /dev/null | tr -d ' ')"
+    [[ -n "$parent" ]] || continue
+    # (A host's daemon is itself a child of mpirun: the agent execs into it.)
+    case "$(ps -o comm= -p "$pid" 2> /dev/null)" in orted | mpirun | orterun | prterun | sleep) continue ;; esac
+    case "$(ps -o comm= -p "$parent" 2> /dev/null)" in orted | mpirun | orterun | prterun) echo "$pid" ;; esac
+  done
+}
+
+# later SECONDS CMD...: runs CMD after SECONDS in a session of its own, so that it outlives the job that asked for the
+# fault (a launcher ending a job kills its ranks' process groups, and a fault started from a rank would stay).
+later() {
+  local seconds="$1"
+  shift
+  setsid sh -c 'sleep "$0"; "$@"' "$seconds" "$@" < /dev/null > /dev/null 2>&1 &
+}
+
 cmd_fault() {
   local kind="${1:-}" host="${2:-}" seconds="${3:-}"
   need_up
   [[ "$host" =~ ^[0-9]+$ && -n "$(awk -v h="$host" '$1 == h' "$state/hosts")" ]] || die "fault: host '$host' is not a host of this cluster"
+  [[ "$kind" == kill ]] && seconds=1
   [[ "$seconds" =~ ^[0-9]+$ && $seconds -ge 1 && $seconds -le 600 ]] || die "fault: seconds '$seconds': expected 1-600"
   local ns
   ns="$(host_ns "$host")"
   case "$kind" in
     down)
       ip -n "$ns" link set eth0 down || die "cannot take n$host's link down"
-      (sleep "$seconds"; ip -n "$ns" link set eth0 up 2> /dev/null) > /dev/null 2>&1 &
+      later "$seconds" ip -n "$ns" link set eth0 up
       say "fault: n$host's link down for $seconds s"
       ;;
     drop)
@@ -201,11 +237,36 @@ table inet kcoll_fault {
   chain out { type filter hook output priority 0; oifname "eth0" drop; }
 }
 EOF
-      (sleep "$seconds"; ip netns exec "$ns" nft delete table inet kcoll_fault 2> /dev/null) > /dev/null 2>&1 &
+      later "$seconds" ip netns exec "$ns" nft delete table inet kcoll_fault
       say "fault: n$host's packets dropped for $seconds s"
       ;;
-    *) die "fault: '$kind': expected down or drop" ;;
+    stop | kill)
+      local pids
+      pids="$(rank_pids "$host" | tr '\n' ' ')"
+      [[ -n "${pids// /}" ]] || die "fault: no MPI ranks are running on n$host"
+      if [[ "$kind" == kill ]]; then
+        kill -KILL $pids 2> /dev/null
+        say "fault: n$host's ranks killed (pids $pids)"
+      else
+        kill -STOP $pids 2> /dev/null
+        later "$seconds" kill -CONT $pids
+        say "fault: n$host's ranks stopped for $seconds s (pids $pids)"
+      fi
+      ;;
+    *) die "fault: '$kind': expected down, drop, stop or kill" ;;
   esac
+}
+
+cmd_heal() {  # ends every fault now: links up, no packets dropped, stopped ranks continued
+  need_up
+  local hosts ranks ncores h
+  read -r hosts ranks ncores < "$state/layout"
+  for ((h = 0; h < hosts; h++)); do
+    ip -n "$(host_ns "$h")" link set eth0 up
+    ip netns exec "$(host_ns "$h")" nft delete table inet kcoll_fault 2> /dev/null
+    rank_pids "$h" | xargs -r kill -CONT 2> /dev/null
+  done
+  say "heal: every link up, nothing dropped, no rank stopped"
 }
 
 cmd_status() {
@@ -224,6 +285,7 @@ case "${1:-}" in
   run) shift; cmd_run "$@" ;;
   shape) shift; cmd_shape "$@" ;;
   fault) shift; cmd_fault "$@" ;;
+  heal) cmd_heal ;;
   status) cmd_status ;;
-  *) die "usage: tools/cluster.sh up H R | run CMD... | shape RATE | fault down|drop HOST SECONDS | status | down" ;;
+  *) die "usage: tools/cluster.sh up H R | run CMD... | shape RATE | fault down|drop|stop HOST SECONDS | fault kill HOST | heal | status | down" ;;
 esac

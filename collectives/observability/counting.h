@@ -35,6 +35,7 @@ class CountingTransport final : public Transport {
   void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   void Abandon() override { inner_->Abandon(); }
+  std::vector<int> HeardFrom() const override { return inner_->HeardFrom(); }
 
  private:
   void Count(TransferCounts& counts, int peer, size_t bytes) const;

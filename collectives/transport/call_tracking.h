@@ -41,6 +41,12 @@ struct TimedOutCall {
 absl::Status TransfersTimedOut(const TimedOutCall& call, const std::vector<PendingTransfer>& pending,
                                const std::string& diagnosis);
 
+// A timed-out wait's step and the ranks it waited for travel with its error, as a payload (TransfersTimedOut attaches
+// them), for the report in which the ranks compare their positions (mpi/stall_report.h).
+absl::Status WithWaitedPeers(absl::Status status, int step, const std::vector<int>& peers);
+// What WithWaitedPeers attached; false when nothing was.
+bool WaitedPeers(const absl::Status& status, int* step, std::vector<int>* peers);
+
 // The InvalidArgument a rank returns when rank `rejecting` refused its own arguments of `call` and the ranks agreed
 // not to run it: "gather: rank 0 rejected its arguments, so no rank ran the call: <that rank's message>".
 absl::Status RejectedOnAnotherRank(absl::string_view call, int rejecting, absl::string_view message);
@@ -59,6 +65,8 @@ class CallTrackingTransport : public Transport {
   // `source` names the setting in the error ("KCOLL_TIMEOUT").
   void set_timeout(absl::Duration timeout, std::string source);
   absl::Duration timeout() const { return timeout_; }
+
+  std::vector<int> HeardFrom() const override;
 
  protected:
   CallTrackingTransport(int rank, int size) : rank_(rank), size_(size) {}
@@ -82,6 +90,12 @@ class CallTrackingTransport : public Transport {
   absl::Status CheckTransfer(absl::string_view what, int peer, const void* data, size_t bytes, int tag,
                              int max_tag) const;
 
+  // A receive from `peer` (named as in messages) completed, or part of one arrived, in this call.
+  void NoteReceived(int peer) {
+    if (peer >= static_cast<int>(heard_in_call_.size())) heard_in_call_.resize(peer + 1, 0);
+    heard_in_call_[peer] = call_sequence_;
+  }
+
   // TransfersTimedOut for this call, at its current step.
   absl::Status TimedOut(int rank, const std::vector<Pending>& pending, const std::string& diagnosis) const;
 
@@ -94,6 +108,8 @@ class CallTrackingTransport : public Transport {
   std::chrono::steady_clock::time_point call_start_ = std::chrono::steady_clock::now();  // without call_.clock
   absl::Duration timeout_ = absl::InfiniteDuration();
   std::string timeout_source_;
+  // Per peer, the call sequence number of the last call a receive from it completed in (0: none).
+  std::vector<uint32_t> heard_in_call_;
 };
 
 }  // namespace kcoll

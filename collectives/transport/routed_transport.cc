@@ -70,6 +70,12 @@ void RoutedTransport::BeginCall(const CallInfo& call) {
   remote_->BeginCall(call);
 }
 
+std::vector<int> RoutedTransport::HeardFrom() const {
+  std::vector<int> heard = local_->HeardFrom(), remote = remote_->HeardFrom();
+  heard.insert(heard.end(), remote.begin(), remote.end());
+  return heard;
+}
+
 void RoutedTransport::Abandon() {
   local_->Abandon();
   remote_->Abandon();

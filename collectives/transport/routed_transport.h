@@ -33,6 +33,7 @@ class RoutedTransport final : public Transport {
   absl::StatusOr<bool> Progress() override;
   void BeginCall(const CallInfo& call) override;
   void Abandon() override;
+  std::vector<int> HeardFrom() const override;
   absl::Status Quiesce(absl::Duration timeout) override;
 
  private:

@@ -48,6 +48,7 @@ class StagingTransport final : public Transport {
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   // Abandons the inner transfers, then frees the staging buffers they held (no device copy is made).
   void Abandon() override;
+  std::vector<int> HeardFrom() const override { return inner_->HeardFrom(); }
 
   const Transport& inner() const { return *inner_; }
   // Pinned bytes held by the pool (for tests and diagnostics).

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -93,6 +94,11 @@ class Transport {
   // this returns (receives are cancelled; sends are released, and may still be read by their peer). A transport
   // that cannot guarantee this ends the job instead of returning. Decorators forward it.
   virtual void Abandon() {}
+
+  // The ranks this rank completed a receive from (or received part of one from) during the current call, named as in
+  // the transport's errors: after a timeout, the ranks that compare their positions (mpi/stall_report.h) tell from it
+  // which of the silent ones had entered the call. Decorators forward it.
+  virtual std::vector<int> HeardFrom() const { return {}; }
   // Before the transport is destroyed on a healthy communicator: waits, up to `timeout`, for every rank to get
   // here, then checks that no message sent to this rank was left unreceived (a call whose arguments differed across
   // ranks can complete on some ranks and leave one). Not OK when a rank did not come or a message was left; the

@@ -32,7 +32,7 @@ absl::Status AgreeAcrossRanks(MPI_Comm comm, const absl::Status& local, absl::st
 
 namespace {
 
-constexpr int kAgreementTag = 7301;  // point-to-point on the control communicator carries nothing else
+constexpr int kAgreementTag = 7301;  // point-to-point on the control communicator: this and the stall report
 
 // The state of one agreement, on the heap: a wait that times out leaves its requests to MPI, which may still write
 // into these buffers later, so they are then never freed.

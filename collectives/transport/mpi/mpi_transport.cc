@@ -39,15 +39,74 @@ int TagBits(MPI_Comm comm) {
   return bits;
 }
 
+// Duplications that did not complete within Create's timeout. MPI may complete one later (the network came back),
+// and a duplicate left half made crashes Open MPI's MPI_Finalize: MPI_Finalize first deletes MPI_COMM_SELF's
+// attributes, and the callback below then gives each one a bounded chance to complete and frees what it made.
+struct UnfinishedDuplication {
+  MPI_Request request;
+  MPI_Comm* comm;
+};
+std::vector<UnfinishedDuplication>& Unfinished() {
+  static auto* unfinished = new std::vector<UnfinishedDuplication>();
+  return *unfinished;
+}
+
+int FinishDuplications(MPI_Comm, int, void*, void*) {
+  constexpr auto kGrace = std::chrono::seconds(1);
+  for (UnfinishedDuplication& u : Unfinished()) {
+    const auto deadline = std::chrono::steady_clock::now() + kGrace;
+    int done = 0;
+    while (MPI_Test(&u.request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (done && *u.comm != MPI_COMM_NULL) MPI_Comm_free(u.comm);
+  }
+  Unfinished().clear();
+  return MPI_SUCCESS;
+}
+
+void LeaveToFinalize(MPI_Request request, MPI_Comm* comm) {
+  if (Unfinished().empty()) {
+    int keyval = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, FinishDuplications, &keyval, nullptr) == MPI_SUCCESS) {
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+    }
+  }
+  Unfinished().push_back({request, comm});
+}
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MpiTransport>> MpiTransport::Create(MPI_Comm comm) {
+absl::StatusOr<std::unique_ptr<MpiTransport>> MpiTransport::Create(MPI_Comm comm, absl::Duration timeout,
+                                                                   absl::string_view timeout_source) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) return absl::FailedPreconditionError("MPI is not initialized: call MPI_Init first");
   if (comm == MPI_COMM_NULL) return absl::InvalidArgumentError("comm: MPI_COMM_NULL is not a communicator");
   MPI_Comm dup = MPI_COMM_NULL;
-  if (absl::Status s = FromMpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup"); !s.ok()) return s;
+  if (timeout == absl::InfiniteDuration()) {
+    if (absl::Status s = FromMpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup"); !s.ok()) return s;
+  } else {
+    // On the heap: a duplication that does not complete stays with MPI, which may still write the handle later.
+    auto pending = std::make_unique<MPI_Comm>(MPI_COMM_NULL);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (absl::Status s = FromMpi(MPI_Comm_idup(comm, pending.get(), &request), "MPI_Comm_idup"); !s.ok()) return s;
+    std::vector<int> scratch;
+    absl::StatusOr<bool> done = WaitForRequests(&request, 1, timeout, &scratch);
+    if (!done.ok()) return done.status();
+    if (!*done) {
+      LeaveToFinalize(request, pending.release());
+      int size = 0;
+      MPI_Comm_size(comm, &size);
+      return absl::DeadlineExceededError(absl::StrCat(
+          "Create: the ", size, " ranks did not all take part in duplicating the MPI communicator within ",
+          absl::FormatDuration(timeout), " (", timeout_source.empty() ? "timeout" : timeout_source,
+          "): a rank has not called Create (it stopped, died, or is busy elsewhere), or the ranks cannot reach each "
+          "other (a host's network link down)"));
+    }
+    dup = *pending;
+  }
   // Errors on kcoll's communicator come back as codes (turned into absl::Status) instead of aborting the job.
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   int rank = 0, size = 0;
@@ -123,6 +182,9 @@ absl::Status MpiTransport::Complete(int first, int count) {
   if (companion_ != nullptr) other = [this] { return companion_->Progress(); };
   absl::StatusOr<bool> done = WaitForRequests(requests_.data() + first, count, timeout(), &completed_, other);
   if (!done.ok()) return done.status();
+  for (int i = first; i < first + count; ++i) {  // completed requests are null
+    if (!posted_[i].send && requests_[i] == MPI_REQUEST_NULL) NoteReceived(posted_[i].peer);
+  }
   if (!*done) return TimedOut(first, count);
   return absl::OkStatus();
 }

@@ -41,8 +41,12 @@ class MpiTransport final : public CallTrackingTransport {
   // Schedule tags passed to Send/Recv must be in [0, kMaxTag).
   static constexpr int kMaxTag = 256;
 
-  // Duplicates `comm` (collective over `comm`). The application keeps ownership of `comm`.
-  static absl::StatusOr<std::unique_ptr<MpiTransport>> Create(MPI_Comm comm);
+  // Duplicates `comm` (collective over `comm`). The application keeps ownership of `comm`. With a `timeout`, the
+  // duplication is bounded by it: a rank that never calls, or a network that cannot carry the ranks' agreement (a
+  // host's link down), fails Create with DeadlineExceeded instead of hanging (`timeout_source` names the setting).
+  static absl::StatusOr<std::unique_ptr<MpiTransport>> Create(MPI_Comm comm,
+                                                              absl::Duration timeout = absl::InfiniteDuration(),
+                                                              absl::string_view timeout_source = "");
   ~MpiTransport() override;
 
   absl::string_view name() const override { return "mpi"; }

@@ -1,5 +1,6 @@
 #include "collectives/transport/mpi/mpi_wait.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -15,6 +16,10 @@ constexpr int kSpinPolls = 256;                             // MPI_Testall polls
 constexpr auto kSpinFor = std::chrono::milliseconds(1);     // back-to-back polls
 constexpr auto kYieldFor = std::chrono::milliseconds(100);  // then polls that yield the core; then sleeps
 constexpr auto kSleep = std::chrono::microseconds(100);
+// Polls further apart than this mean the rank was not running (stopped, or descheduled on a loaded machine): the
+// transfers may have completed meanwhile, so it polls for kResumeGrace before it may call the wait timed out.
+constexpr auto kDescheduled = std::chrono::milliseconds(50);
+constexpr auto kResumeGrace = std::chrono::milliseconds(20);
 
 }  // namespace
 
@@ -49,7 +54,7 @@ absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Dur
   }
   const auto limit = absl::ToChronoNanoseconds(timeout);
   if (static_cast<int>(scratch->size()) < count) scratch->resize(count);
-  Clock::time_point last_progress = Clock::now();
+  Clock::time_point last_progress = Clock::now(), last_poll = last_progress;
   for (;;) {
     int done = 0;
     const int code = MPI_Testsome(count, requests, &done, scratch->data(), MPI_STATUSES_IGNORE);
@@ -58,6 +63,10 @@ absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Dur
     absl::StatusOr<bool> moved = other();
     if (!moved.ok()) return moved.status();
     const Clock::time_point now = Clock::now();
+    if (timeout != absl::InfiniteDuration() && now - last_poll > kDescheduled) {
+      last_progress = std::max(last_progress, now - limit + kResumeGrace);
+    }
+    last_poll = now;
     if (done > 0 || *moved) {
       last_progress = now;
       continue;

@@ -5,7 +5,9 @@
 // costs what a plain one does), then MPI_Testsome polls that track completions: back to back while transfers keep
 // completing, yielding the core once none has completed for 1 ms, and 100 us apart after 100 ms, so that a rank
 // waiting for a stalled peer costs its neighbours almost nothing. The timeout counts from the last completion: a
-// long collective that keeps moving never times out, a stalled one does after `timeout`.
+// long collective that keeps moving never times out, a stalled one does after `timeout`. A rank that was not running
+// for a while (stopped, descheduled) polls for a moment after it resumes before it may time out: what its peers sent
+// meanwhile counts.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_WAIT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_MPI_MPI_WAIT_H_
 

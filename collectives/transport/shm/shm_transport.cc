@@ -302,6 +302,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
     p.in.consumed->value.store(k + 1, std::memory_order_release);
     p.received_chunks = k + 1;
     moved = true;
+    NoteReceived(Name(peer));
     if (*progress == total) {
       if (p.current_recv >= 0) {
         ops_[p.current_recv].state = State::kDone;
