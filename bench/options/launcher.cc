@@ -42,6 +42,45 @@ std::string SelfExecutable() {
   return n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
 }
 
+std::string ClusterScriptPath() {
+  if (const char* v = GetEnv("KCOLL_CLUSTER_SH")) return v;
+  std::vector<std::string> candidates;
+  if (const char* dir = GetEnv("RUNFILES_DIR")) candidates.push_back(absl::StrCat(dir, "/kcoll/tools/cluster.sh"));
+  const std::string self = SelfExecutable();
+  if (!self.empty()) candidates.push_back(self + ".runfiles/kcoll/tools/cluster.sh");
+  for (const std::string& path : candidates) {
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+LaunchPlan PlanHostsLaunch(const BenchOptions& options, const std::string& cluster_sh, const std::string& program,
+                           const std::vector<std::string>& args) {
+  const int per_host = options.ranks / std::max(1, options.hosts);
+  // Up (saying why not, where it cannot be), run, and down whatever happened.
+  static constexpr char kScript[] = R"sh(c="$1"; h="$2"; r="$3"; shift 3
+up="$("$c" up "$h" "$r" 2>&1)"; echo "$up" >&2
+case "$up" in *skipped:*) echo "--hosts: cannot make hosts on this machine: ${up##*skipped: }" >&2; exit 2 ;; esac
+case "$up" in *"] up:"*) ;; *) exit 1 ;; esac
+trap '"$c" down > /dev/null 2>&1' EXIT
+"$c" run "$@")sh";
+  LaunchPlan plan;
+  plan.argv = {
+      "/bin/bash", "-c", kScript, "kcoll-hosts", cluster_sh, std::to_string(options.hosts), std::to_string(per_host),
+      program};
+  plan.argv.insert(plan.argv.end(), args.begin(), args.end());
+  plan.force.emplace_back(kLaunchedVar, "1");
+  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
+  plan.env.emplace_back("KCOLL_CLUSTER", absl::StrCat("kb", getpid() % 100000));
+  plan.env.emplace_back("OMP_NUM_THREADS", "1");
+  plan.env.emplace_back("OMP_PROC_BIND", "false");
+  plan.description = absl::StrCat("tools/cluster.sh: ", options.hosts, " hosts x ", per_host,
+                                  " ranks (network namespaces on this machine; shared memory within a host, Open MPI "
+                                  "over TCP between hosts)");
+  plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
+  return plan;
+}
+
 int LaunchSelf(const BenchOptions& options, const std::vector<std::string>& args, int cores, const std::string& program,
                const std::vector<std::pair<std::string, std::string>>& force) {
   const std::string self = SelfExecutable();
@@ -49,7 +88,18 @@ int LaunchSelf(const BenchOptions& options, const std::vector<std::string>& args
     std::fprintf(stderr, "%s: cannot find my own executable to start the ranks\n", program.c_str());
     return 2;
   }
-  LaunchPlan plan = PlanLaunch(options, MpirunPath(), self, args, cores);
+  LaunchPlan plan;
+  if (options.hosts > 0) {
+    const std::string cluster_sh = ClusterScriptPath();
+    if (cluster_sh.empty()) {
+      std::fprintf(stderr, "%s: --hosts %d: cannot find tools/cluster.sh (set KCOLL_CLUSTER_SH to it)\n",
+                   program.c_str(), options.hosts);
+      return 2;
+    }
+    plan = PlanHostsLaunch(options, cluster_sh, self, args);
+  } else {
+    plan = PlanLaunch(options, MpirunPath(), self, args, cores);
+  }
   plan.force.insert(plan.force.end(), force.begin(), force.end());
   return ExecLaunchPlan(plan);
 }

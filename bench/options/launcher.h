@@ -40,6 +40,17 @@ struct LaunchPlan {
 LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, const std::string& program,
                       const std::vector<std::string>& args, int cores, MpiLauncher launcher = BuiltMpiLauncher());
 
+// With --hosts H: the hosts are made on this machine by tools/cluster.sh (`cluster_sh`), the job runs across them
+// (`cluster.sh run`: mpirun in the first host, --ranks / H ranks per host, TCP between), and the hosts are removed
+// when it ends. The plan runs a short bash script; a machine where the hosts cannot be made (no root) ends it with
+// status 2 and cluster.sh's reason.
+LaunchPlan PlanHostsLaunch(const BenchOptions& options, const std::string& cluster_sh, const std::string& program,
+                           const std::vector<std::string>& args);
+
+// tools/cluster.sh: $KCOLL_CLUSTER_SH, else in this binary's runfiles (a data dependency of the benchmarks); empty
+// when it is in neither.
+std::string ClusterScriptPath();
+
 // Sets the plan's environment and replaces this process with mpirun. Returns only on failure (the exit code to use,
 // after printing why).
 int ExecLaunchPlan(const LaunchPlan& plan);

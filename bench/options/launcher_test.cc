@@ -79,6 +79,22 @@ TEST(LauncherTest, TheBuildsLauncherKindIsWhatItsMpirunSays) {
   EXPECT_EQ(BuiltMpiLauncher() == MpiLauncher::kHydra, hydra) << MpiLauncherName(BuiltMpiLauncher());
 }
 
+TEST(LauncherTest, HostsRunThroughTheClusterScript) {
+  BenchOptions o;
+  o.ranks = 4;
+  o.hosts = 2;
+  LaunchPlan plan = PlanHostsLaunch(o, "/x/cluster.sh", "/bin/prog", {"-b", "8"});
+  ASSERT_GE(plan.argv.size(), 10u);
+  EXPECT_EQ(plan.argv[0], "/bin/bash");
+  // The script's arguments: the cluster script, 2 hosts of 2 ranks, then the program and its arguments.
+  EXPECT_EQ(std::vector<std::string>(plan.argv.begin() + 4, plan.argv.end()),
+            (std::vector<std::string>{"/x/cluster.sh", "2", "2", "/bin/prog", "-b", "8"}));
+  EXPECT_THAT(plan.argv[2], HasSubstr("\"$c\" run \"$@\""));
+  EXPECT_THAT(plan.argv[2], HasSubstr("trap '\"$c\" down"));
+  EXPECT_THAT(plan.description, HasSubstr("2 hosts x 2 ranks"));
+  EXPECT_THAT(Env(plan, "KCOLL_CLUSTER"), ::testing::StartsWith("kb"));
+}
+
 TEST(LauncherTest, OpenMpSharesTheCoresAndIsNotBound) {
   BenchOptions o;
   o.ranks = 2;

@@ -64,6 +64,9 @@ constexpr Flag kFlags[] = {
     {0, "exec", "SPACE", "Kokkos execution space of each rank: serial (default), openmp, or cuda (device buffers)"},
     {0, "ranks", "N", "ranks to launch under mpirun (default 2)"},
     {0, "ranks_per_node", "R", "emulate nodes of R consecutive ranks (sets KCOLL_RANKS_PER_NODE)"},
+    {0, "hosts", "H",
+     "run the ranks on H real hosts made on this machine by tools/cluster.sh (network namespaces, shared memory within "
+     "a host, Open MPI over TCP between; needs root), --ranks spread evenly over them"},
     {0, "intra_bw", "GB/s", "intra-node bandwidth per rank, for the ideal busbw and efficiency"},
     {0, "inter_bw", "GB/s", "inter-node bandwidth per node, for the ideal busbw on several nodes"},
     {0, "profile", "FILE", "calibration profile JSON (//bench:calibrate): ideal busbw, auto's choice, --model"},
@@ -201,6 +204,7 @@ const IntegerFlag kIntegerFlags[] = {
        o.ranks_given = true;
      }},
     {"ranks_per_node", 1, 4096, [](BenchOptions& o, int64_t v) { o.ranks_per_node = static_cast<int>(v); }},
+    {"hosts", 2, 8, [](BenchOptions& o, int64_t v) { o.hosts = static_cast<int>(v); }},
     {"touch_input", 0, 1, [](BenchOptions& o, int64_t v) { o.touch_input = v == 1; }},
     {"nonblocking", 0, 10000, [](BenchOptions& o, int64_t v) { o.nonblocking_pct = static_cast<int>(v); }},
     {"rounds", 1, 100, [](BenchOptions& o, int64_t v) { o.rounds = static_cast<int>(v); }},
@@ -373,6 +377,14 @@ absl::Status CheckCombination(const BenchOptions& o, bool factor_given, bool ste
     return absl::InvalidArgumentError(absl::StrCat("--recalibrate '", o.recalibrate,
                                                    "' needs --calibrate FILE and --model: it measures more profiles "
                                                    "for the model when the machine changes"));
+  }
+  if (o.hosts > 0 && o.ranks_per_node > 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--hosts '", o.hosts, "' and --ranks_per_node '", o.ranks_per_node,
+                                                   "' both given: real hosts or emulated nodes, not both"));
+  }
+  if (o.hosts > 0 && (o.ranks % o.hosts != 0 || o.ranks / o.hosts > 8)) {
+    return absl::InvalidArgumentError(absl::StrCat("--hosts '", o.hosts, "' with --ranks ", o.ranks,
+                                                   ": the ranks must split evenly, 1 to 8 per host"));
   }
   if (o.ranks_per_node > 0 && o.ranks_given && o.ranks % o.ranks_per_node != 0) {
     return absl::InvalidArgumentError(

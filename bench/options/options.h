@@ -53,6 +53,7 @@ struct BenchOptions {
   int ranks = 2;                                        // --ranks
   bool ranks_given = false;
   int ranks_per_node = 0;    // --ranks_per_node (0: the nodes MPI reports)
+  int hosts = 0;             // --hosts: hosts made on this machine by tools/cluster.sh (0: none)
   double intra_bw_gbps = 0;  // --intra_bw
   double inter_bw_gbps = 0;  // --inter_bw
   std::string profile_path;  // --profile

@@ -298,6 +298,10 @@ TEST(OptionsTest, BadBandwidthsAndCombinations) {
   EXPECT_THAT(Error({"--profile", "p.json", "--intra_bw", "5"}), HasSubstr("--profile and --intra_bw/--inter_bw"));
   EXPECT_THAT(Error({"--ranks", "6", "--ranks_per_node", "4"}), HasSubstr("--ranks_per_node '4' does not divide"));
   EXPECT_THAT(Error({"--ranks", "2", "-r", "2"}), HasSubstr("-r/--root '2': must be < --ranks 2"));
+  EXPECT_THAT(Error({"--ranks", "6", "--hosts", "4"}), HasSubstr("--hosts '4' with --ranks 6: the ranks must split"));
+  EXPECT_THAT(Error({"--hosts", "9"}), HasSubstr("--hosts '9'"));
+  EXPECT_THAT(Error({"--ranks", "4", "--hosts", "2", "--ranks_per_node", "2"}),
+              HasSubstr("real hosts or emulated nodes, not both"));
 }
 
 TEST(OptionsTest, ValidateForRanks) {
