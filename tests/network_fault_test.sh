@@ -117,9 +117,11 @@ for layout in "${layouts[@]}"; do
     echo "$layout kill, Open MPI's default (round $round): job exit $status after $elapsed s"
     # (mpirun passes on the killed rank's status, 137: the elapsed time tells it from the 60 s limit.)
     ((status != 0 && elapsed < 50)) || fail "$layout kill: the job did not end non-zero by itself"
-    run_case kill 60 OMPI_MCA_orte_enable_recovery=1 NETWORK_FAULT_CMD="$cluster fault kill 1" -- during 4096 1 exit
+    # With recovery on, each surviving rank reports and leaves (`exit`): a rank that hung would be missing from the
+    # reports. Open MPI's mpirun itself may linger once the ranks are gone (2 hosts of 2: it waits for the dead host's
+    # daemon), so the job is given 20 s and then ended.
+    run_case kill 20 OMPI_MCA_orte_enable_recovery=1 NETWORK_FAULT_CMD="$cluster fault kill 1" -- during 4096 1 exit
     echo "$layout kill, recovery on (round $round): job exit $status after $elapsed s"
-    ((elapsed >= 50)) && fail "$layout kill with recovery: the job hung"
     check_reports kill || fail "$layout kill with recovery: the reports above"
     # KCOLL_ON_TIMEOUT=abort: the timeout's exit status (124), soon after the fault, the cause printed.
     run_case abort 60 KCOLL_ON_TIMEOUT=abort NETWORK_FAULT_CMD="$cluster fault down 1 4" -- during 4096 1
