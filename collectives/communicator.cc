@@ -308,11 +308,11 @@ absl::Status Communicator::CheckUsable(absl::string_view what) const {
   return absl::OkStatus();
 }
 
-void Communicator::NoteCallBegun(Collective collective) {
+void Communicator::NoteCallBegun(Collective collective, uint64_t start) {
   if (collective == Collective::kSendRecv) return;
   ++state_->calls_begun;
   state_->current_collective = CollectiveName(collective);
-  state_->current_call_start = state_->clock.Now();
+  state_->current_call_start = start;
 }
 
 absl::Status Communicator::WithStallReport(const absl::Status& error) const {
@@ -618,7 +618,7 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     return Group(args, options, memory);
   }
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
-  NoteCallBegun(args.collective);
+  NoteCallBegun(args.collective, state_->clock.Now());
   // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
   absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);

@@ -297,8 +297,8 @@ class Communicator {
   absl::Status Break(absl::Status error);
   // A timeout's error with the ranks' compared positions appended (stall_report.h): which rank held the call up.
   absl::Status WithStallReport(const absl::Status& error) const;
-  // Counts a collective call as begun (where this rank is, for that report).
-  void NoteCallBegun(Collective collective);
+  // Counts a collective call as begun at `start` (on the state's clock): where this rank is, for that report.
+  void NoteCallBegun(Collective collective, uint64_t start);
   absl::Status CheckUsable(absl::string_view what) const;
   // The inline lane of small AllReduces and scans (communicator_inline.cc): whether a call may take it, and the call
   // itself, with only the checks and bookkeeping that apply to it.

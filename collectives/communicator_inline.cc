@@ -40,7 +40,7 @@ bool Communicator::TakesInlineLane(Collective collective, const void* send, cons
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {
   const uint64_t start = state_->clock.Now();
-  NoteCallBegun(args.collective);
+  NoteCallBegun(args.collective, start);
   state_->inline_exchange->BeginCall(Transport::CallInfo{
       CollectiveName(args.collective), "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
   return start;
