@@ -10,6 +10,7 @@
 # least what its ranks counted as sent to other nodes, and not far above). Without root or network namespaces the
 # test prints why and passes as skipped.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster_up.sh"
 # Absolute paths: the ranks on the other hosts start wherever their launcher puts them.
 cluster="$(realpath "$1")"
 describe="$(realpath "$2")"
@@ -56,15 +57,7 @@ check_topology() {  # check_topology HOSTS RANKS
 
 for spec in "$@"; do
   layout="${spec%%:*}"
-  hosts="${layout%x*}"
-  ranks="${layout#*x}"
-  up="$("$cluster" up "$hosts" "$ranks" 2>&1)"
-  echo "$up"
-  if grep -q "skipped" <<< "$up"; then
-    echo "cluster_test: skipped ($(sed -n 's/.*skipped: //p' <<< "$up"))"
-    exit 0
-  fi
-  grep -q "^\[cluster\] up:" <<< "$up" || { fail "cluster.sh up $hosts $ranks"; continue; }
+  cluster_up "$layout" cluster_test || { fail "cluster.sh up $hosts $ranks"; continue; }
   check_topology "$hosts" "$ranks"
   IFS=, read -r -a binaries <<< "${spec#*:}"
   for binary in "${binaries[@]}"; do

@@ -13,6 +13,7 @@
 #   network_fault_test.sh CLUSTER_SH NETWORK_FAULT_JOB [LAYOUT...]   (LAYOUT: HxR, default 3x1)
 # KCOLL_FAULT_ROUNDS (default 1) repeats every case. Without root or network namespaces it prints why and passes.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster_up.sh"
 cluster="$(realpath "$1")"
 job="$(realpath "$2")"
 shift 2
@@ -94,15 +95,7 @@ run_case() {
 
 timeout_s=1
 for layout in "${layouts[@]}"; do
-  hosts="${layout%x*}"
-  ranks="${layout#*x}"
-  up="$("$cluster" up "$hosts" "$ranks" 2>&1)"
-  echo "$up"
-  if grep -q "skipped" <<< "$up"; then
-    echo "network_fault_test: skipped ($(sed -n 's/.*skipped: //p' <<< "$up"))"
-    exit 0
-  fi
-  grep -q "^\[cluster\] up:" <<< "$up" || { fail "cluster.sh up $hosts $ranks"; continue; }
+  cluster_up "$layout" network_fault_test || { fail "cluster.sh up $hosts $ranks"; continue; }
   for ((round = 1; round <= rounds; round++)); do
     for fault in down drop stop; do
       run_case "$fault" 90 NETWORK_FAULT_CMD="$cluster fault $fault 1 4" -- during 4096 1

@@ -19,6 +19,14 @@ namespace {
 
 constexpr char kLaunchedVar[] = "KCOLL_BENCH_LAUNCHED";
 
+// What every plan tells the ranks it starts: that the benchmark started them, whether its own output is a terminal,
+// and the plan's description for the header.
+void TellRanks(LaunchPlan& plan) {
+  plan.force.emplace_back(kLaunchedVar, "1");
+  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
+  plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
+}
+
 }  // namespace
 
 int RankFromEnvironment() {
@@ -69,15 +77,13 @@ trap '"$c" down > /dev/null 2>&1' EXIT
       "/bin/bash", "-c", kScript, "kcoll-hosts", cluster_sh, std::to_string(options.hosts), std::to_string(per_host),
       program};
   plan.argv.insert(plan.argv.end(), args.begin(), args.end());
-  plan.force.emplace_back(kLaunchedVar, "1");
-  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
   plan.env.emplace_back("KCOLL_CLUSTER", absl::StrCat("kb", getpid() % 100000));
   plan.env.emplace_back("OMP_NUM_THREADS", "1");
   plan.env.emplace_back("OMP_PROC_BIND", "false");
   plan.description = absl::StrCat("tools/cluster.sh: ", options.hosts, " hosts x ", per_host,
                                   " ranks (network namespaces on this machine; shared memory within a host, Open MPI "
                                   "over TCP between hosts)");
-  plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
+  TellRanks(plan);
   return plan;
 }
 
@@ -120,8 +126,6 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   plan.argv.push_back(program);
   plan.argv.insert(plan.argv.end(), args.begin(), args.end());
 
-  plan.force.emplace_back(kLaunchedVar, "1");
-  plan.force.emplace_back("KCOLL_BENCH_STDOUT_IS_TTY", isatty(STDOUT_FILENO) ? "1" : "0");
   plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT", "1");
   plan.env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
   if (options.ranks_per_node > 0) {
@@ -139,7 +143,7 @@ LaunchPlan PlanLaunch(const BenchOptions& options, const std::string& mpirun, co
   plan.description =
       absl::StrCat(launcher == MpiLauncher::kHydra ? "mpiexec " : "mpirun ", absl::StrJoin(launcher_args, " "), " (",
                    cores, " cores", oversubscribed ? yielding : "", ")");
-  plan.force.emplace_back("KCOLL_BENCH_LAUNCH", plan.description);
+  TellRanks(plan);
   return plan;
 }
 
