@@ -368,6 +368,11 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
 absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, size_t bytes,
                                                          Algorithm requested) const {
   Settle();
+  return ChooseAlgorithm(collective, bytes, requested);
+}
+
+absl::StatusOr<Algorithm> Communicator::ChooseAlgorithm(Collective collective, size_t bytes,
+                                                        Algorithm requested) const {
   if (requested != Algorithm::kAuto) return requested;
   if (static_cast<size_t>(collective) < state_->algo_override.size()) {
     KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
@@ -387,188 +392,144 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
   return chosen;
 }
 
-namespace {
-
-CollectiveArgs MakeArgs(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                        int root, const CallOptions& options) {
-  return CollectiveArgs{collective, send, recv, count, type, op, root, options.tuning};
+// Every blocking call enters here: the method of each collective builds its CollectiveCall (collective_call.h).
+absl::Status Communicator::Call(const CollectiveCall& call) {
+  Settle();
+  return Dispatch(call);
 }
 
-}  // namespace
+absl::Status Communicator::Dispatch(const CollectiveCall& call) {
+  if (state_->group_depth > 0) return Queue(call);
+  if (TakesInlineLane(call)) return RunInlineLane(ArgsOf(call));
+  return RunStages(call, /*synchronize=*/true);
+}
 
-absl::Status Communicator::Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
-  if (state_->group_depth > 0) return Group(args, options, memory);
-  if (TakesInlineLane(args.collective, args.send, args.recv, args.count, args.type, args.op, options, memory)) {
-    return RunInlineLane(args);
+CollectiveArgs Communicator::ArgsOf(const CollectiveCall& call) const {
+  CollectiveArgs args{call.collective, call.send, call.recv, call.count,
+                      call.type,       call.op,   call.root, call.options.tuning};
+  if (IsVariable(call.collective)) {
+    args.send_counts = call.send_counts;
+    args.send_displs = call.send_displs;
+    args.recv_counts = call.recv_counts;
+    args.recv_displs = call.recv_displs;
+    args.counts_size = size();
   }
-  return Run(args, options.algorithm, memory);
+  return args;
 }
 
 absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                      const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Dispatch(MakeArgs(Collective::kAllReduce, send, recv, count, type, op, 0, options), options, memory);
+  return Call(CollectiveCall::AllReduce(send, recv, count, type, op, options, memory));
 }
 
 absl::Status Communicator::ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
                                          const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options), options.algorithm,
-             memory);
+  return Call(CollectiveCall::ReduceScatter(send, recv, recvcount, type, op, options, memory));
 }
 
 absl::Status Communicator::AllGather(const void* send, void* recv, size_t sendcount, DataType type,
                                      const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::AllGather(send, recv, sendcount, type, options, memory));
 }
 
 absl::Status Communicator::Broadcast(const void* send, void* recv, size_t count, DataType type, int root,
                                      const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::Broadcast(send, recv, count, type, root, options, memory));
 }
 
 absl::Status Communicator::Reduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                                   const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kReduce, send, recv, count, type, op, root, options), options.algorithm, memory);
+  return Call(CollectiveCall::Reduce(send, recv, count, type, op, root, options, memory));
 }
 
 absl::Status Communicator::AllToAll(const void* send, void* recv, size_t count, DataType type,
                                     const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options), options.algorithm,
-             memory);
+  return Call(CollectiveCall::AllToAll(send, recv, count, type, options, memory));
 }
 
 absl::Status Communicator::Gather(const void* send, void* recv, size_t count, DataType type, int root,
                                   const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options.algorithm,
-             memory);
+  return Call(CollectiveCall::Gather(send, recv, count, type, root, options, memory));
 }
 
 absl::Status Communicator::Scatter(const void* send, void* recv, size_t count, DataType type, int root,
                                    const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options), options.algorithm,
-             memory);
+  return Call(CollectiveCall::Scatter(send, recv, count, type, root, options, memory));
 }
 
 absl::Status Communicator::SendRecv(const void* send, void* recv, size_t count, DataType type,
                                     const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(MakeArgs(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options), options.algorithm,
-             memory);
+  return Call(CollectiveCall::SendRecv(send, recv, count, type, options, memory));
 }
 
-absl::Status Communicator::Barrier(const CallOptions& options) {
-  Settle();
-  return Run(MakeArgs(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options),
-             options.algorithm, MemoryKind::kHost);
-}
+absl::Status Communicator::Barrier(const CallOptions& options) { return Call(CollectiveCall::Barrier(options)); }
 
 absl::Status Communicator::Scan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                 const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Dispatch(MakeArgs(Collective::kScan, send, recv, count, type, op, 0, options), options, memory);
+  return Call(CollectiveCall::Scan(send, recv, count, type, op, options, memory));
 }
 
 absl::Status Communicator::ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                   const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Dispatch(MakeArgs(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
-}
-
-CollectiveArgs Communicator::VariableArgs(Collective collective, const void* send, size_t count,
-                                          const size_t* sendcounts, const size_t* senddispls, void* recv,
-                                          const size_t* recvcounts, const size_t* recvdispls, DataType type,
-                                          ReduceOp op, int root, const CallOptions& options) const {
-  CollectiveArgs args = MakeArgs(collective, send, recv, count, type, op, root, options);
-  args.send_counts = sendcounts;
-  args.send_displs = senddispls;
-  args.recv_counts = recvcounts;
-  args.recv_displs = recvdispls;
-  args.counts_size = size();
-  return args;
+  return Call(CollectiveCall::ExScan(send, recv, count, type, op, options, memory));
 }
 
 absl::Status Communicator::AllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                       const size_t* recvdispls, DataType type, const CallOptions& options,
                                       MemoryKind memory) {
-  Settle();
-  return Run(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
-                          type, ReduceOp::kSum, 0, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::AllGatherV(send, sendcount, recv, recvcounts, recvdispls, type, options, memory));
 }
 
 absl::Status Communicator::AllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                                      const size_t* recvcounts, const size_t* recvdispls, DataType type,
                                      const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
-                          ReduceOp::kSum, 0, options),
-             options.algorithm, memory);
+  return Call(
+      CollectiveCall::AllToAllV(send, sendcounts, senddispls, recv, recvcounts, recvdispls, type, options, memory));
 }
 
 absl::Status Communicator::ReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type,
                                           ReduceOp op, const CallOptions& options, MemoryKind memory) {
-  Settle();
-  return Run(VariableArgs(Collective::kReduceScatterV, send, 0, nullptr, nullptr, recv, recvcounts, nullptr, type, op,
-                          0, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::ReduceScatterV(send, recv, recvcounts, type, op, options, memory));
 }
 
 absl::Status Communicator::GatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                    const size_t* recvdispls, DataType type, int root, const CallOptions& options,
                                    MemoryKind memory) {
-  Settle();
-  return Run(VariableArgs(Collective::kGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls, type,
-                          ReduceOp::kSum, root, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::GatherV(send, sendcount, recv, recvcounts, recvdispls, type, root, options, memory));
 }
 
 absl::Status Communicator::ScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                                     size_t recvcount, DataType type, int root, const CallOptions& options,
                                     MemoryKind memory) {
-  Settle();
-  return Run(VariableArgs(Collective::kScatterV, send, recvcount, sendcounts, senddispls, recv, nullptr, nullptr, type,
-                          ReduceOp::kSum, root, options),
-             options.algorithm, memory);
+  return Call(CollectiveCall::ScatterV(send, sendcounts, senddispls, recv, recvcount, type, root, options, memory));
 }
 
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
-  if (collective == Collective::kBarrier) return Barrier(options);
-  if (IsVariable(collective) && state_->group_depth > 0) {
+  if (!IsVariable(collective))
+    return Call(CollectiveCall::Named(collective, send, recv, count, type, op, root, options, memory));
+  if (state_->group_depth > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         CollectiveName(collective), ": Call inside a group has no counts arrays that outlive GroupEnd; call ",
         "its own method with arrays of your own"));
   }
-  if (IsVariable(collective)) {
-    // Equal blocks of `count` elements, laid out as the non-v form lays them out.
-    std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
-    for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
-    switch (collective) {
-      case Collective::kAllGatherV:
-        return AllGatherV(send, count, recv, counts.data(), displs.data(), type, options, memory);
-      case Collective::kReduceScatterV:
-        return ReduceScatterV(send, recv, counts.data(), type, op, options, memory);
-      case Collective::kGatherV:
-        return GatherV(send, count, recv, counts.data(), displs.data(), type, root, options, memory);
-      case Collective::kScatterV:
-        return ScatterV(send, counts.data(), displs.data(), recv, count, type, root, options, memory);
-      default:
-        return AllToAllV(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), type, options, memory);
-    }
+  // Equal blocks of `count` elements, laid out as the non-v form lays them out.
+  std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
+  for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
+  const size_t* c = counts.data();
+  const size_t* d = displs.data();
+  switch (collective) {
+    case Collective::kAllGatherV:
+      return Call(CollectiveCall::AllGatherV(send, count, recv, c, d, type, options, memory));
+    case Collective::kReduceScatterV:
+      return Call(CollectiveCall::ReduceScatterV(send, recv, c, type, op, options, memory));
+    case Collective::kGatherV:
+      return Call(CollectiveCall::GatherV(send, count, recv, c, d, type, root, options, memory));
+    case Collective::kScatterV:
+      return Call(CollectiveCall::ScatterV(send, c, d, recv, count, type, root, options, memory));
+    default:
+      return Call(CollectiveCall::AllToAllV(send, c, d, recv, c, d, type, options, memory));
   }
-  Settle();
-  return Dispatch(MakeArgs(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
-                           IsRooted(collective) ? root : 0, options),
-                  options, memory);
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {
@@ -610,48 +571,58 @@ absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::s
   return agreed;
 }
 
-absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryKind memory, bool synchronize) {
-  if (state_->group_depth > 0) {
-    CallOptions options;
-    options.algorithm = requested;
-    options.tuning = args.options;
-    return Group(args, options, memory);
-  }
+// The stages every call that is not queued in a group or on the inline lane runs through, in this order. Every check
+// that can fail happens before any traffic (validate, resolve), and the ranks agree on its outcome where some rank
+// may see an argument alone (agree), so ranks given the same arguments fail together.
+absl::Status Communicator::RunStages(const CollectiveCall& call, bool synchronize) {
+  const CollectiveArgs args = ArgsOf(call);
   KCOLL_RETURN_IF_ERROR(CheckUsable(CollectiveName(args.collective)));
   NoteCallBegun(args.collective, state_->clock.Now());
-  // Every check that can fail happens before any traffic, so ranks given the same arguments fail together.
+  ResolvedCall resolved;
+  absl::Status local = Validate(args, call.memory);
+  if (local.ok()) local = Resolve(args, call.options.algorithm, &resolved);
+  KCOLL_RETURN_IF_ERROR(Agree(args, resolved.algorithm, local));
+  KCOLL_RETURN_IF_ERROR(local);
+  return Execute(args, call, resolved, synchronize);
+}
+
+absl::Status Communicator::Validate(const CollectiveArgs& args, MemoryKind memory) const {
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
-  absl::Status local = ValidateArgs(args, rank(), size(), memory, reachable);
-  Algorithm algorithm = Algorithm::kAuto;
-  AlgorithmFn fn = nullptr;
-  if (local.ok()) {
-    absl::StatusOr<Algorithm> resolved =
-        ResolveAlgorithm(args.collective, PricedBytes(args, rank(), size()), requested);
-    if (resolved.ok()) algorithm = *resolved;
-    absl::StatusOr<AlgorithmFn> found =
-        resolved.ok() ? FindAlgorithm(args.collective, algorithm) : absl::StatusOr<AlgorithmFn>(resolved.status());
-    if (found.ok()) fn = *found;
-    local = found.status();
-  }
+  return ValidateArgs(args, rank(), size(), memory, reachable);
+}
+
+absl::Status Communicator::Resolve(const CollectiveArgs& args, Algorithm requested, ResolvedCall* resolved) const {
+  KCOLL_ASSIGN_OR_RETURN(resolved->algorithm,
+                         ChooseAlgorithm(args.collective, PricedBytes(args, rank(), size()), requested));
+  KCOLL_ASSIGN_OR_RETURN(resolved->schedule, FindAlgorithm(args.collective, resolved->algorithm));
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::Agree(const CollectiveArgs& args, Algorithm algorithm, const absl::Status& local) {
   if (state_->check_args) {
     absl::Status checked = CheckArgsAcrossRanks(state_->control_comm, args, algorithm, local, state_->timeout.timeout);
     if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
-    KCOLL_RETURN_IF_ERROR(checked);
-  } else if (IsRooted(args.collective)) {
-    // A root's buffers are seen by the root alone (and a non-root's by that rank alone): the ranks of a rooted call
-    // agree before any traffic, so that a rejection anywhere is an error everywhere and the next call finds every
-    // rank in step. (The cross-rank check above makes the same agreement, and more.)
-    KCOLL_RETURN_IF_ERROR(AgreeOnArguments(CollectiveName(args.collective), AlgorithmName(algorithm), local));
+    return checked;
   }
-  KCOLL_RETURN_IF_ERROR(local);
+  // A root's buffers are seen by the root alone (and a non-root's by that rank alone): the ranks of a rooted call
+  // agree before any traffic, so that a rejection anywhere is an error everywhere and the next call finds every rank
+  // in step. (The cross-rank check above makes the same agreement, and more.)
+  if (IsRooted(args.collective))
+    return AgreeOnArguments(CollectiveName(args.collective), AlgorithmName(algorithm), local);
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveCall& call, ResolvedCall resolved,
+                                   bool synchronize) {
+  const Algorithm requested = call.options.algorithm;
   const PrimitiveCounts before = state_->counters.total;
-  // Ticks, not steady_clock: two clock reads were a tenth of an 8-byte AllReduce. Transports read the real clock
-  // only when they report a timeout.
+  // Ticks, not steady_clock: a call reads the clock twice (the counters' time), and steady_clock costs more than the
+  // tick counter. Transports read the real clock only when they report a timeout.
   const uint64_t start = state_->clock.Now();
   Resources resources{*state_->transport, *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
   PeerMemory::Buffers peer_buffers;
-  if (MayRunDirect(args, requested, algorithm, memory)) {
+  if (MayRunDirect(args, requested, resolved.algorithm, call.memory)) {
     // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
     const size_t elem = DataTypeSize(args.type);
     absl::StatusOr<bool> registered =
@@ -664,16 +635,17 @@ absl::Status Communicator::Run(CollectiveArgs args, Algorithm requested, MemoryK
     resources.peer_memory = state_->registered.get();
     if (*registered) {
       resources.peer_buffers = &peer_buffers;
-      algorithm = Algorithm::kDirect;
-      KCOLL_ASSIGN_OR_RETURN(fn, FindAlgorithm(args.collective, algorithm));
+      resolved.algorithm = Algorithm::kDirect;
+      KCOLL_ASSIGN_OR_RETURN(resolved.schedule, FindAlgorithm(args.collective, resolved.algorithm));
     }
   }
-  const Transport::CallInfo call{CollectiveName(args.collective), AlgorithmName(algorithm),
+  const Algorithm algorithm = resolved.algorithm;
+  const Transport::CallInfo info{CollectiveName(args.collective), AlgorithmName(algorithm),
                                  CallSignature(args, algorithm), &state_->clock, start};
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
-    resources.inline_exchange->BeginCall(call);
-  state_->transport->BeginCall(call);
-  absl::Status status = RunAlgorithm(fn, args, resources, synchronize);
+    resources.inline_exchange->BeginCall(info);
+  state_->transport->BeginCall(info);
+  absl::Status status = RunAlgorithm(resolved.schedule, args, resources, synchronize);
   if (algorithm == Algorithm::kInline && status.ok()) {
     CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
   }

@@ -28,6 +28,7 @@
 #include "base/topology.h"
 #include "base/transport_kind.h"
 #include "base/types.h"
+#include "collectives/collective_call.h"
 #include "collectives/counters.h"
 #include "collectives/options.h"
 #include "collectives/request.h"
@@ -39,6 +40,7 @@ class InlineRequest;
 class Kernels;
 struct CollectiveArgs;
 struct CommunicatorState;  // communicator_state.h
+struct ResolvedCall;       // communicator_state.h
 struct Resources;
 
 class Communicator {
@@ -152,6 +154,9 @@ class Communicator {
   // non-v forms' layout); ICall refuses them (it has no arrays to keep), IAllGatherV and IAllToAllV take them.
   absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                     int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // The front door every blocking spelling above enters through: runs the call `call` describes
+  // (collective_call.h), exactly as its method does.
+  absl::Status Call(const CollectiveCall& call);
 
   // Nonblocking collectives (request.h): the calls above, returning at once with a request that completes with the
   // blocking call's result. Every rank issues its calls, blocking and nonblocking, in the same order (MPI's rule),
@@ -196,6 +201,8 @@ class Communicator {
                   const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   Request ICall(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                 const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+  // The front door of every nonblocking spelling: starts the call `call` describes, as its I-method does.
+  Request ICall(const CollectiveCall& call);
   // A group: between GroupStart() and the matching GroupEnd(), the blocking calls above return at once (with OK, or
   // the error of an argument no rank could accept: a null communicator state) and are queued; the outermost GroupEnd
   // runs them, small AllReduces of the same type, op and memory fused into one (bucket_fusion.h) so that they pay one
@@ -273,12 +280,21 @@ class Communicator {
   // Create, and for Split: `emulated_node`, this rank's node when the parent emulated its nodes.
   static absl::StatusOr<std::unique_ptr<Communicator>> CreateOn(MPI_Comm comm, const CommunicatorOptions& options,
                                                                 std::optional<int> emulated_node);
-  // `synchronize` false: a stream-ordered transport's call returns once its work is enqueued (a nonblocking call).
-  absl::Status Run(CollectiveArgs args, Algorithm requested, MemoryKind memory, bool synchronize = true);
-  // A blocking call by its arguments: the inline lane or Run (the I-calls hand these to the progress thread).
-  absl::Status Dispatch(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
-  // Starts the nonblocking form of a call (communicator_nonblocking.cc).
-  Request Issue(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
+  // Call's way after Settle: the open group's queue, the inline lane, or the stages. The progress thread runs
+  // nonblocking calls through it.
+  absl::Status Dispatch(const CollectiveCall& call);
+  // What the algorithms receive of `call` (algorithm.h).
+  CollectiveArgs ArgsOf(const CollectiveCall& call) const;
+  // The stages of a call: validate its arguments, resolve the algorithm, agree across ranks where some rank sees an
+  // argument alone, execute (registered buffers, the schedule, the counters). `synchronize` false: a stream-ordered
+  // transport's call returns once its work is enqueued (a nonblocking call).
+  absl::Status RunStages(const CollectiveCall& call, bool synchronize);
+  absl::Status Validate(const CollectiveArgs& args, MemoryKind memory) const;
+  absl::Status Resolve(const CollectiveArgs& args, Algorithm requested, ResolvedCall* resolved) const;
+  absl::Status Agree(const CollectiveArgs& args, Algorithm algorithm, const absl::Status& local);
+  absl::Status Execute(const CollectiveArgs& args, const CollectiveCall& call, ResolvedCall resolved, bool synchronize);
+  // ResolveAlgorithm without waiting for the calls in flight (the call being run is one of them, on the thread).
+  absl::StatusOr<Algorithm> ChooseAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
   // Waits for every nonblocking call in flight, so that the caller has the communicator to itself.
   void Settle() const;
   // A stream-ordered request's Wait: synchronises the stream, breaking the communicator on failure.
@@ -302,15 +318,10 @@ class Communicator {
   absl::Status CheckUsable(absl::string_view what) const;
   // The inline lane of small AllReduces and scans (communicator_inline.cc): whether a call may take it, and the call
   // itself, with only the checks and bookkeeping that apply to it.
-  bool TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count, DataType type,
-                       ReduceOp op, const CallOptions& options, MemoryKind memory) const;
+  bool TakesInlineLane(const CollectiveCall& call) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
   // Queues a call of the open group (communicator_group.cc).
-  absl::Status Group(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory);
-  // The arguments of a v-collective (`count`: its sendcount, or ScatterV's recvcount).
-  CollectiveArgs VariableArgs(Collective collective, const void* send, size_t count, const size_t* sendcounts,
-                              const size_t* senddispls, void* recv, const size_t* recvcounts, const size_t* recvdispls,
-                              DataType type, ReduceOp op, int root, const CallOptions& options) const;
+  absl::Status Queue(const CollectiveCall& call);
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
   // began; EndInline counts and records it and breaks the communicator on a timeout.
   uint64_t BeginInline(const CollectiveArgs& args);

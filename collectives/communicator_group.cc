@@ -24,11 +24,10 @@ constexpr size_t kGroupFuseMaxBytes = size_t{64} << 10;
 
 using FuseKey = std::tuple<DataType, ReduceOp, MemoryKind>;
 
-bool Fusable(const CommunicatorState::GroupedCall& call) {
-  const CollectiveArgs& a = call.args;
-  return a.collective == Collective::kAllReduce && call.options.algorithm == Algorithm::kAuto && IsValid(a.type) &&
-         IsValid(a.op) && a.count > 0 && a.count * DataTypeSize(a.type) <= kGroupFuseMaxBytes && a.send != nullptr &&
-         a.recv != nullptr;
+bool Fusable(const CollectiveCall& call) {
+  return call.collective == Collective::kAllReduce && call.options.algorithm == Algorithm::kAuto &&
+         IsValid(call.type) && IsValid(call.op) && call.count > 0 &&
+         call.count <= kGroupFuseMaxBytes / DataTypeSize(call.type) && call.send != nullptr && call.recv != nullptr;
 }
 
 }  // namespace
@@ -40,20 +39,20 @@ absl::Status Communicator::GroupStart() {
   return absl::OkStatus();
 }
 
-absl::Status Communicator::Group(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
-  state_->grouped.push_back(CommunicatorState::GroupedCall{args, options, memory});
+absl::Status Communicator::Queue(const CollectiveCall& call) {
+  state_->grouped.push_back(call);
   return absl::OkStatus();
 }
 
 absl::Status Communicator::GroupEnd() {
   if (state_->group_depth == 0) return absl::FailedPreconditionError("GroupEnd: no group is open (call GroupStart)");
   if (--state_->group_depth > 0) return absl::OkStatus();
-  std::vector<CommunicatorState::GroupedCall> calls = std::move(state_->grouped);
+  std::vector<CollectiveCall> calls = std::move(state_->grouped);
   state_->grouped.clear();
   // The fused sets, each named by its first call's index; a set of one call runs as it is.
   std::map<FuseKey, std::vector<size_t>> sets;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (Fusable(calls[i])) sets[FuseKey(calls[i].args.type, calls[i].args.op, calls[i].memory)].push_back(i);
+    if (Fusable(calls[i])) sets[FuseKey(calls[i].type, calls[i].op, calls[i].memory)].push_back(i);
   }
   std::vector<const std::vector<size_t>*> set_at(calls.size(), nullptr);
   std::vector<bool> fused(calls.size(), false);
@@ -63,26 +62,26 @@ absl::Status Communicator::GroupEnd() {
     for (size_t i : members) fused[i] = true;
   }
   for (size_t i = 0; i < calls.size(); ++i) {
-    const CommunicatorState::GroupedCall& call = calls[i];
+    const CollectiveCall& call = calls[i];
     absl::Status status;
-    std::string what = absl::StrCat("call ", i, " of the group (", CollectiveName(call.args.collective), ")");
+    std::string what = absl::StrCat("call ", i, " of the group (", CollectiveName(call.collective), ")");
     if (set_at[i] != nullptr) {
       std::vector<FusionTensor> tensors;
       for (size_t j : *set_at[i]) {
         FusionTensor tensor;
-        tensor.send = calls[j].args.send;
-        tensor.recv = calls[j].args.recv;
-        tensor.count = calls[j].args.count;
+        tensor.send = calls[j].send;
+        tensor.recv = calls[j].recv;
+        tensor.count = calls[j].count;
         tensors.push_back(tensor);
       }
       BucketOptions bucket;
       bucket.memory = call.memory;
-      status = BucketedAllReduce(*this, tensors, call.args.type, call.args.op, bucket).status();
+      status = BucketedAllReduce(*this, tensors, call.type, call.op, bucket).status();
       what = absl::StrCat("the ", tensors.size(), " fused all_reduce calls of the group from call ", i);
     } else if (fused[i]) {
       continue;  // ran with its set
     } else {
-      status = Dispatch(call.args, call.options, call.memory);
+      status = Dispatch(call);
     }
     if (!status.ok()) return absl::Status(status.code(), absl::StrCat("GroupEnd: ", what, ": ", status.message()));
   }

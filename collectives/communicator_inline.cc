@@ -20,21 +20,23 @@ namespace kcoll {
 absl::Status InlineStart(const CollectiveArgs& args, Resources& res);
 absl::Status InlineFinish(const CollectiveArgs& args, Resources& res);
 
-bool Communicator::TakesInlineLane(Collective collective, const void* send, const void* recv, size_t count,
-                                   DataType type, ReduceOp op, const CallOptions& options, MemoryKind memory) const {
+bool Communicator::TakesInlineLane(const CollectiveCall& call) const {
   // (A value outside the enumeration shifts by less than 32 or finds no bit: the lanes are bits 0-31.)
-  const uint32_t bit = static_cast<uint32_t>(collective) < 32 ? 1u << static_cast<uint32_t>(collective) : 0;
-  if ((state_->inline_lanes & bit) == 0 || options.algorithm != Algorithm::kAuto || memory != MemoryKind::kHost)
+  const uint32_t bit = static_cast<uint32_t>(call.collective) < 32 ? 1u << static_cast<uint32_t>(call.collective) : 0;
+  if ((state_->inline_lanes & bit) == 0 || call.options.algorithm != Algorithm::kAuto ||
+      call.memory != MemoryKind::kHost)
     return false;
-  // What the general path would refuse or treat apart goes there: bad arguments get its errors, kAvg its division,
-  // a broken communicator its message.
-  if (count == 0 || send == nullptr || recv == nullptr || !IsValid(type) || !IsValid(op) || op == ReduceOp::kAvg) {
+  // What the general path would refuse or treat apart goes there: bad arguments get its errors (a count whose byte
+  // size overflows among them), kAvg its division, a broken communicator its message.
+  if (call.count == 0 || call.send == nullptr || call.recv == nullptr || !IsValid(call.type) || !IsValid(call.op) ||
+      call.op == ReduceOp::kAvg) {
     return false;
   }
-  const size_t bytes = count * DataTypeSize(type);
-  if (bytes > state_->inline_max_bytes || !state_->broken.ok() || state_->transport == nullptr) return false;
+  if (call.count > state_->inline_max_bytes / DataTypeSize(call.type)) return false;
+  if (!state_->broken.ok() || state_->transport == nullptr) return false;
   // In place, or apart: a partial overlap is the general path's error.
-  const uintptr_t s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
+  const size_t bytes = call.count * DataTypeSize(call.type);
+  const uintptr_t s = reinterpret_cast<uintptr_t>(call.send), r = reinterpret_cast<uintptr_t>(call.recv);
   return s == r || s + bytes <= r || r + bytes <= s;
 }
 

@@ -10,15 +10,6 @@
 #include "collectives/inline_request.h"
 
 namespace kcoll {
-namespace {
-
-CollectiveArgs ArgsOf(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                      int root, const CallOptions& options) {
-  return CollectiveArgs{collective, send, recv, count, type, op, root, options.tuning};
-}
-
-}  // namespace
-
 void Communicator::Settle() const {
   if (ProgressThread::RunningACall()) return;  // a call that reaches an entry point on its own way
   if (state_->pending_inline != nullptr) {
@@ -39,14 +30,15 @@ absl::Status Communicator::SynchronizeStream() {
   return synchronized;
 }
 
-Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& options, MemoryKind memory) {
+// Every nonblocking call enters here: the I-method of each collective builds its CollectiveCall.
+Request Communicator::ICall(const CollectiveCall& call) {
   if (finalized()) {
     return CompletedRequest(absl::InvalidArgumentError(
-        absl::StrCat(CollectiveName(args.collective), ": communicator used after Finalize()")));
+        absl::StrCat(CollectiveName(call.collective), ": communicator used after Finalize()")));
   }
   if (state_->group_depth > 0) {
     return CompletedRequest(absl::InvalidArgumentError(
-        absl::StrCat(CollectiveName(args.collective),
+        absl::StrCat(CollectiveName(call.collective),
                      ": a nonblocking call inside GroupStart/GroupEnd (a group is one nonblocking batch already: "
                      "issue the blocking forms there)")));
   }
@@ -63,17 +55,15 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
   }
   // A small AllReduce or scan on the inline lane publishes now and folds when waited for, when nothing runs before it.
   if (state_->progress.way != ProgressWay::kStream &&
-      (state_->progress_thread == nullptr || state_->progress_thread->Idle()) &&
-      TakesInlineLane(args.collective, args.send, args.recv, args.count, args.type, args.op, options, memory)) {
-    return StartInline(args);
+      (state_->progress_thread == nullptr || state_->progress_thread->Idle()) && TakesInlineLane(call)) {
+    return StartInline(ArgsOf(call));
   }
   switch (state_->progress.way) {
     case ProgressWay::kThread:
       if (state_->progress_thread == nullptr) state_->progress_thread = std::make_unique<ProgressThread>();
-      return Request(
-          state_->progress_thread->Submit([this, args, options, memory] { return Dispatch(args, options, memory); }));
+      return Request(state_->progress_thread->Submit([this, call] { return Dispatch(call); }));
     case ProgressWay::kStream: {
-      absl::Status issued = Run(args, options.algorithm, memory, /*synchronize=*/false);
+      absl::Status issued = RunStages(call, /*synchronize=*/false);
       if (!issued.ok()) return CompletedRequest(std::move(issued));
       absl::StatusOr<uint64_t> mark = state_->transport->MarkPosted();
       if (!mark.ok()) return CompletedRequest(Break(mark.status()));
@@ -83,121 +73,105 @@ Request Communicator::Issue(const CollectiveArgs& args, const CallOptions& optio
     case ProgressWay::kEager:
       break;
   }
-  return CompletedRequest(Dispatch(args, options, memory));
+  return CompletedRequest(Dispatch(call));
 }
 
 Request Communicator::IAllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                  const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kAllReduce, send, recv, count, type, op, 0, options), options, memory);
+  return ICall(CollectiveCall::AllReduce(send, recv, count, type, op, options, memory));
 }
 
 Request Communicator::IReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
                                      const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options), options, memory);
+  return ICall(CollectiveCall::ReduceScatter(send, recv, recvcount, type, op, options, memory));
 }
 
 Request Communicator::IAllGather(const void* send, void* recv, size_t sendcount, DataType type,
                                  const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options), options,
-               memory);
+  return ICall(CollectiveCall::AllGather(send, recv, sendcount, type, options, memory));
 }
 
 Request Communicator::IBroadcast(const void* send, void* recv, size_t count, DataType type, int root,
                                  const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
+  return ICall(CollectiveCall::Broadcast(send, recv, count, type, root, options, memory));
 }
 
 Request Communicator::IReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                               const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kReduce, send, recv, count, type, op, root, options), options, memory);
+  return ICall(CollectiveCall::Reduce(send, recv, count, type, op, root, options, memory));
 }
 
 Request Communicator::IAllToAll(const void* send, void* recv, size_t count, DataType type, const CallOptions& options,
                                 MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options), options, memory);
+  return ICall(CollectiveCall::AllToAll(send, recv, count, type, options, memory));
 }
 
 Request Communicator::IGather(const void* send, void* recv, size_t count, DataType type, int root,
                               const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
+  return ICall(CollectiveCall::Gather(send, recv, count, type, root, options, memory));
 }
+
+Request Communicator::IScatter(const void* send, void* recv, size_t count, DataType type, int root,
+                               const CallOptions& options, MemoryKind memory) {
+  return ICall(CollectiveCall::Scatter(send, recv, count, type, root, options, memory));
+}
+
+Request Communicator::ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options,
+                                MemoryKind memory) {
+  return ICall(CollectiveCall::SendRecv(send, recv, count, type, options, memory));
+}
+
+Request Communicator::IBarrier(const CallOptions& options) { return ICall(CollectiveCall::Barrier(options)); }
 
 Request Communicator::IAllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                   const size_t* recvdispls, DataType type, const CallOptions& options,
                                   MemoryKind memory) {
-  return Issue(VariableArgs(Collective::kAllGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls,
-                            type, ReduceOp::kSum, 0, options),
-               options, memory);
+  return ICall(CollectiveCall::AllGatherV(send, sendcount, recv, recvcounts, recvdispls, type, options, memory));
 }
 
 Request Communicator::IAllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                                  const size_t* recvcounts, const size_t* recvdispls, DataType type,
                                  const CallOptions& options, MemoryKind memory) {
-  return Issue(VariableArgs(Collective::kAllToAllV, send, 0, sendcounts, senddispls, recv, recvcounts, recvdispls, type,
-                            ReduceOp::kSum, 0, options),
-               options, memory);
+  return ICall(
+      CollectiveCall::AllToAllV(send, sendcounts, senddispls, recv, recvcounts, recvdispls, type, options, memory));
 }
 
 Request Communicator::IReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type,
                                       ReduceOp op, const CallOptions& options, MemoryKind memory) {
-  return Issue(VariableArgs(Collective::kReduceScatterV, send, 0, nullptr, nullptr, recv, recvcounts, nullptr, type, op,
-                            0, options),
-               options, memory);
+  return ICall(CollectiveCall::ReduceScatterV(send, recv, recvcounts, type, op, options, memory));
 }
 
 Request Communicator::IGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                const size_t* recvdispls, DataType type, int root, const CallOptions& options,
                                MemoryKind memory) {
-  return Issue(VariableArgs(Collective::kGatherV, send, sendcount, nullptr, nullptr, recv, recvcounts, recvdispls, type,
-                            ReduceOp::kSum, root, options),
-               options, memory);
+  return ICall(CollectiveCall::GatherV(send, sendcount, recv, recvcounts, recvdispls, type, root, options, memory));
 }
 
 Request Communicator::IScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                                 size_t recvcount, DataType type, int root, const CallOptions& options,
                                 MemoryKind memory) {
-  return Issue(VariableArgs(Collective::kScatterV, send, recvcount, sendcounts, senddispls, recv, nullptr, nullptr,
-                            type, ReduceOp::kSum, root, options),
-               options, memory);
+  return ICall(CollectiveCall::ScatterV(send, sendcounts, senddispls, recv, recvcount, type, root, options, memory));
 }
 
 Request Communicator::IScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                             const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kScan, send, recv, count, type, op, 0, options), options, memory);
+  return ICall(CollectiveCall::Scan(send, recv, count, type, op, options, memory));
 }
 
 Request Communicator::IExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                               const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kExScan, send, recv, count, type, op, 0, options), options, memory);
-}
-
-Request Communicator::IScatter(const void* send, void* recv, size_t count, DataType type, int root,
-                               const CallOptions& options, MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options), options, memory);
-}
-
-Request Communicator::ISendRecv(const void* send, void* recv, size_t count, DataType type, const CallOptions& options,
-                                MemoryKind memory) {
-  return Issue(ArgsOf(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options), options, memory);
-}
-
-Request Communicator::IBarrier(const CallOptions& options) {
-  return Issue(ArgsOf(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options), options,
-               MemoryKind::kHost);
+  return ICall(CollectiveCall::ExScan(send, recv, count, type, op, options, memory));
 }
 
 Request Communicator::ICall(Collective collective, const void* send, void* recv, size_t count, DataType type,
                             ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
-  if (collective == Collective::kBarrier) return IBarrier(options);
   if (IsVariable(collective)) {
     Settle();
     return CompletedRequest(absl::InvalidArgumentError(
         absl::StrCat(CollectiveName(collective), ": ICall has no counts arrays to keep until completion; call ",
                      "its own I-method")));
   }
-  return Issue(ArgsOf(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
-                      IsRooted(collective) ? root : 0, options),
-               options, memory);
+  return ICall(CollectiveCall::Named(collective, send, recv, count, type, op, root, options, memory));
 }
 
 }  // namespace kcoll

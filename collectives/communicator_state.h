@@ -19,6 +19,7 @@
 #include "base/topology.h"
 #include "choice/auto_choice.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/collective_call.h"
 #include "collectives/counters.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
@@ -33,6 +34,12 @@
 namespace kcoll {
 
 class InlineRequest;
+
+// What the resolve stage made of a call (Communicator::Resolve): the algorithm and its schedule.
+struct ResolvedCall {
+  Algorithm algorithm = Algorithm::kAuto;
+  AlgorithmFn schedule = nullptr;
+};
 
 struct CommunicatorState {
   CommunicatorOptions options;  // as Create was given them: Split and Dup create with the same
@@ -86,13 +93,8 @@ struct CommunicatorState {
   std::shared_ptr<InlineRequest> pending_inline;
   // GroupStart/GroupEnd (communicator_group.cc): how deep the open groups nest, and the calls queued until the
   // outermost GroupEnd runs them.
-  struct GroupedCall {
-    CollectiveArgs args;
-    CallOptions options;
-    MemoryKind memory = MemoryKind::kHost;
-  };
   int group_depth = 0;
-  std::vector<GroupedCall> grouped;
+  std::vector<CollectiveCall> grouped;
 };
 
 }  // namespace kcoll

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "collectives/kcoll.h"
@@ -274,6 +275,14 @@ int main(int argc, char** argv) {
   status = kcoll_allreduce(comm, send, recv, kCount, (kcoll_datatype)999, KCOLL_SUM);
   CHECK(status == KCOLL_INVALID_ARGUMENT);
   CHECK(strstr(kcoll_error_string(), "type: 999 is not a kcoll_datatype") != NULL);
+  /* A count whose byte size wraps: the same error through every door, never the inline lane's agreement. */
+  double wide_one = 1, wide_got = 0;
+  status = kcoll_allreduce(comm, &wide_one, &wide_got, SIZE_MAX / 8 + 1, KCOLL_FLOAT64, KCOLL_SUM);
+  CHECK(status == KCOLL_INVALID_ARGUMENT);
+  CHECK(strstr(kcoll_error_string(), "overflows the byte size") != NULL);
+  status = kcoll_scan(comm, &wide_one, &wide_got, SIZE_MAX / 8 + 1, KCOLL_FLOAT64, KCOLL_SUM);
+  CHECK(status == KCOLL_INVALID_ARGUMENT);
+  CHECK(strstr(kcoll_error_string(), "overflows the byte size") != NULL);
   status = kcoll_allreduce(NULL, send, recv, kCount, KCOLL_INT32, KCOLL_SUM);
   CHECK(status == KCOLL_INVALID_ARGUMENT);
   CHECK(strstr(kcoll_error_string(), "comm: NULL is not a communicator") != NULL);
