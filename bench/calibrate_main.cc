@@ -1,5 +1,5 @@
 // Measures this machine's profile (alpha, beta per link class, gamma, memcpy bandwidth) for the cost model and the
-// communicator's automatic algorithm choice, prints a report and saves the profile as JSON (models/calibration.h).
+// communicator's automatic algorithm choice, prints a report and saves the profile as JSON (models/profile_json.h).
 //
 //   bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]
 //   mpirun -np N bazel-bin/bench/calibrate [--ranks_per_node=R] [--out=...]     (already under mpirun)
@@ -28,7 +28,7 @@
 #include "bench/calibration/calibrate_launch.h"
 #include "bench/options/launcher.h"
 #include "calibration/calibrate.h"
-#include "calibration/profile.h"
+#include "models/profile_json.h"
 #include "calibration/report.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"

@@ -71,7 +71,7 @@ struct CalibrationOptions {
   // The link sweeps (ping-pong and collective step) run this many times, each aiming at seconds_per_size / passes per
   // size, and every size keeps its fastest pass. A machine whose links slow down for seconds at a time (a virtual
   // machine whose host moves its cores apart) then yields the profile of its usual fast state instead of a mixture; the
-  // benchmarks' link probe (bench/link_probe.h) says which cases ran in another state.
+  // benchmarks' link probe (bench/model/link_probe.h) says which cases ran in another state.
   int passes = 3;
   // The transport measured: unset, the one a communicator on the same ranks would run on (KCOLL_TRANSPORT, else
   // auto: shared memory within a node, MPI between nodes, for host kernels).

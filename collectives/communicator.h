@@ -217,11 +217,11 @@ class Communicator {
 
   // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
   // of this rank's node map too. A collective whose buffers every rank took from here can run zero-copy (the
-  // `direct` algorithm: ranks read each other's buffers in place; collectives/algorithms/direct.h), which `auto`
-  // chooses for AllReduce, ReduceScatter, AllGather and Broadcast from kAutoDirectMinBytes on a communicator of one
-  // node over shared memory.
-  // Any other buffer still works, through transfers; so do registered buffers elsewhere. Collective over the
-  // communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos View.
+  // `direct` algorithm: ranks read each other's buffers in place; collectives/algorithms/all_reduce/direct.cc and its
+  // siblings), which `auto` chooses for AllReduce, ReduceScatter, AllGather and Broadcast from kAutoDirectMinBytes on a
+  // communicator of one node over shared memory. Any other buffer still works, through transfers; so do registered
+  // buffers elsewhere. Collective over the communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos
+  // View.
   absl::StatusOr<void*> Allocate(size_t bytes);
   // Collective: every rank frees its buffer of the same Allocate call. Finalize frees whatever is left (pointers
   // into it are then dangling).

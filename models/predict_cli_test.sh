@@ -4,6 +4,7 @@ set -u
 
 PREDICT="${1:-}"
 if [[ -z "${PREDICT}" ]]; then
+  # The built binary, in the runfiles or the working directory (not a repository path).
   for candidate in "${TEST_SRCDIR:-}/${TEST_WORKSPACE:-kcoll}/models/predict" models/predict; do
     if [[ -x "${candidate}" ]]; then PREDICT="${candidate}"; break; fi
   done

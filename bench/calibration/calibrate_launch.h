@@ -1,5 +1,5 @@
 // How //bench:calibrate gets its ranks: started plainly (bazel run), it re-executes itself under the mpirun kcoll
-// was built against with --ranks ranks, bound as the benchmarks bind theirs (bench/launcher.h: --bind-to core,
+// was built against with --ranks ranks, bound as the benchmarks bind theirs (bench/options/launcher.h: --bind-to core,
 // round-robin with overload-allowed when there are more ranks than cores; --bind-to none inside a test), mpirun
 // allowed to run as root; started by mpirun, it is already one of the ranks.
 #ifndef KCOLL_BENCH_CALIBRATION_CALIBRATE_LAUNCH_H_

@@ -1,4 +1,4 @@
-// NCCL's own collectives as the vendor rows of a --exec cuda run (bench/nccl_peer.h runs them as nccl-tests does),
+// NCCL's own collectives as the vendor rows of a --exec cuda run (bench/implementations/nccl_peer.cc runs them as nccl-tests does),
 // beside kcoll's rows on the same device buffers. Each call is enqueued on the kernels' stream and waited for, so a
 // row's time is, like a kcoll row's, a call that returns with its result in place. The rows share one blocking NCCL
 // communicator, created over MPI on the device Kokkos runs on. Barrier has no NCCL collective and is skipped.

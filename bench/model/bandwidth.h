@@ -53,7 +53,7 @@ struct IdealInputs {
 // bandwidth, several nodes without an inter bandwidth, or one rank per node on several nodes.
 absl::StatusOr<double> IdealBusBwGBps(const IdealInputs& inputs);
 
-// Intra- and inter-node bandwidths (GB/s) from a calibration profile (models/calibration.h: JSON schema version 1,
+// Intra- and inter-node bandwidths (GB/s) from a calibration profile (models/profile_json.h: JSON schema version 1,
 // {"intra": {"alpha_s", "beta_s_per_byte"}, "inter": {...}, ...}): bandwidth = 1 / beta. Errors name the path and
 // the field.
 struct ProfileBandwidths {

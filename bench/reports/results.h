@@ -210,7 +210,7 @@ struct RunSummary {
   bool interrupted = false;
 };
 
-// A link probe's ratio (bench/link_probe.h) that says the machine was as the profile describes it: within
+// A link probe's ratio (bench/model/link_probe.h) that says the machine was as the profile describes it: within
 // [1 / kCalibratedStateTolerance, kCalibratedStateTolerance].
 constexpr double kCalibratedStateTolerance = 1.3;
 bool InCalibratedState(double link_ratio);

@@ -45,8 +45,8 @@ struct Resources {
   // Nodes, the channels' rings and the trees (binomial, double binary): read orders from here rather than
   // deriving them, so every algorithm and the logs agree (base/graph.h explains them).
   const Topology& topology;
-  // The zero-copy path (direct.h): the node's registered memory when the communicator has one and its ranks share a
-  // node, and this call's buffers of every rank when all of them are registered; else null.
+  // The zero-copy path (all_reduce/direct.cc and its siblings): the node's registered memory when the communicator has
+  // one and its ranks share a node, and this call's buffers of every rank when all of them are registered; else null.
   PeerMemory* peer_memory = nullptr;
   const PeerMemory::Buffers* peer_buffers = nullptr;
   // The inline path (all_reduce/inline.cc): the node's inline exchange when the ranks share one node over shm.

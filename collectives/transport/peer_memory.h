@@ -1,6 +1,7 @@
 // Buffers that every rank of a node can address directly: memory registered with Communicator::Allocate, in a
-// segment each rank of the node maps. What the zero-copy schedules (collectives/algorithms/direct.h) run on instead
-// of transfers: a rank reads its peers' buffers in place, and barriers order the reads after the writes.
+// segment each rank of the node maps. What the zero-copy schedules (collectives/algorithms/all_reduce/direct.cc and its
+// siblings) run on instead of transfers: a rank reads its peers' buffers in place, and barriers order the reads after
+// the writes.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_PEER_MEMORY_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_PEER_MEMORY_H_
 

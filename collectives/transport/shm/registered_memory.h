@@ -1,5 +1,5 @@
 // Registered buffers: memory that every rank of a node maps, so that a collective can read a peer's buffer in place
-// (collectives/algorithms/direct.h) instead of moving it through transfers.
+// (collectives/algorithms/all_reduce/direct.cc and its siblings) instead of moving it through transfers.
 //
 // Allocate is collective over the node: the ranks agree on one segment holding every rank's buffer (each rank asks
 // for its own size), created and mapped by all of them (shm_segment.h), so each rank knows every peer's buffer of
