@@ -7,7 +7,9 @@
 #   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks;
 #      against MPICH where it is installed (MPICC=mpicc.mpich, run by its mpirun.mpich): CI's one build of kcoll
 #      against the other MPI, at no extra cost (the client workspace compiles kcoll anyway), and a few of kcoll's own
-#      multi-rank tests run there under MPICH.
+#      multi-rank tests run there under MPICH;
+#   5. MPICH's own collective test suite (tools/mpich_coll_suite.sh) with the installed MPI drop-in library preloaded:
+#      no test may fail with it that passes with Open MPI alone.
 # Prints one "[check] ok: ..." or "[check] FAILED: ..." line per step (with the step's output when it fails) and
 # exits non-zero if any failed.
 set -uo pipefail
@@ -33,7 +35,8 @@ check() {  # check NAME COMMAND...
     grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED" "$work/step.log" | sed 's/^/    /'
+  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
+    cut -c1-300 | sed 's/^/    /'
 }
 
 same_iterations() {
@@ -139,6 +142,8 @@ check "a C program on the C API, built with pkg-config" pkg_config_c_program
 client_mpi="the default MPI"
 command -v mpicc.mpich > /dev/null && client_mpi="MPICH (MPICC=mpicc.mpich), with kcoll's tests there"
 check "the Bazel client workspace examples/bazel_client, against $client_mpi" bazel_client
+check "MPICH's coll suite (test/mpi/coll, up to 4 ranks) with the installed libkcoll_mpi.so preloaded" \
+  tools/mpich_coll_suite.sh --library "$prefix/lib/libkcoll_mpi.so" --out "$work/mpich_coll_suite"
 check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle
 echo "[check] $failures step(s) failed"
 exit $((failures > 0))

@@ -9,6 +9,9 @@
 #                                      bucket_fusion.h, kcoll.h) and the base headers they include (names.h,
 #                                      types.h, topology.h, ...), at the same paths as in the repository
 #   lib/libkcoll.a, lib/libkcoll.so*   the library (static, and shared with its soname)
+#   lib/libkcoll_mpi.so                the MPI drop-in library (mpi_drop_in/README.md): MPI's collectives on kcoll
+#                                      for unchanged MPI programs (LD_PRELOAD, or linked before the MPI library);
+#                                      it carries kcoll and Kokkos inside, and forwards to the MPI it was built with
 #   lib/cmake/kcoll/                   kcollConfig.cmake + kcollConfigVersion.cmake: find_package(kcoll) imports
 #                                      kcoll::kcoll (shared) and kcoll::kcoll_static, with their dependencies
 #   lib/pkgconfig/kcoll.pc             for pkg-config --cflags --libs kcoll
@@ -50,7 +53,8 @@ major="${version%%.*}"
 # --- Build, and read what the library is made of from a link against it ---------------------------------------------
 say "building kcoll (-c $mode, position-independent)"
 # --symlink_prefix=/: the workspace's bazel-bin and bazel-testlogs links keep pointing where they did.
-bazel build -c "$mode" --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line || die "the build failed"
+bazel build -c "$mode" --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line //mpi_drop_in:libkcoll_mpi.so \
+  || die "the build failed"
 bin="$(bazel info -c "$mode" --force_pic bazel-bin 2>/dev/null)"
 execroot="$(bazel info -c "$mode" --force_pic execution_root 2>/dev/null)"
 params="$bin/tools/kcoll_link_line-2.params"
@@ -94,6 +98,8 @@ g++ -shared -o "$prefix/lib/libkcoll.so.$version" -Wl,-soname,"libkcoll.so.$majo
   "${absl_libs[@]}" "${mpi_flags[@]}" "${other_flags[@]}"
 ln -sf "libkcoll.so.$version" "$prefix/lib/libkcoll.so.$major"
 ln -sf "libkcoll.so.$major" "$prefix/lib/libkcoll.so"
+say "lib/libkcoll_mpi.so"
+install -m 755 "$bin/mpi_drop_in/libkcoll_mpi.so" "$prefix/lib/libkcoll_mpi.so"
 
 # --- Profiles: the built-in ones `auto` reads at run time, found from lib/ (choice/shipped_profiles.h) -----------
 mkdir -p "$prefix/share/kcoll/profiles"

@@ -52,6 +52,8 @@ void InitializeKokkosQuietly(int argc, char** argv) {
   Kokkos::initialize(args_count, args.data());
 }
 
+void AtKokkosFinalize(std::function<void()> hook) { Kokkos::push_finalize_hook(std::move(hook)); }
+
 void StopKokkos() {
   if (Kokkos::is_initialized()) Kokkos::finalize();
 }

@@ -2,6 +2,7 @@
 #ifndef KCOLL_COLLECTIVES_KERNELS_BACKEND_H_
 #define KCOLL_COLLECTIVES_KERNELS_BACKEND_H_
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,9 @@ bool KokkosRunning();
 // arguments (both may be null) unless it is initialised already; true if this call initialised it.
 bool StartKokkos(int* argc, char*** argv);
 void StopKokkos();
+// Runs `hook` at the start of Kokkos::finalize, while kernels can still run and free their memory (Kokkos'
+// push_finalize_hook): for code that keeps kernels alive in an application that finalises Kokkos itself.
+void AtKokkosFinalize(std::function<void()> hook);
 // Kokkos::initialize with the program's arguments plus --kokkos-disable-warnings, for jobs whose ranks outnumber
 // the cores on purpose (Kokkos would print its oversubscription warning on every rank).
 void InitializeKokkosQuietly(int argc, char** argv);

@@ -1,0 +1,75 @@
+// A buffer of `count` elements of an MPI datatype as the contiguous bytes kcoll moves. A contiguous datatype is used
+// in place; any other is packed into scratch here and unpacked after the call, so that ranks passing different
+// datatypes of the same signature (which MPI allows) take the same route.
+#ifndef KCOLL_MPI_DROP_IN_BYTE_BUFFER_H_
+#define KCOLL_MPI_DROP_IN_BYTE_BUFFER_H_
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace kcoll::drop_in {
+
+class ByteBuffer {
+ public:
+  // `buf` may be null when `count` is 0 or the buffer is not read on this rank.
+  ByteBuffer(const void* buf, size_t count, MPI_Datatype type);
+
+  size_t bytes() const { return bytes_; }
+  bool valid() const { return valid_; }  // false: a datatype MPI could not describe (an error MPI will report)
+  // The bytes to send: `buf` itself, or its packed copy.
+  const void* ForSend();
+  // Where the bytes are received: `buf` itself, or scratch that Finish unpacks into `buf`.
+  void* ForReceive();
+  // Both (an in-place call): `buf` itself, or scratch holding its packed contents that Finish unpacks into `buf`.
+  void* ForUpdate();
+  void Finish();
+
+ private:
+  void* buf_;
+  size_t count_;
+  MPI_Datatype type_;
+  size_t bytes_ = 0;
+  bool contiguous_ = true;
+  bool valid_ = true;
+  bool receiving_ = false;
+  std::vector<char> scratch_;
+};
+
+// The blocks of a v-collective's buffer (counts[j] elements of a datatype at displs[j] extents from `buf`) as byte
+// counts and byte displacements kcoll moves: `buf` itself when the datatype is contiguous and no displacement is
+// negative, else scratch holding the blocks end to end, packed from and unpacked to `buf` block by block.
+class BlockBuffer {
+ public:
+  // `counts` and `displs` hold `nranks` entries (none are read when they are null: no blocks on this rank).
+  BlockBuffer(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks);
+
+  bool valid() const { return valid_; }  // false: a datatype MPI could not describe or a negative count
+  const size_t* byte_counts() const { return counts_.empty() ? nullptr : counts_.data(); }
+  const size_t* byte_displs() const { return displs_.empty() ? nullptr : displs_.data(); }
+  size_t ByteCount(int j) const { return counts_[static_cast<size_t>(j)]; }
+  size_t ByteDispl(int j) const { return displs_[static_cast<size_t>(j)]; }
+  const void* ForSend();
+  void* ForReceive();
+  void* ForUpdate();
+  void Finish();
+
+ private:
+  void PackBlocks();
+
+  char* buf_;
+  const int* elem_counts_;
+  const int* elem_displs_;
+  MPI_Datatype type_;
+  MPI_Aint extent_ = 0;
+  bool direct_ = true;
+  bool valid_ = true;
+  bool receiving_ = false;
+  std::vector<size_t> counts_, displs_;
+  std::vector<char> scratch_;
+};
+
+}  // namespace kcoll::drop_in
+
+#endif  // KCOLL_MPI_DROP_IN_BYTE_BUFFER_H_

@@ -1,0 +1,115 @@
+// The Fortran names of the collectives (mpif.h and `use mpi`: mpi_allreduce_, and the other manglings), for Open MPI,
+// whose own Fortran bindings call the PMPI_ functions and so would pass this library by. Each converts the handles
+// and Fortran's MPI_IN_PLACE and MPI_BOTTOM, and calls the C definition. (MPICH's Fortran bindings call the MPI_
+// names themselves: there the C definitions catch them.) `use mpi_f08` is not covered.
+#include <mpi.h>
+
+#if defined(OPEN_MPI)
+
+// Where Open MPI's Fortran constants MPI_IN_PLACE and MPI_BOTTOM live (common blocks in libmpi).
+extern "C" int mpi_fortran_in_place_;
+extern "C" int mpi_fortran_bottom_;
+
+namespace {
+
+static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran integers are C ints in the MPIs this library supports");
+
+const void* C(const void* buffer) {
+  if (buffer == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (buffer == &mpi_fortran_bottom_) return MPI_BOTTOM;
+  return buffer;
+}
+void* C(void* buffer) { return const_cast<void*>(C(static_cast<const void*>(buffer))); }
+MPI_Comm Comm(const MPI_Fint* comm) { return PMPI_Comm_f2c(*comm); }
+MPI_Datatype Type(const MPI_Fint* type) { return PMPI_Type_f2c(*type); }
+MPI_Op Op(const MPI_Fint* op) { return PMPI_Op_f2c(*op); }
+
+}  // namespace
+
+// Defines the four names a Fortran compiler may call: lower, lower_, lower__, UPPER.
+#define KCOLL_FORTRAN(lower, upper, params, body)                                                         \
+  extern "C" void lower params body extern "C" void lower##_ params body extern "C" void lower##__ params \
+      body extern "C" void upper params body
+
+KCOLL_FORTRAN(mpi_allreduce, MPI_ALLREDUCE,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Allreduce(C(s), C(r), *count, Type(type), Op(op), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_reduce, MPI_REDUCE,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm,
+               MPI_Fint* ierr),
+              { *ierr = MPI_Reduce(C(s), C(r), *count, Type(type), Op(op), *root, Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_scan, MPI_SCAN,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Scan(C(s), C(r), *count, Type(type), Op(op), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_exscan, MPI_EXSCAN,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Exscan(C(s), C(r), *count, Type(type), Op(op), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Reduce_scatter_block(C(s), C(r), *count, Type(type), Op(op), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+              (void* s, void* r, MPI_Fint* counts, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Reduce_scatter(C(s), C(r), counts, Type(type), Op(op), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_bcast, MPI_BCAST,
+              (void* buffer, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Bcast(C(buffer), *count, Type(type), *root, Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_allgather, MPI_ALLGATHER,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* comm,
+               MPI_Fint* ierr),
+              { *ierr = MPI_Allgather(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_allgatherv, MPI_ALLGATHERV,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcounts, MPI_Fint* displs,
+               MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Allgatherv(C(s), *scount, Type(stype), C(r), rcounts, displs, Type(rtype), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_alltoall, MPI_ALLTOALL,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* comm,
+               MPI_Fint* ierr),
+              { *ierr = MPI_Alltoall(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_alltoallv, MPI_ALLTOALLV,
+              (void* s, MPI_Fint* scounts, MPI_Fint* sdispls, MPI_Fint* stype, void* r, MPI_Fint* rcounts,
+               MPI_Fint* rdispls, MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* ierr),
+              {
+                *ierr =
+                    MPI_Alltoallv(C(s), scounts, sdispls, Type(stype), C(r), rcounts, rdispls, Type(rtype), Comm(comm));
+              })
+
+KCOLL_FORTRAN(mpi_gather, MPI_GATHER,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* root,
+               MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Gather(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), *root, Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_gatherv, MPI_GATHERV,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcounts, MPI_Fint* displs,
+               MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr),
+              {
+                *ierr = MPI_Gatherv(C(s), *scount, Type(stype), C(r), rcounts, displs, Type(rtype), *root, Comm(comm));
+              })
+
+KCOLL_FORTRAN(mpi_scatter, MPI_SCATTER,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* root,
+               MPI_Fint* comm, MPI_Fint* ierr),
+              { *ierr = MPI_Scatter(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), *root, Comm(comm)); })
+
+KCOLL_FORTRAN(mpi_scatterv, MPI_SCATTERV,
+              (void* s, MPI_Fint* scounts, MPI_Fint* displs, MPI_Fint* stype, void* r, MPI_Fint* rcount,
+               MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr),
+              {
+                *ierr = MPI_Scatterv(C(s), scounts, displs, Type(stype), C(r), *rcount, Type(rtype), *root, Comm(comm));
+              })
+
+KCOLL_FORTRAN(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierr), { *ierr = MPI_Barrier(Comm(comm)); })
+
+// Open MPI's Fortran MPI_FINALIZE calls PMPI_Finalize: the library's communicators are released here first.
+KCOLL_FORTRAN(mpi_finalize, MPI_FINALIZE, (MPI_Fint * ierr), { *ierr = MPI_Finalize(); })
+
+#endif  // OPEN_MPI

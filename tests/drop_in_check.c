@@ -1,0 +1,353 @@
+/* A plain MPI program (it knows nothing of kcoll) that checks each MPI collective the drop-in library defines against
+ * the MPI underneath: every call is made twice, through its MPI_ name (kcoll's, when libkcoll_mpi.so is preloaded)
+ * and through its PMPI_ name (the MPI library's own), and the results must be equal bit for bit. The data are small
+ * integers in every type, so any order of reduction gives the same bits. Covers MPI_IN_PLACE, derived datatypes that
+ * differ between ranks with the same signature, split, dup and Cartesian communicators, and calls the library
+ * forwards (16-bit integers, bitwise ops, MAXLOC, user ops, MPI_COMM_SELF). With --expect-kcoll, an invalid root
+ * must come back under MPI_ERRORS_RETURN as an error whose string is kcoll's message.
+ *
+ * drop_in_check [--expect-kcoll]; prints "drop_in_check on N ranks: PASSED" from rank 0 and exits 0 when all hold. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static int world_rank = 0;
+
+#define CHECK(cond, what)                                                                           \
+  do {                                                                                              \
+    if (!(cond)) {                                                                                  \
+      ++failures;                                                                                   \
+      fprintf(stderr, "rank %d: check failed: %s (%s:%d)\n", world_rank, what, __FILE__, __LINE__); \
+    }                                                                                               \
+  } while (0)
+
+enum { kMax = 64 };
+
+static void Fill(void* buf, MPI_Datatype type, int count, int seed) {
+  for (int i = 0; i < count; ++i) {
+    const int v = (seed * 7 + i * 3) % 11 - (type == MPI_UNSIGNED_CHAR || type == MPI_UNSIGNED ? 0 : 4);
+    if (type == MPI_INT)
+      ((int*)buf)[i] = v;
+    else if (type == MPI_UNSIGNED)
+      ((unsigned*)buf)[i] = (unsigned)(v < 0 ? -v : v);
+    else if (type == MPI_LONG_LONG)
+      ((long long*)buf)[i] = (long long)v << 33;
+    else if (type == MPI_DOUBLE)
+      ((double*)buf)[i] = v * 0.5;
+    else if (type == MPI_FLOAT)
+      ((float*)buf)[i] = (float)v * 0.25f;
+    else if (type == MPI_UNSIGNED_CHAR)
+      ((unsigned char*)buf)[i] = (unsigned char)(v & 0x7);
+    else if (type == MPI_SHORT)
+      ((short*)buf)[i] = (short)v;
+    else if (type == MPI_INTEGER)
+      ((int*)buf)[i] = v;
+  }
+}
+
+static int SizeOf(MPI_Datatype type) {
+  int size = 0;
+  MPI_Type_size(type, &size);
+  return size;
+}
+
+/* Reductions: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter_block, out of place and in place. */
+static void CheckReductions(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* name) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  const int count = 13, size = SizeOf(type);
+  char send[kMax * 8 * 16], got[kMax * 8 * 16], want[kMax * 8 * 16];
+  char what[160];
+  Fill(send, type, count * n, rank + 1);
+  for (int in_place = 0; in_place <= 1; ++in_place) {
+    snprintf(what, sizeof(what), "MPI_Allreduce %s%s", name, in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    memset(want, 0x5a, sizeof(want));
+    if (in_place) memcpy(got, send, (size_t)count * size);
+    MPI_Allreduce(in_place ? MPI_IN_PLACE : send, got, count, type, op, comm);
+    PMPI_Allreduce(send, want, count, type, op, comm);
+    CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+
+    for (int root = 0; root<n; root += n> 2 ? n - 1 : 1) {
+      snprintf(what, sizeof(what), "MPI_Reduce %s root %d%s", name, root, in_place ? " in place" : "");
+      memset(got, 0x5a, sizeof(got));
+      memset(want, 0x5a, sizeof(want));
+      const int here = in_place && rank == root;
+      if (here) memcpy(got, send, (size_t)count * size);
+      MPI_Reduce(here ? MPI_IN_PLACE : send, got, count, type, op, root, comm);
+      PMPI_Reduce(send, want, count, type, op, root, comm);
+      if (rank == root) CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+    }
+
+    snprintf(what, sizeof(what), "MPI_Scan %s%s", name, in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    if (in_place) memcpy(got, send, (size_t)count * size);
+    MPI_Scan(in_place ? MPI_IN_PLACE : send, got, count, type, op, comm);
+    PMPI_Scan(send, want, count, type, op, comm);
+    CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+
+    snprintf(what, sizeof(what), "MPI_Exscan %s%s", name, in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    if (in_place) memcpy(got, send, (size_t)count * size);
+    MPI_Exscan(in_place ? MPI_IN_PLACE : send, got, count, type, op, comm);
+    PMPI_Exscan(send, want, count, type, op, comm);
+    if (rank > 0) CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+
+    snprintf(what, sizeof(what), "MPI_Reduce_scatter_block %s%s", name, in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    if (in_place) memcpy(got, send, (size_t)count * n * size);
+    MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : send, got, count, type, op, comm);
+    PMPI_Reduce_scatter_block(send, want, count, type, op, comm);
+    CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+  }
+}
+
+/* Data movement with MPI_INT blocks of `count`; `odd` ranks describe their buffers with a vector type of the same
+ * signature (stride 2), which the library packs on those ranks only. */
+static void CheckMovement(MPI_Comm comm) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  enum { kCount = 6 };
+  MPI_Datatype strided;
+  MPI_Type_vector(kCount, 1, 2, MPI_INT, &strided);
+  MPI_Datatype resized; /* strided blocks of kCount ints laid end to end at 2 * kCount ints */
+  MPI_Type_create_resized(strided, 0, (MPI_Aint)(2 * kCount * sizeof(int)), &resized);
+  MPI_Type_commit(&resized);
+  const int odd = rank % 2 == 1;
+  MPI_Datatype type = odd ? resized : MPI_INT;
+  const int per = odd ? 1 : kCount;           /* elements of `type` per block */
+  const int span = odd ? 2 * kCount : kCount; /* ints a block spans in memory */
+  int send[16 * 2 * kCount], got[16 * 2 * kCount], want[16 * 2 * kCount];
+  for (int i = 0; i < 16 * 2 * kCount; ++i) send[i] = rank * 1000 + i;
+  char what[160];
+
+  for (int root = 0; root<n; root += n> 2 ? n - 1 : 1) {
+    snprintf(what, sizeof(what), "MPI_Bcast root %d", root);
+    memcpy(got, send, sizeof(got));
+    memcpy(want, send, sizeof(want));
+    MPI_Bcast(got, per, type, root, comm);
+    PMPI_Bcast(want, per, type, root, comm);
+    CHECK(memcmp(got, want, sizeof(got)) == 0, what);
+
+    for (int in_place = 0; in_place <= 1; ++in_place) {
+      snprintf(what, sizeof(what), "MPI_Gather root %d%s", root, in_place ? " in place" : "");
+      memset(got, 0x5a, sizeof(got));
+      memset(want, 0x5a, sizeof(want));
+      const int here = in_place && rank == root;
+      if (here) memcpy(got + root * span, send, (size_t)span * sizeof(int));
+      if (here) memcpy(want + root * span, send, (size_t)span * sizeof(int));
+      MPI_Gather(here ? MPI_IN_PLACE : send, kCount, MPI_INT, got, per, type, root, comm);
+      PMPI_Gather(here ? MPI_IN_PLACE : send, kCount, MPI_INT, want, per, type, root, comm);
+      if (rank == root) CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
+
+      snprintf(what, sizeof(what), "MPI_Scatter root %d%s", root, in_place ? " in place" : "");
+      memset(got, 0x5a, sizeof(got));
+      memset(want, 0x5a, sizeof(want));
+      MPI_Scatter(send, per, type, here ? MPI_IN_PLACE : got, kCount, MPI_INT, root, comm);
+      PMPI_Scatter(send, per, type, want, kCount, MPI_INT, root, comm);
+      if (!here) CHECK(memcmp(got, want, kCount * sizeof(int)) == 0, what);
+    }
+  }
+
+  for (int in_place = 0; in_place <= 1; ++in_place) {
+    snprintf(what, sizeof(what), "MPI_Allgather%s", in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    memset(want, 0x5a, sizeof(want));
+    if (in_place) memcpy(got + rank * span, send, (size_t)span * sizeof(int));
+    if (in_place) memcpy(want + rank * span, send, (size_t)span * sizeof(int));
+    MPI_Allgather(in_place ? MPI_IN_PLACE : send, kCount, MPI_INT, got, per, type, comm);
+    PMPI_Allgather(in_place ? MPI_IN_PLACE : send, kCount, MPI_INT, want, per, type, comm);
+    CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
+
+    snprintf(what, sizeof(what), "MPI_Alltoall%s", in_place ? " in place" : "");
+    memcpy(got, send, sizeof(got));
+    memcpy(want, send, sizeof(want));
+    MPI_Alltoall(in_place ? MPI_IN_PLACE : send, per, type, got, per, type, comm);
+    PMPI_Alltoall(in_place ? MPI_IN_PLACE : send, per, type, want, per, type, comm);
+    CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
+  }
+  MPI_Barrier(comm);
+  MPI_Type_free(&resized);
+  MPI_Type_free(&strided);
+}
+
+/* The v-collectives: blocks of kCount or 2 * kCount ints per rank, laid out with gaps; odd ranks describe their
+ * buffers with the strided type of CheckMovement, even ranks with MPI_INT. */
+static void CheckVariable(MPI_Comm comm) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  enum { kCount = 4, kInts = 16 * 4 * kCount };
+  MPI_Datatype strided, resized;
+  MPI_Type_vector(kCount, 1, 2, MPI_INT, &strided);
+  MPI_Type_create_resized(strided, 0, (MPI_Aint)(2 * kCount * sizeof(int)), &resized);
+  MPI_Type_commit(&resized);
+  const int odd = rank % 2 == 1;
+  MPI_Datatype type = odd ? resized : MPI_INT;
+  int send[kInts], got[kInts], want[kInts], counts[16], displs[16], scounts[16], sdispls[16];
+  for (int i = 0; i < kInts; ++i) send[i] = rank * 1000 + i;
+  /* Block j holds m_j ints: in this rank's type, counts[j] elements at displs[j] extents. */
+  int offset = 0;
+  for (int j = 0; j < n; ++j) {
+    const int m = kCount * (j % 2 + 1);
+    counts[j] = odd ? m / kCount : m;
+    displs[j] = odd ? offset / (2 * kCount) : offset;
+    offset += 2 * m;
+  }
+  const int mine = kCount * (rank % 2 + 1);
+  char what[160];
+  for (int in_place = 0; in_place <= 1; ++in_place) {
+    snprintf(what, sizeof(what), "MPI_Allgatherv%s", in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    memset(want, 0x5a, sizeof(want));
+    if (in_place) {
+      PMPI_Sendrecv(send, mine, MPI_INT, rank, 0, got, counts[rank], type, rank, 0, comm, MPI_STATUS_IGNORE);
+      memcpy(want, got, sizeof(got));
+    }
+    MPI_Allgatherv(in_place ? MPI_IN_PLACE : send, mine, MPI_INT, got, counts, displs, type, comm);
+    PMPI_Allgatherv(in_place ? MPI_IN_PLACE : send, mine, MPI_INT, want, counts, displs, type, comm);
+    CHECK(memcmp(got, want, sizeof(got)) == 0, what);
+
+    for (int root = 0; root<n; root += n> 2 ? n - 1 : 1) {
+      const int here = in_place && rank == root;
+      snprintf(what, sizeof(what), "MPI_Gatherv root %d%s", root, in_place ? " in place" : "");
+      memset(got, 0x5a, sizeof(got));
+      memset(want, 0x5a, sizeof(want));
+      if (here) {
+        PMPI_Sendrecv(send, mine, MPI_INT, rank, 0, got, counts[rank], type, rank, 0, comm, MPI_STATUS_IGNORE);
+        memcpy(want, got, sizeof(got));
+      }
+      MPI_Gatherv(here ? MPI_IN_PLACE : send, mine, MPI_INT, got, counts, displs, type, root, comm);
+      PMPI_Gatherv(here ? MPI_IN_PLACE : send, mine, MPI_INT, want, counts, displs, type, root, comm);
+      if (rank == root) CHECK(memcmp(got, want, sizeof(got)) == 0, what);
+
+      snprintf(what, sizeof(what), "MPI_Scatterv root %d%s", root, in_place ? " in place" : "");
+      memset(got, 0x5a, sizeof(got));
+      memset(want, 0x5a, sizeof(want));
+      MPI_Scatterv(send, counts, displs, type, here ? MPI_IN_PLACE : got, mine, MPI_INT, root, comm);
+      PMPI_Scatterv(send, counts, displs, type, here ? MPI_IN_PLACE : want, mine, MPI_INT, root, comm);
+      if (!here) CHECK(memcmp(got, want, sizeof(got)) == 0, what);
+    }
+
+    /* Alltoallv: rank i sends rank j kCount * ((i + j) % 2 + 1) ints, in the sender's and receiver's own types. */
+    offset = 0;
+    for (int j = 0; j < n; ++j) {
+      const int m = kCount * ((rank + j) % 2 + 1);
+      scounts[j] = odd ? m / kCount : m;
+      sdispls[j] = odd ? offset / (2 * kCount) : offset;
+      offset += 2 * m;
+    }
+    snprintf(what, sizeof(what), "MPI_Alltoallv%s", in_place ? " in place" : "");
+    memcpy(got, send, sizeof(got));
+    memcpy(want, send, sizeof(want));
+    MPI_Alltoallv(in_place ? MPI_IN_PLACE : send, scounts, sdispls, type, got, scounts, sdispls, type, comm);
+    PMPI_Alltoallv(in_place ? MPI_IN_PLACE : send, scounts, sdispls, type, want, scounts, sdispls, type, comm);
+    CHECK(memcmp(got, want, sizeof(got)) == 0, what);
+
+    /* Reduce_scatter: rank j's block is j + 1 ints of the sum. */
+    int rcounts[16], total = 0;
+    for (int j = 0; j < n; ++j) total += rcounts[j] = j + 1;
+    snprintf(what, sizeof(what), "MPI_Reduce_scatter%s", in_place ? " in place" : "");
+    memset(got, 0x5a, sizeof(got));
+    memset(want, 0x5a, sizeof(want));
+    if (in_place) memcpy(got, send, (size_t)total * sizeof(int));
+    MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : send, got, rcounts, MPI_INT, MPI_SUM, comm);
+    PMPI_Reduce_scatter(send, want, rcounts, MPI_INT, MPI_SUM, comm);
+    CHECK(memcmp(got, want, (size_t)(rank + 1) * sizeof(int)) == 0, what);
+  }
+  MPI_Type_free(&resized);
+  MPI_Type_free(&strided);
+}
+
+static void UserSum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *len; ++i) ((int*)inout)[i] += ((int*)in)[i];
+}
+
+/* Calls the library hands to MPI: the results must still be MPI's. */
+static void CheckForwarded(MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  CheckReductions(comm, MPI_SHORT, MPI_SUM, "MPI_SHORT sum (forwarded)");
+  CheckReductions(comm, MPI_INT, MPI_BAND, "MPI_INT band (forwarded)");
+  MPI_Op user;
+  MPI_Op_create(UserSum, 1, &user);
+  CheckReductions(comm, MPI_INT, user, "MPI_INT user op (forwarded)");
+  MPI_Op_free(&user);
+  struct {
+    double value;
+    int rank;
+  } mine = {(double)(rank % 3), rank}, got, want;
+  MPI_Allreduce(&mine, &got, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+  PMPI_Allreduce(&mine, &want, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+  CHECK(got.value == want.value && got.rank == want.rank, "MPI_Allreduce MAXLOC (forwarded)");
+  int one = rank + 1, sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+  CHECK(sum == rank + 1, "MPI_Allreduce on MPI_COMM_SELF (forwarded)");
+}
+
+static void CheckAll(MPI_Comm comm) {
+  const MPI_Datatype types[] = {MPI_INT, MPI_UNSIGNED, MPI_LONG_LONG, MPI_DOUBLE, MPI_FLOAT, MPI_UNSIGNED_CHAR};
+  const char* type_names[] = {"MPI_INT",    "MPI_UNSIGNED", "MPI_LONG_LONG",
+                              "MPI_DOUBLE", "MPI_FLOAT",    "MPI_UNSIGNED_CHAR"};
+  const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX};
+  const char* op_names[] = {"sum", "prod", "min", "max"};
+  char name[96];
+  for (int t = 0; t < 6; ++t) {
+    for (int o = 0; o < 4; ++o) {
+      snprintf(name, sizeof(name), "%s %s", type_names[t], op_names[o]);
+      CheckReductions(comm, types[t], ops[o], name);
+    }
+  }
+  CheckMovement(comm);
+  CheckVariable(comm);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int expect_kcoll = argc > 1 && strcmp(argv[1], "--expect-kcoll") == 0;
+  int n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+
+  CheckAll(MPI_COMM_WORLD);
+  CheckForwarded(MPI_COMM_WORLD);
+
+  /* A split (even and odd ranks), a duplicate, a Cartesian communicator; each freed before MPI_Finalize. */
+  MPI_Comm half, dup, cart;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);
+  CheckAll(half);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  CheckAll(dup);
+  int dims[1] = {n}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  CheckAll(cart);
+
+  /* An invalid root under MPI_ERRORS_RETURN: an error code, and through kcoll its message. */
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  int value = 1;
+  const int code = MPI_Bcast(&value, 1, MPI_INT, n + 3, dup);
+  CHECK(code != MPI_SUCCESS, "MPI_Bcast with root n + 3 returns an error");
+  if (expect_kcoll && n > 1) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    CHECK(strstr(text, "kcoll") != NULL && strstr(text, "root") != NULL, "the error string is kcoll's message");
+    if (world_rank == 0) printf("MPI_Bcast with an invalid root: %s\n", text);
+  }
+  MPI_Comm_free(&cart);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&half);
+
+  int total = 0;
+  PMPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (world_rank == 0)
+    printf("drop_in_check on %d ranks: %s (%d failed checks)\n", n, total == 0 ? "PASSED" : "FAILED", total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The MPI drop-in library on a plain MPI program:
+#   drop_in_test.sh MPI_LAUNCH LIBKCOLL_MPI DROP_IN_CHECK [DROP_IN_CHECK_F90]
+# On 2, 3 and 4 ranks: the program passes without the library, with it preloaded (and every call it makes with a
+# type and op kcoll has, on a communicator of two or more ranks, runs on kcoll: KCOLL_DEBUG=INFO's lines at
+# MPI_Finalize), and with it preloaded under KCOLL_MPI=off (every call forwarded). Then the Fortran program, built
+# here with Open MPI's mpifort, with the library.
+set -euo pipefail
+launch="$1"
+library="$(readlink -f "$2")"
+check="$(readlink -f "$3")"
+check_f90="${4:+$(readlink -f "$4")}"
+out="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "drop_in_test: $*" >&2; exit 1; }
+
+for n in 2 3 4; do
+  "$launch" "$n" "$check" >"$out/plain.txt" 2>&1 || { cat "$out/plain.txt"; fail "$n ranks without the library"; }
+  grep -q "drop_in_check on $n ranks: PASSED" "$out/plain.txt" || fail "$n ranks without the library: no PASSED line"
+
+  # kcoll's INFO lines, the library's among them (rank 0's), go to a file per rank.
+  rm -f "$out"/kcoll.*.log
+  KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" env LD_PRELOAD="$library" "$check" --expect-kcoll >"$out/kcoll.txt" 2>&1 \
+    || { cat "$out/kcoll.txt"; fail "$n ranks with the library"; }
+  grep -q "drop_in_check on $n ranks: PASSED" "$out/kcoll.txt" || { cat "$out/kcoll.txt"; fail "$n ranks: no PASSED line"; }
+  grep -o "kcoll_mpi: .*" "$out/kcoll.0.log"
+  for f in MPI_Allreduce MPI_Reduce MPI_Scan MPI_Exscan MPI_Reduce_scatter_block MPI_Bcast MPI_Allgather \
+           MPI_Alltoall MPI_Gather MPI_Scatter MPI_Barrier MPI_Allgatherv MPI_Alltoallv MPI_Gatherv MPI_Scatterv \
+           MPI_Reduce_scatter; do
+    line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "$n ranks: no line for $f"
+    taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
+    [[ "$taken" -gt 0 ]] || fail "$n ranks: $f never ran on kcoll: $line"
+  done
+  # The forwarded calls, each with its reason.
+  reduce_line="$(grep -o "kcoll_mpi: MPI_Allreduce: .*" "$out/kcoll.0.log")"
+  for reason in "type MPI_SHORT" "op MPI_BAND" "a user op" "type MPI_DOUBLE_INT" "one rank"; do
+    [[ "$reduce_line" == *"$reason"* ]] || fail "$n ranks: MPI_Allreduce's line lacks the reason '$reason': $reduce_line"
+  done
+  grep -q "MPI_Bcast with an invalid root: .*kcoll.*root" "$out/kcoll.txt" || fail "$n ranks: no kcoll error string"
+
+  rm -f "$out"/kcoll.*.log
+  KCOLL_MPI=off KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" env LD_PRELOAD="$library" "$check" >"$out/off.txt" 2>&1 \
+    || { cat "$out/off.txt"; fail "$n ranks with KCOLL_MPI=off"; }
+  grep -q "drop_in_check on $n ranks: PASSED" "$out/off.txt" || fail "$n ranks with KCOLL_MPI=off: no PASSED line"
+  grep -q "kcoll_mpi: MPI_Allreduce: .* 0 on kcoll" "$out/kcoll.0.log" || fail "$n ranks with KCOLL_MPI=off: no line"
+  if grep -o "kcoll_mpi: .*" "$out/kcoll.0.log" | grep -qv " 0 on kcoll"; then
+    grep -o "kcoll_mpi: .*" "$out/kcoll.0.log"
+    fail "$n ranks with KCOLL_MPI=off: some call ran on kcoll"
+  fi
+  echo "drop_in_test: $n ranks: passed without the library, with it, and with KCOLL_MPI=off"
+done
+
+# Fortran (mpif.h): Open MPI's Fortran bindings call PMPI_ directly; the library defines the Fortran names too.
+if [[ -z "$check_f90" ]]; then
+  echo "drop_in_test: Fortran skipped: no Fortran program given"
+  exit 0
+fi
+if ! nm -D --defined-only "$library" | grep -q " mpi_allreduce_$"; then
+  echo "drop_in_test: Fortran skipped: the library defines no Fortran names (built against MPICH, whose Fortran" \
+    "bindings call the C names it defines)"
+  exit 0
+fi
+if ! command -v mpifort >/dev/null; then
+  echo "drop_in_test: Fortran skipped: no mpifort here"
+  exit 0
+fi
+# mpif.h declares no interfaces: one routine takes buffers of several types, which gfortran 10 and later refuse
+# without this flag.
+mpifort -fallow-argument-mismatch -o "$out/drop_in_check_f" "$check_f90" || fail "mpifort cannot build $check_f90"
+for n in 2 4; do
+  rm -f "$out"/kcoll.*.log
+  KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" env LD_PRELOAD="$library" \
+    "$out/drop_in_check_f" >"$out/f.txt" 2>&1 || { cat "$out/f.txt"; fail "Fortran on $n ranks with the library"; }
+  grep -q "drop_in_check.f90 on $n ranks: PASSED" "$out/f.txt" || { cat "$out/f.txt"; fail "Fortran on $n ranks"; }
+  grep -o "kcoll_mpi: .*" "$out/kcoll.0.log"
+  for f in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Allgather MPI_Scan MPI_Barrier; do
+    line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "Fortran on $n ranks: no line for $f"
+    if [[ "$line" == *" 0 on kcoll"* ]]; then fail "Fortran on $n ranks: $f never ran on kcoll: $line"; fi
+  done
+  echo "drop_in_test: Fortran on $n ranks: passed with the library, every call on kcoll"
+done
