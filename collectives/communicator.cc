@@ -56,6 +56,15 @@ absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
   return absl::InvalidArgumentError(absl::StrCat("KCOLL_CHECK_ARGS: '", value, "' is not 0 or 1"));
 }
 
+absl::StatusOr<Numerics> ChooseNumerics(const CommunicatorOptions& options) {
+  if (options.numerics.has_value()) return *options.numerics;
+  const char* env = GetEnv("KCOLL_NUMERICS");
+  if (env == nullptr) return Numerics::kFast;
+  absl::StatusOr<Numerics> parsed = ParseNumerics(env);
+  if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_NUMERICS: ", parsed.status().message()));
+  return *parsed;
+}
+
 // A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
 // the others would go on to wait for them in the first collective.
 absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
@@ -92,6 +101,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
+  KCOLL_ASSIGN_OR_RETURN(Numerics numerics, ChooseNumerics(options));
   KCOLL_ASSIGN_OR_RETURN(size_t inline_max_bytes, InlineMaxBytes());
   KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
@@ -128,6 +138,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
   c->state_->check_args = check_args;
+  c->state_->numerics = numerics;
   c->state_->inline_max_bytes = inline_max_bytes;
   if (const char* algo = GetEnv("KCOLL_ALGO")) {
     for (Collective collective : AllCollectives()) {
@@ -189,6 +200,7 @@ int Communicator::size() const { return state_->topology.nranks; }
 const Topology& Communicator::topology() const { return state_->topology; }
 ExecBackend Communicator::backend() const { return state_->backend; }
 bool Communicator::checks_args() const { return state_->check_args; }
+Numerics Communicator::numerics() const { return state_->numerics; }
 const TimeoutSettings& Communicator::timeout() const { return state_->timeout; }
 const absl::Status& Communicator::broken() const {
   Settle();
@@ -400,7 +412,9 @@ absl::Status Communicator::Call(const CollectiveCall& call) {
 
 absl::Status Communicator::Dispatch(const CollectiveCall& call) {
   if (state_->group_depth > 0) return Queue(call);
+  // The inline lane combines in rank order already: it serves numerics=deterministic too.
   if (TakesInlineLane(call)) return RunInlineLane(ArgsOf(call));
+  if (NeedsRankOrder(call)) return RunInRankOrder(call);
   return RunStages(call, /*synchronize=*/true);
 }
 

@@ -24,8 +24,10 @@ constexpr size_t kGroupFuseMaxBytes = size_t{64} << 10;
 
 using FuseKey = std::tuple<DataType, ReduceOp, MemoryKind>;
 
-bool Fusable(const CollectiveCall& call) {
-  return call.collective == Collective::kAllReduce && call.options.algorithm == Algorithm::kAuto &&
+bool Fusable(const CollectiveCall& call, Numerics communicator_numerics) {
+  // A fused set runs as one AllReduce with the communicator's numerics: a call that asks for other numerics runs alone.
+  return call.options.numerics.value_or(communicator_numerics) == communicator_numerics &&
+         call.collective == Collective::kAllReduce && call.options.algorithm == Algorithm::kAuto &&
          IsValid(call.type) && IsValid(call.op) && call.count > 0 &&
          call.count <= kGroupFuseMaxBytes / DataTypeSize(call.type) && call.send != nullptr && call.recv != nullptr;
 }
@@ -52,7 +54,7 @@ absl::Status Communicator::GroupEnd() {
   // The fused sets, each named by its first call's index; a set of one call runs as it is.
   std::map<FuseKey, std::vector<size_t>> sets;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (Fusable(calls[i])) sets[FuseKey(calls[i].type, calls[i].op, calls[i].memory)].push_back(i);
+    if (Fusable(calls[i], state_->numerics)) sets[FuseKey(calls[i].type, calls[i].op, calls[i].memory)].push_back(i);
   }
   std::vector<const std::vector<size_t>*> set_at(calls.size(), nullptr);
   std::vector<bool> fused(calls.size(), false);

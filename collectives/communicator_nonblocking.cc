@@ -63,6 +63,8 @@ Request Communicator::ICall(const CollectiveCall& call) {
       if (state_->progress_thread == nullptr) state_->progress_thread = std::make_unique<ProgressThread>();
       return Request(state_->progress_thread->Submit([this, call] { return Dispatch(call); }));
     case ProgressWay::kStream: {
+      // A rank-ordered AllReduce is several calls with folds between: it runs now, as an eager call does.
+      if (NeedsRankOrder(call)) break;
       absl::Status issued = RunStages(call, /*synchronize=*/false);
       if (!issued.ok()) return CompletedRequest(std::move(issued));
       absl::StatusOr<uint64_t> mark = state_->transport->MarkPosted();

@@ -52,6 +52,7 @@ struct CommunicatorState {
   std::unique_ptr<Transport> transport;
   std::unique_ptr<Kernels> kernels;
   bool check_args = false;
+  Numerics numerics = Numerics::kFast;  // the calls' default (CommunicatorOptions::numerics, KCOLL_NUMERICS)
   TimeoutSettings timeout;
   absl::Status broken;
   // Collective calls begun on this communicator (SendRecv, which involves two ranks only, not counted), and the

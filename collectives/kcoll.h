@@ -108,8 +108,8 @@ int kcoll_allgatherv(kcoll_comm comm, const void* send, size_t sendcount, void* 
 int kcoll_alltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                     const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type);
 /* MPI_Reduce_scatter, MPI_Gatherv and MPI_Scatterv (the rooted ones' counts are read on the root only). */
-int kcoll_reduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts,
-                          kcoll_datatype type, kcoll_op op);
+int kcoll_reduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts, kcoll_datatype type,
+                          kcoll_op op);
 int kcoll_gatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                   const size_t* recvdispls, kcoll_datatype type, int root);
 int kcoll_scatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
@@ -148,8 +148,8 @@ int kcoll_iallgatherv(kcoll_comm comm, const void* send, size_t sendcount, void*
                       const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
 int kcoll_ialltoallv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,
                      const size_t* recvcounts, const size_t* recvdispls, kcoll_datatype type, kcoll_request* request);
-int kcoll_ireduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts,
-                           kcoll_datatype type, kcoll_op op, kcoll_request* request);
+int kcoll_ireduce_scatterv(kcoll_comm comm, const void* send, void* recv, const size_t* recvcounts, kcoll_datatype type,
+                           kcoll_op op, kcoll_request* request);
 int kcoll_igatherv(kcoll_comm comm, const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                    const size_t* recvdispls, kcoll_datatype type, int root, kcoll_request* request);
 int kcoll_iscatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, const size_t* senddispls, void* recv,

@@ -10,6 +10,9 @@ constexpr NamedValue<ExecBackend> kBackendNames[] = {
 
 constexpr NamedValue<Progress> kProgressNames[] = {{Progress::kThread, "thread"}, {Progress::kEager, "eager"}};
 
+constexpr NamedValue<Numerics> kNumericsNames[] = {{Numerics::kFast, "fast"},
+                                                   {Numerics::kDeterministic, "deterministic"}};
+
 }  // namespace
 
 absl::string_view ExecBackendName(ExecBackend backend) { return NameIn(kBackendNames, backend); }
@@ -22,6 +25,12 @@ absl::string_view ProgressName(Progress progress) { return NameIn(kProgressNames
 
 absl::StatusOr<Progress> ParseProgress(absl::string_view text) {
   return ParseNameIn(kProgressNames, text, "progress mode");
+}
+
+absl::string_view NumericsName(Numerics numerics) { return NameIn(kNumericsNames, numerics); }
+
+absl::StatusOr<Numerics> ParseNumerics(absl::string_view text) {
+  return ParseNameIn(kNumericsNames, text, "numerics mode");
 }
 
 }  // namespace kcoll

@@ -40,6 +40,19 @@ absl::string_view ProgressName(Progress progress);  // "thread", "eager"
 // Case-insensitive; InvalidArgument names the text and the valid names.
 absl::StatusOr<Progress> ParseProgress(absl::string_view text);
 
+// What a floating-point reduction promises about its bits (docs/numerics.md).
+enum class Numerics {
+  kFast,           // the fastest schedule; the order of the terms, and so the rounding, depends on the algorithm,
+                   // the message size, the machine profile and the rank placement
+  kDeterministic,  // for a fixed rank count, the same bits whatever the algorithm, transport, execution space,
+                   // chunking, placement, fusion and message size: every element's contributions are combined in
+                   // rank order, ((x0 op x1) op x2) op ... op x(n-1), each op rounded as the type rounds
+};
+
+absl::string_view NumericsName(Numerics numerics);  // "fast", "deterministic"
+// Case-insensitive; InvalidArgument names the text and the valid names.
+absl::StatusOr<Numerics> ParseNumerics(absl::string_view text);
+
 // What a timeout does: the call returns DeadlineExceeded, or the rank prints it and ends the job.
 enum class OnTimeout { kReturn, kAbort };
 
@@ -94,6 +107,9 @@ struct CommunicatorOptions {
   // run one (serial kernels, and either MPI_THREAD_MULTIPLE or one node over shared memory, whose transfers make no
   // MPI call), else eager. Asking for a thread where it cannot run fails Create with the reason.
   std::optional<Progress> progress;
+  // What floating-point reductions promise about their bits (Numerics). Unset: $KCOLL_NUMERICS (fast |
+  // deterministic), else fast. A call's CallOptions::numerics overrides it for that call.
+  std::optional<Numerics> numerics;
 };
 
 // Tuning knobs some algorithms read; 0 means "the algorithm's default".
@@ -107,6 +123,8 @@ struct CallOptions {
   // else the registered algorithm the cost model predicts fastest for the size (choice/auto_choice.h).
   Algorithm algorithm = Algorithm::kAuto;
   AlgorithmOptions tuning;
+  // Unset: the communicator's (CommunicatorOptions::numerics). Every rank passes the same.
+  std::optional<Numerics> numerics;
 };
 
 }  // namespace kcoll

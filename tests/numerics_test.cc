@@ -1,0 +1,265 @@
+// Floating-point AllReduce on data that rounding changes. Every rank regenerates every rank's terms from a seed:
+// wide exponents, mixed signs, and pairs of large terms on two ranks that cancel, so the order of the additions shows
+// in the last bits.
+// - A negative control: on 3 or more ranks, two fast algorithms give different bytes on this data, so the checks
+//   below could see an order that differs.
+// - numerics=fast: every algorithm within the error bound of summing n terms in any order, (n-1) u sum|x|, against a
+//   reference summed in long double.
+// - numerics=deterministic: equal, byte for byte, to the terms folded here in rank order (the order the mode defines),
+//   for every type, op, message size (both of the mode's schedules), in place and not, fused in a group and not, on
+//   every execution space available; the test's variants add the MPI transport and nodes of two ranks.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/half.h"
+#include "base/names.h"
+#include "collectives/communicator.h"
+#include "collectives/kernels/backend.h"
+#include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/host_reduce.h"
+#include "gtest/gtest.h"
+#include "tests/mpi_test_env.h"
+#include "tests/scoped_env.h"
+
+namespace kcoll {
+namespace testing {
+namespace {
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Rank r's term i: a mantissa in [1, 2) scaled by 2^e, e in [-span, span], either sign; every 4th element also
+// holds +2^(span+10) on rank (i/4) % n and its negation on the next rank, which cancel.
+double Term(int r, size_t i, int n, int span) {
+  const uint64_t bits = Mix((uint64_t{static_cast<uint32_t>(r)} << 40) ^ i ^ 0x5eed);
+  const double mantissa = 1.0 + static_cast<double>(bits >> 11) / 9007199254740992.0;
+  const int exponent = static_cast<int>((bits >> 3) % static_cast<uint64_t>(2 * span + 1)) - span;
+  double x = std::ldexp((bits & 1) ? -mantissa : mantissa, exponent);
+  if (i % 4 == 0 && n > 1) {
+    const int owner = static_cast<int>((i / 4) % static_cast<size_t>(n));
+    if (r == owner) x += std::ldexp(1.0, span + 10);
+    if (r == (owner + 1) % n) x -= std::ldexp(1.0, span + 10);
+  }
+  return x;
+}
+
+template <class T>
+T Narrow(double x) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return ToFloat16(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<T, Bfloat16>) {
+    return ToBfloat16(static_cast<float>(x));
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+template <class T>
+int Span() {
+  return std::is_same_v<T, double> ? 40 : std::is_same_v<T, float> ? 12 : 4;
+}
+
+template <class T>
+std::vector<T> TermsOf(int r, size_t count, int n) {
+  std::vector<T> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = Narrow<T>(Term(r, i, n, Span<T>()));
+  return v;
+}
+
+// What numerics=deterministic defines: every rank's terms folded in rank order (kAvg: the sum, then the division).
+template <class T>
+std::vector<T> InRankOrder(DataType type, ReduceOp op, size_t count, int n) {
+  std::vector<std::vector<T>> terms;
+  std::vector<const unsigned char*> inputs;
+  for (int r = 0; r < n; ++r) terms.push_back(TermsOf<T>(r, count, n));
+  for (const auto& t : terms) inputs.push_back(reinterpret_cast<const unsigned char*>(t.data()));
+  std::vector<T> out(count);
+  EXPECT_TRUE(HostReduceInOrder(op, type, out.data(), inputs.data(), n, count));
+  if (op == ReduceOp::kAvg) {
+    for (T& x : out) x = ElementOps<T>::Divide(x, n);
+  }
+  return out;
+}
+
+std::string Where(const std::string& what, size_t i) { return absl::StrCat(what, ", element ", i); }
+
+template <class T>
+DataType TypeOf() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, Bfloat16>) {
+    return DataType::kBfloat16;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return DataType::kFloat32;
+  } else {
+    return DataType::kFloat64;
+  }
+}
+
+// One deterministic AllReduce checked against InRankOrder, byte for byte.
+template <class T>
+void ExpectRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_place, const std::string& what) {
+  const int n = comm.size();
+  std::vector<T> send = TermsOf<T>(comm.rank(), count, n), recv(count);
+  T* out = in_place ? send.data() : recv.data();
+  CallOptions options;
+  options.numerics = Numerics::kDeterministic;
+  ASSERT_TRUE(comm.AllReduce(send.data(), out, count, TypeOf<T>(), op, options).ok()) << what;
+  const std::vector<T> want = InRankOrder<T>(TypeOf<T>(), op, count, n);
+  for (size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(T)), 0) << Where(what, i);
+  }
+}
+
+class NumericsTest : public ::testing::TestWithParam<ExecBackend> {
+ protected:
+  void SetUp() override {
+    CommunicatorOptions options;
+    options.backend = GetParam();
+    auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+    ASSERT_TRUE(comm.ok()) << comm.status();
+    comm_ = std::move(comm).value();
+  }
+  std::unique_ptr<Communicator> comm_;
+};
+
+TEST_P(NumericsTest, TwoFastAlgorithmsDifferOnThisData) {
+  const int n = comm_->size();
+  if (n < 3) GTEST_SKIP() << "on " << n << " ranks every order of the terms gives the same sum";
+  const size_t count = 4096;
+  std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), ring(count), tree(count);
+  CallOptions options;
+  options.numerics = Numerics::kFast;
+  options.algorithm = Algorithm::kRing;
+  ASSERT_TRUE(comm_->AllReduce(send.data(), ring.data(), count, DataType::kFloat64, ReduceOp::kSum, options).ok());
+  options.algorithm = Algorithm::kTree;
+  ASSERT_TRUE(comm_->AllReduce(send.data(), tree.data(), count, DataType::kFloat64, ReduceOp::kSum, options).ok());
+  EXPECT_NE(std::memcmp(ring.data(), tree.data(), count * sizeof(double)), 0)
+      << "ring and tree summed every element to the same bits: this data cannot show an order";
+}
+
+TEST_P(NumericsTest, FastIsWithinTheBoundOfItsOrder) {
+  const int n = comm_->size();
+  const size_t count = 3001;
+  for (Algorithm algorithm : TransferAlgorithmsFor(Collective::kAllReduce)) {
+    if (FactsOf(algorithm).needs != AlgorithmNeeds::kNothing) continue;
+    CallOptions options;
+    options.numerics = Numerics::kFast;
+    options.algorithm = algorithm;
+    std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), got(count);
+    ASSERT_TRUE(comm_->AllReduce(send.data(), got.data(), count, DataType::kFloat64, ReduceOp::kSum, options).ok());
+    std::vector<float> send32 = TermsOf<float>(comm_->rank(), count, n), got32(count);
+    ASSERT_TRUE(comm_->AllReduce(send32.data(), got32.data(), count, DataType::kFloat32, ReduceOp::kSum, options).ok());
+    for (size_t i = 0; i < count; ++i) {
+      long double sum = 0, magnitude = 0, sum32 = 0, magnitude32 = 0;
+      for (int r = 0; r < n; ++r) {
+        const double x = Term(r, i, n, Span<double>());
+        const float x32 = Narrow<float>(Term(r, i, n, Span<float>()));
+        sum += x;
+        magnitude += std::fabs(x);
+        sum32 += x32;
+        magnitude32 += std::fabs(x32);
+      }
+      // Any order of n terms: |error| <= (n-1) u sum|x| (to first order; 1% for the rest and the reference's own).
+      const long double bound = 1.01L * (n - 1) * std::ldexp(1.0L, -53) * magnitude;
+      const long double bound32 = 1.01L * (n - 1) * std::ldexp(1.0L, -24) * magnitude32;
+      ASSERT_LE(std::fabs(got[i] - sum), bound) << Where(AlgorithmName(algorithm).data(), i);
+      ASSERT_LE(std::fabs(got32[i] - sum32), bound32) << Where(AlgorithmName(algorithm).data(), i);
+    }
+  }
+}
+
+TEST_P(NumericsTest, DeterministicIsTheRankOrderAtEverySize) {
+  // 1 and 7 elements: the inline lane on one node; 1000 doubles: the all-gather schedule; 5000 and 20011: the owners'.
+  for (size_t count : {size_t{1}, size_t{7}, size_t{1000}, size_t{5000}, size_t{20011}}) {
+    for (bool in_place : {false, true}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax}) {
+        const std::string what = absl::StrCat(ReduceOpName(op), " of ", count, in_place ? " in place" : "");
+        ExpectRankOrder<double>(*comm_, op, count, in_place, absl::StrCat("float64 ", what));
+        ExpectRankOrder<float>(*comm_, op, count, in_place, absl::StrCat("float32 ", what));
+      }
+      ExpectRankOrder<Float16>(*comm_, ReduceOp::kSum, count, in_place, absl::StrCat("float16 sum of ", count));
+      ExpectRankOrder<Bfloat16>(*comm_, ReduceOp::kSum, count, in_place, absl::StrCat("bfloat16 sum of ", count));
+    }
+  }
+}
+
+TEST_P(NumericsTest, DeterministicHoldsInAFusedGroupAndAsTheCommunicatorsDefault) {
+  CommunicatorOptions options;
+  options.backend = GetParam();
+  options.numerics = Numerics::kDeterministic;
+  auto made = Communicator::Create(MPI_COMM_WORLD, options);
+  ASSERT_TRUE(made.ok()) << made.status();
+  Communicator& comm = **made;
+  EXPECT_EQ(comm.numerics(), Numerics::kDeterministic);
+  const int n = comm.size();
+  const std::vector<size_t> counts = {3, 100, 517};
+  std::vector<std::vector<double>> sends, recvs;
+  for (size_t count : counts) {
+    sends.push_back(TermsOf<double>(comm.rank(), count, n));
+    recvs.emplace_back(count);
+  }
+  ASSERT_TRUE(comm.GroupStart().ok());
+  for (size_t k = 0; k < counts.size(); ++k) {
+    ASSERT_TRUE(comm.AllReduce(sends[k].data(), recvs[k].data(), counts[k], DataType::kFloat64, ReduceOp::kSum).ok());
+  }
+  ASSERT_TRUE(comm.GroupEnd().ok());
+  for (size_t k = 0; k < counts.size(); ++k) {
+    const std::vector<double> want = InRankOrder<double>(DataType::kFloat64, ReduceOp::kSum, counts[k], n);
+    ASSERT_EQ(std::memcmp(recvs[k].data(), want.data(), counts[k] * sizeof(double)), 0) << "fused call " << k;
+  }
+}
+
+TEST_P(NumericsTest, ANamedAlgorithmWithItsOwnOrderIsRefused) {
+  std::vector<double> x(64, 1.0), y(64);
+  CallOptions options;
+  options.numerics = Numerics::kDeterministic;
+  options.algorithm = Algorithm::kRing;
+  const absl::Status status =
+      comm_->AllReduce(x.data(), y.data(), x.size(), DataType::kFloat64, ReduceOp::kSum, options);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("ring"), absl::string_view::npos) << status;
+  EXPECT_NE(status.message().find("numerics=deterministic"), absl::string_view::npos) << status;
+  // Integers are not affected: their sums do not depend on the order.
+  std::vector<int32_t> a(64, 2), b(64);
+  ASSERT_TRUE(comm_->AllReduce(a.data(), b.data(), a.size(), DataType::kInt32, ReduceOp::kSum, options).ok());
+  EXPECT_EQ(b[0], 2 * comm_->size());
+}
+
+TEST(NumericsOptionTest, TheEnvironmentSetsTheDefaultAndABadValueIsNamed) {
+  {
+    ScopedEnv env("KCOLL_NUMERICS", "deterministic");
+    auto comm = Communicator::Create(MPI_COMM_WORLD);
+    ASSERT_TRUE(comm.ok()) << comm.status();
+    EXPECT_EQ((*comm)->numerics(), Numerics::kDeterministic);
+  }
+  ScopedEnv env("KCOLL_NUMERICS", "exactish");
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_FALSE(comm.ok());
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(comm.status().message().find("KCOLL_NUMERICS"), absl::string_view::npos) << comm.status();
+  EXPECT_NE(comm.status().message().find("exactish"), absl::string_view::npos) << comm.status();
+}
+
+std::vector<ExecBackend> Backends() {
+  std::vector<ExecBackend> out = {ExecBackend::kSerial};
+  if (IsAvailable(ExecBackend::kOpenMP)) out.push_back(ExecBackend::kOpenMP);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NumericsTest, ::testing::ValuesIn(Backends()),
+                         [](const ::testing::TestParamInfo<ExecBackend>& info) {
+                           return std::string(ExecBackendName(info.param));
+                         });
+
+}  // namespace
+}  // namespace testing
+}  // namespace kcoll
