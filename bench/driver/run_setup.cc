@@ -121,6 +121,12 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     if (std::find(wanted.begin(), wanted.end(), a) == wanted.end()) wanted.push_back(a);
   }
   for (Algorithm a : wanted) {
+    if (collective == Collective::kAllReduce && comm->numerics() == Numerics::kDeterministic && a != Algorithm::kAuto &&
+        a != Algorithm::kInline) {
+      notes->push_back(absl::StrCat(CollectiveName(collective), ": ", AlgorithmName(a),
+                                    " skipped: it cannot honour --numerics deterministic (auto rows only)"));
+      continue;
+    }
     const bool direct = a == Algorithm::kDirect;
     if (direct && ctx.buffers.device) {
       notes->push_back(
@@ -139,7 +145,10 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     }
     // Registered buffers belong to the communicator that allocated them: the first one.
     if (direct) continue;
-    for (const ExtraCommunicator& extra : extras) add(MakeKcollImplementation(extra.comm.get(), a, extra.label));
+    for (const ExtraCommunicator& extra : extras) {
+      if (extra.auto_only && a != Algorithm::kAuto) continue;
+      add(MakeKcollImplementation(extra.comm.get(), a, extra.label));
+    }
   }
 }
 
@@ -171,6 +180,7 @@ absl::StatusOr<Communicators> MakeCommunicators(const BenchOptions& o) {
   copts.ranks_per_node = o.ranks_per_node;
   copts.profile_path = o.profile_path;  // auto chooses with the same profile the ideal busbw and --model use
   copts.transport = TransportOf(o.transports.front());
+  copts.numerics = o.numerics.front();
   // --with_timeout compares waits with and without a timeout: the first communicator then has none, whatever
   // KCOLL_TIMEOUT says.
   if (o.with_timeout.has_value()) copts.timeout = absl::ZeroDuration();
@@ -186,6 +196,14 @@ absl::StatusOr<Communicators> MakeCommunicators(const BenchOptions& o) {
       return absl::InternalError(absl::StrCat("--transport ", o.transports[i], ": ", made.status().ToString()));
     }
     out.extras.push_back({*std::move(made), absl::StrCat("transport=", o.transports[i])});
+  }
+  for (size_t i = 1; i < o.numerics.size(); ++i) {
+    CommunicatorOptions other = copts;
+    other.numerics = o.numerics[i];
+    made = Communicator::Create(MPI_COMM_WORLD, other);
+    if (!made.ok()) return absl::InternalError(absl::StrCat("--numerics: ", made.status().ToString()));
+    out.extras.push_back({*std::move(made), absl::StrCat("numerics=", NumericsName(o.numerics[i])),
+                          o.numerics[i] == Numerics::kDeterministic});
   }
   if (o.with_timeout.has_value()) {
     copts.timeout = *o.with_timeout;

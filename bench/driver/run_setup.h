@@ -29,7 +29,8 @@ int ExitCodeOf(const absl::Status& status);
 // A communicator whose kcoll rows run beside the plain ones, named '<algorithm> <label>'.
 struct ExtraCommunicator {
   std::unique_ptr<Communicator> comm;
-  std::string label;  // "transport=mpi", "timeout=30s"
+  std::string label;       // "transport=mpi", "timeout=30s", "numerics=deterministic"
+  bool auto_only = false;  // runs the auto rows only (a numerics mode that named algorithms cannot honour)
 };
 
 struct Communicators {

@@ -104,6 +104,10 @@ constexpr Flag kFlags[] = {
      "kcoll's transports, first one for the plain rows: auto (default: shared memory on one node, else MPI), shm, "
      "mpi, nccl, or a comma list (shm,mpi); every other one runs every kcoll row again on a communicator of its own, "
      "its rows named '<algorithm> transport=T'"},
+    {0, "numerics", "LIST",
+     "numerics modes of kcoll's reductions (docs/numerics.md), first one for the plain rows: fast (default), "
+     "deterministic, or a comma list (fast,deterministic); every other one runs the auto rows again on a communicator "
+     "of its own, named 'auto numerics=M' (a named algorithm cannot honour deterministic)"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -276,6 +280,19 @@ absl::Status ParseTransports(const Flag& flag, const std::string& value, BenchOp
   return absl::OkStatus();
 }
 
+absl::Status ParseNumericsList(const Flag& flag, const std::string& value, BenchOptions& o) {
+  o.numerics.clear();
+  for (absl::string_view item : absl::StrSplit(value, ',')) {
+    absl::StatusOr<Numerics> parsed = ParseNumerics(absl::StripAsciiWhitespace(item));
+    if (!parsed.ok()) return Bad(flag, value, parsed.status().message());
+    if (std::find(o.numerics.begin(), o.numerics.end(), *parsed) != o.numerics.end()) {
+      return Bad(flag, value, absl::StrCat("'", item, "' is listed twice"));
+    }
+    o.numerics.push_back(*parsed);
+  }
+  return absl::OkStatus();
+}
+
 // Applies one option to `o`: the tables above first, then the options with a parser of their own.
 absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseContext& context, BenchOptions& o) {
   const std::string name = flag.name;
@@ -340,6 +357,8 @@ absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseCo
     o.with_timeout = *v;
   } else if (name == "transport") {
     return ParseTransports(flag, value, o);
+  } else if (name == "numerics") {
+    return ParseNumericsList(flag, value, o);
   }
   return absl::OkStatus();
 }

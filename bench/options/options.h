@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "base/names.h"
 #include "base/types.h"
+#include "collectives/options.h"
 
 namespace kcoll {
 namespace bench {
@@ -88,6 +89,8 @@ struct BenchOptions {
   std::optional<absl::Duration> with_timeout;
   // --transport: "auto", "mpi", "shm", "nccl"; the first for the plain rows, each other one for rows of its own.
   std::vector<std::string> transports = {"auto"};
+  // --numerics: "fast", "deterministic"; the first for the plain rows, each other one for rows of its own.
+  std::vector<Numerics> numerics = {Numerics::kFast};
   bool help = false;  // -h / --help
 };
 

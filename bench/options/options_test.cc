@@ -146,6 +146,16 @@ TEST(OptionsTest, TransportListsCommunicators) {
   EXPECT_THAT(Error({"--transport", "mpi,mpi"}), HasSubstr("'mpi' is listed twice"));
 }
 
+TEST(OptionsTest, NumericsListsCommunicators) {
+  EXPECT_THAT(Parse({})->numerics, ElementsAre(Numerics::kFast));
+  EXPECT_THAT(Parse({"--numerics", "fast, DETERMINISTIC"})->numerics,
+              ElementsAre(Numerics::kFast, Numerics::kDeterministic));
+  EXPECT_THAT(Parse({"--numerics=deterministic"})->numerics, ElementsAre(Numerics::kDeterministic));
+  EXPECT_THAT(Error({"--numerics", "fast,exactish"}), HasSubstr("--numerics 'fast,exactish'"));
+  EXPECT_THAT(Error({"--numerics", "fast,exactish"}), HasSubstr("exactish"));
+  EXPECT_THAT(Error({"--numerics", "fast,fast"}), HasSubstr("'fast' is listed twice"));
+}
+
 TEST(OptionsTest, StepInBytesMayStartAtZero) {
   // An additive step grows from 0, so the check that a step factor never grows from 0 does not apply.
   auto o = Parse({"-b", "0", "-e", "16", "-i", "8"});
