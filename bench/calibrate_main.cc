@@ -28,7 +28,7 @@
 #include "bench/calibration/calibrate_launch.h"
 #include "bench/options/launcher.h"
 #include "calibration/calibrate.h"
-#include "models/profile_json.h"
+#include "calibration/profile.h"
 #include "calibration/report.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
