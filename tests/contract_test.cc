@@ -1,4 +1,4 @@
-// The embedding contract (README, "Threads, communicators, finalisation"): several communicators on
+// The embedding contract (docs/embedding.md, "Threads, communicators, finalisation"): several communicators on
 // MPI_Comm_split sub-communicators used interleaved with one on the whole job, and a communicator that outlives the
 // MPI communicator it was created from.
 #include <mpi.h>

@@ -1,8 +1,8 @@
 """kcoll's C++ rules: Bazel's native ones with the C++ standard kcoll is written in.
 
 Bazel 4's auto-configured toolchain compiles C++ as C++0x unless told otherwise. kcoll's targets say -std=c++17
-themselves, so that they build the same in a client workspace that sets no flags of its own (README, "Using kcoll
-from Bazel"). C sources (.c) are compiled without it.
+themselves, so that they build the same in a client workspace that sets no flags of its own (docs/embedding.md,
+"Bazel"). C sources (.c) are compiled without it.
 """
 
 KCOLL_CXX_STD = ["-std=c++17"]

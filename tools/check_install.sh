@@ -4,7 +4,7 @@
 #   2. examples/ built with CMake against that install (find_package(kcoll)), and the CG example run on 2 ranks with
 #      kcoll and with MPI_Allreduce (same iterations); a client in CMake projects of C++ alone and of Fortran and C++;
 #   3. a C program (tests/c_api_test.c) built with pkg-config against the install, run on 2 ranks;
-#   4. the separate Bazel workspace examples/bazel_client, exactly as the README shows it, built and run on 2 ranks;
+#   4. the separate Bazel workspace examples/bazel_client, exactly as docs/embedding.md shows it, built and run on 2 ranks;
 #      against MPICH where it is installed (MPICC=mpicc.mpich, run by its mpirun.mpich): CI's one build of kcoll
 #      against the other MPI, at no extra cost (the client workspace compiles kcoll anyway), and a few of kcoll's own
 #      multi-rank tests run there under MPICH;
