@@ -80,6 +80,24 @@ absl::Status SignatureMismatch(const char* function, size_t send_bytes, size_t r
 
 char* At(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
 
+// The reductions whose every rank passes (send, recv, count, datatype, op), send == MPI_IN_PLACE meaning recv holds
+// the input: MPI_Allreduce, MPI_Scan and MPI_Exscan, run by `run` (AllReduce, Scan or ExScan) or forwarded.
+using PmpiReduction = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
+using KcollReduction = absl::Status (Communicator::*)(const void*, void*, size_t, DataType, ReduceOp,
+                                                      const CallOptions&, MemoryKind);
+int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduction run, const void* sendbuf,
+                         void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (InsideKcoll()) return forward(sendbuf, recvbuf, count, datatype, op, comm);
+  auto reduction = NegativeCount(function, count) ? std::nullopt : ReductionOf(function, datatype, op);
+  Communicator* c = reduction ? Take(function, comm) : nullptr;
+  if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm);
+  EnterKcoll inside;
+  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return Done(function, comm,
+              (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op, CallOptions(),
+                        MemoryKind::kHost));
+}
+
 }  // namespace
 }  // namespace kcoll::drop_in
 
@@ -97,14 +115,8 @@ using kcoll::drop_in::Take;
 extern "C" {
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  constexpr MpiFunction kF = MpiFunction::kAllreduce;
-  if (InsideKcoll()) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  auto reduction = NegativeCount(kF, count) ? std::nullopt : ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
-  if (c == nullptr) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  EnterKcoll inside;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return Done(kF, comm, c->AllReduce(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op));
+  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kAllreduce, PMPI_Allreduce, &kcoll::Communicator::AllReduce,
+                                              sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -123,25 +135,13 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  constexpr MpiFunction kF = MpiFunction::kScan;
-  if (InsideKcoll()) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-  auto reduction = NegativeCount(kF, count) ? std::nullopt : ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
-  if (c == nullptr) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-  EnterKcoll inside;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return Done(kF, comm, c->Scan(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op));
+  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kScan, PMPI_Scan, &kcoll::Communicator::Scan, sendbuf,
+                                              recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  constexpr MpiFunction kF = MpiFunction::kExscan;
-  if (InsideKcoll()) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-  auto reduction = NegativeCount(kF, count) ? std::nullopt : ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
-  if (c == nullptr) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-  EnterKcoll inside;
-  const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return Done(kF, comm, c->ExScan(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op));
+  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kExscan, PMPI_Exscan, &kcoll::Communicator::ExScan, sendbuf,
+                                              recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
