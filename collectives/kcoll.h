@@ -119,7 +119,7 @@ int kcoll_scatterv(kcoll_comm comm, const void* send, const size_t* sendcounts, 
  * kcoll_wait, kcoll_test or kcoll_waitall, which free the request (and set it to NULL). Until then the call's
  * buffers belong to kcoll. A call this rank refuses at once (a NULL comm, a type or op that is not kcoll's) returns
  * the error here and leaves *request NULL; the other ranks' requests then fail too. Every rank issues its calls in
- * the same order; blocking and nonblocking calls mix. How they progress: KCOLL_PROGRESS (README, "Environment"). */
+ * the same order; blocking and nonblocking calls mix. How they progress: KCOLL_PROGRESS (docs/environment.md). */
 int kcoll_iallreduce(kcoll_comm comm, const void* send, void* recv, size_t count, kcoll_datatype type, kcoll_op op,
                      kcoll_request* request);
 int kcoll_ireduce_scatter(kcoll_comm comm, const void* send, void* recv, size_t recvcount, kcoll_datatype type,

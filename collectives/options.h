@@ -1,6 +1,6 @@
 // What an application tells a communicator when it creates it (CommunicatorOptions) and a collective when it calls
 // it (CallOptions), and the settings a communicator reports back. Every field has a default that reads the
-// environment first, so a program that passes nothing is configured by KCOLL_* variables (README, "Environment").
+// environment first, so a program that passes nothing is configured by KCOLL_* variables (docs/environment.md).
 #ifndef KCOLL_COLLECTIVES_OPTIONS_H_
 #define KCOLL_COLLECTIVES_OPTIONS_H_
 

@@ -67,8 +67,8 @@ absl::Status Hierarchical(const CollectiveArgs& args, Resources& res, InterNode 
   const Group across = MakeGroup(std::move(same_local), me);
 
   // One node, or one rank per node: the schedule is a single flat ring (or tree), run over the whole buffer at once.
-  // Slice by slice, the phases of one rank would copy each slice on its own, a kernel launch and a fence per slice:
-  // on a GPU, 1 GiB took 18x the time of one copy (docs/measured/gpu_h200_all_reduce.txt).
+  // Slice by slice, the phases of one rank would copy each slice on its own, a kernel launch and a fence per slice,
+  // many times the time of one copy on a GPU (docs/measured/gpu_h200_all_reduce.txt).
   if (topo.nnodes == 1) {
     return RingAllReduceOnGroup(res, node, args.send, args.recv, args.count, args.type, args.op,
                                 kIntraReduceScatterTag);
