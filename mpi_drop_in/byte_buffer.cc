@@ -4,17 +4,17 @@
 
 namespace kcoll::drop_in {
 
-ByteBuffer::ByteBuffer(const void* buf, size_t count, MPI_Datatype type)
-    : buf_(const_cast<void*>(buf)), count_(count), type_(type) {
+ByteBuffer::ByteBuffer(const void* buf, long long count, MPI_Datatype type)
+    : buf_(const_cast<void*>(buf)), count_(count < 0 ? 0 : static_cast<size_t>(count)), type_(type) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
       PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || size < 0) {
     valid_ = false;
     return;
   }
-  bytes_ = count * static_cast<size_t>(size);
+  bytes_ = count_ * static_cast<size_t>(size);
   // Contiguous: the elements' bytes lie end to end from `buf` with no gap (holes inside a type, or lb/extent
   // resized, make it not so).
   contiguous_ = lb == 0 && true_lb == 0 && extent == size && true_extent == size;

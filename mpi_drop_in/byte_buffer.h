@@ -13,11 +13,13 @@ namespace kcoll::drop_in {
 
 class ByteBuffer {
  public:
-  // `buf` may be null when `count` is 0 or the buffer is not read on this rank.
-  ByteBuffer(const void* buf, size_t count, MPI_Datatype type);
+  // `buf` may be null when `count` is 0 or the buffer is not read on this rank. A negative `count` makes it invalid.
+  ByteBuffer(const void* buf, long long count, MPI_Datatype type);
 
   size_t bytes() const { return bytes_; }
-  bool valid() const { return valid_; }  // false: a datatype MPI could not describe (an error MPI will report)
+  // False for a negative count, MPI_DATATYPE_NULL or a datatype MPI cannot describe, or more than INT_MAX elements of
+  // a non-contiguous datatype (MPI_Pack's limit): the call must fail, not move nothing.
+  bool valid() const { return valid_; }
   // The bytes to send: `buf` itself, or its packed copy.
   const void* ForSend();
   // Where the bytes are received: `buf` itself, or scratch that Finish unpacks into `buf`.

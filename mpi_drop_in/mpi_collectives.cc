@@ -80,6 +80,13 @@ absl::Status SignatureMismatch(const char* function, size_t send_bytes, size_t r
 
 char* At(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
 
+// The error of a buffer this rank cannot describe (ByteBuffer::valid): `what` names the count and datatype.
+absl::Status Undescribed(const char* function, const char* what) {
+  return absl::InvalidArgumentError(absl::StrCat(function, ": ", what,
+                                                 ": a negative count, MPI_DATATYPE_NULL, or over INT_MAX elements of a "
+                                                 "non-contiguous datatype"));
+}
+
 // The reductions whose every rank passes (send, recv, count, datatype, op), send == MPI_IN_PLACE meaning recv holds
 // the input: MPI_Allreduce, MPI_Scan and MPI_Exscan, run by `run` (AllReduce, Scan or ExScan) or forwarded.
 using PmpiReduction = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
@@ -171,7 +178,8 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
   kcoll::Communicator* c = NegativeCount(kF, count) ? nullptr : Take(kF, comm);
   if (c == nullptr) return PMPI_Bcast(buffer, count, datatype, root, comm);
   EnterKcoll inside;
-  ByteBuffer bytes(buffer, static_cast<size_t>(count), datatype);
+  ByteBuffer bytes(buffer, count, datatype);
+  if (!bytes.valid()) return Done(kF, comm, kcoll::drop_in::Undescribed("MPI_Bcast", "count and datatype"));
   void* data = c->rank() == root ? const_cast<void*>(bytes.ForSend()) : bytes.ForReceive();
   absl::Status status = c->Broadcast(data, data, bytes.bytes(), DataType::kUint8, root);
   if (status.ok()) bytes.Finish();
@@ -186,16 +194,18 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (c == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   EnterKcoll inside;
   const size_t n = static_cast<size_t>(c->size());
-  ByteBuffer recv(recvbuf, static_cast<size_t>(recvcount) * n, recvtype);
+  ByteBuffer recv(recvbuf, static_cast<long long>(recvcount) * c->size(), recvtype);
+  if (!recv.valid()) return Done(kF, comm, kcoll::drop_in::Undescribed("MPI_Allgather", "recvcount and recvtype"));
   const size_t block = recv.bytes() / n;
   absl::Status status;
   if (sendbuf == MPI_IN_PLACE) {
     char* data = static_cast<char*>(recv.ForUpdate());
     status = c->AllGather(data + static_cast<size_t>(c->rank()) * block, data, block, DataType::kUint8);
   } else {
-    ByteBuffer send(sendbuf, static_cast<size_t>(sendcount < 0 ? 0 : sendcount), sendtype);
-    status = send.bytes() != block ? kcoll::drop_in::SignatureMismatch("MPI_Allgather", send.bytes(), block)
-                                   : c->AllGather(send.ForSend(), recv.ForReceive(), block, DataType::kUint8);
+    ByteBuffer send(sendbuf, sendcount, sendtype);
+    status = !send.valid()           ? kcoll::drop_in::Undescribed("MPI_Allgather", "sendcount and sendtype")
+             : send.bytes() != block ? kcoll::drop_in::SignatureMismatch("MPI_Allgather", send.bytes(), block)
+                                     : c->AllGather(send.ForSend(), recv.ForReceive(), block, DataType::kUint8);
   }
   if (status.ok()) recv.Finish();
   return Done(kF, comm, status);
@@ -209,16 +219,18 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (c == nullptr) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   EnterKcoll inside;
   const size_t n = static_cast<size_t>(c->size());
-  ByteBuffer recv(recvbuf, static_cast<size_t>(recvcount) * n, recvtype);
+  ByteBuffer recv(recvbuf, static_cast<long long>(recvcount) * c->size(), recvtype);
+  if (!recv.valid()) return Done(kF, comm, kcoll::drop_in::Undescribed("MPI_Alltoall", "recvcount and recvtype"));
   const size_t block = recv.bytes() / n;
   absl::Status status;
   if (sendbuf == MPI_IN_PLACE) {
     void* data = recv.ForUpdate();
     status = c->AllToAll(data, data, block, DataType::kUint8);
   } else {
-    ByteBuffer send(sendbuf, static_cast<size_t>(sendcount < 0 ? 0 : sendcount) * n, sendtype);
-    status = send.bytes() != recv.bytes() ? kcoll::drop_in::SignatureMismatch("MPI_Alltoall", send.bytes() / n, block)
-                                          : c->AllToAll(send.ForSend(), recv.ForReceive(), block, DataType::kUint8);
+    ByteBuffer send(sendbuf, static_cast<long long>(sendcount) * c->size(), sendtype);
+    status = !send.valid()                  ? kcoll::drop_in::Undescribed("MPI_Alltoall", "sendcount and sendtype")
+             : send.bytes() != recv.bytes() ? kcoll::drop_in::SignatureMismatch("MPI_Alltoall", send.bytes() / n, block)
+                                            : c->AllToAll(send.ForSend(), recv.ForReceive(), block, DataType::kUint8);
   }
   if (status.ok()) recv.Finish();
   return Done(kF, comm, status);
@@ -234,16 +246,20 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   EnterKcoll inside;
   const bool at_root = c->rank() == root;
   const size_t n = static_cast<size_t>(c->size());
-  ByteBuffer recv(at_root ? recvbuf : nullptr, at_root && recvcount > 0 ? static_cast<size_t>(recvcount) * n : 0,
+  ByteBuffer recv(at_root ? recvbuf : nullptr, at_root ? static_cast<long long>(recvcount) * c->size() : 0,
                   at_root ? recvtype : MPI_BYTE);
   absl::Status status;
-  if (at_root && sendbuf == MPI_IN_PLACE) {
+  if (!recv.valid()) {
+    status = kcoll::drop_in::Undescribed("MPI_Gather", "the root's recvcount and recvtype");
+  } else if (at_root && sendbuf == MPI_IN_PLACE) {
     const size_t block = recv.bytes() / n;
     char* data = static_cast<char*>(recv.ForUpdate());
     status = c->Gather(data + static_cast<size_t>(root) * block, data, block, DataType::kUint8, root);
   } else {
-    ByteBuffer send(sendbuf, static_cast<size_t>(sendcount < 0 ? 0 : sendcount), sendtype);
-    if (at_root && send.bytes() != recv.bytes() / n) {
+    ByteBuffer send(sendbuf, sendcount, sendtype);
+    if (!send.valid()) {
+      status = kcoll::drop_in::Undescribed("MPI_Gather", "sendcount and sendtype");
+    } else if (at_root && send.bytes() != recv.bytes() / n) {
       status = kcoll::drop_in::SignatureMismatch("MPI_Gather", send.bytes(), recv.bytes() / n);
     } else {
       status = c->Gather(send.ForSend(), at_root ? recv.ForReceive() : nullptr, send.bytes(), DataType::kUint8, root);
@@ -262,17 +278,21 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   EnterKcoll inside;
   const bool at_root = c->rank() == root;
   const size_t n = static_cast<size_t>(c->size());
-  ByteBuffer send(at_root ? sendbuf : nullptr, at_root && sendcount > 0 ? static_cast<size_t>(sendcount) * n : 0,
+  ByteBuffer send(at_root ? sendbuf : nullptr, at_root ? static_cast<long long>(sendcount) * c->size() : 0,
                   at_root ? sendtype : MPI_BYTE);
   absl::Status status;
-  if (at_root && recvbuf == MPI_IN_PLACE) {
+  if (!send.valid()) {
+    status = kcoll::drop_in::Undescribed("MPI_Scatter", "the root's sendcount and sendtype");
+  } else if (at_root && recvbuf == MPI_IN_PLACE) {
     const size_t block = send.bytes() / n;
     const char* data = static_cast<const char*>(send.ForSend());
     status =
         c->Scatter(data, const_cast<char*>(data) + static_cast<size_t>(root) * block, block, DataType::kUint8, root);
   } else {
-    ByteBuffer recv(recvbuf, static_cast<size_t>(recvcount < 0 ? 0 : recvcount), recvtype);
-    if (at_root && recv.bytes() != send.bytes() / n) {
+    ByteBuffer recv(recvbuf, recvcount, recvtype);
+    if (!recv.valid()) {
+      status = kcoll::drop_in::Undescribed("MPI_Scatter", "recvcount and recvtype");
+    } else if (at_root && recv.bytes() != send.bytes() / n) {
       status = kcoll::drop_in::SignatureMismatch("MPI_Scatter", send.bytes() / n, recv.bytes());
     } else {
       status = c->Scatter(at_root ? send.ForSend() : nullptr, recv.ForReceive(), recv.bytes(), DataType::kUint8, root);
@@ -308,9 +328,10 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     status = c->AllGatherV(data + recv.ByteDispl(rank), recv.ByteCount(rank), data, recv.byte_counts(),
                            recv.byte_displs(), DataType::kUint8);
   } else {
-    ByteBuffer send(sendbuf, static_cast<size_t>(sendcount < 0 ? 0 : sendcount), sendtype);
-    status = c->AllGatherV(send.ForSend(), send.bytes(), recv.ForReceive(), recv.byte_counts(), recv.byte_displs(),
-                           DataType::kUint8);
+    ByteBuffer send(sendbuf, sendcount, sendtype);
+    status = !send.valid() ? kcoll::drop_in::Undescribed("MPI_Allgatherv", "sendcount and sendtype")
+                           : c->AllGatherV(send.ForSend(), send.bytes(), recv.ForReceive(), recv.byte_counts(),
+                                           recv.byte_displs(), DataType::kUint8);
   }
   if (status.ok()) recv.Finish();
   return Done(kF, comm, status);
@@ -370,9 +391,10 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     status = c->GatherV(data + recv.ByteDispl(root), recv.ByteCount(root), data, recv.byte_counts(), recv.byte_displs(),
                         DataType::kUint8, root);
   } else {
-    ByteBuffer send(sendbuf, static_cast<size_t>(sendcount < 0 ? 0 : sendcount), sendtype);
-    status = c->GatherV(send.ForSend(), send.bytes(), at_root ? recv.ForReceive() : nullptr, recv.byte_counts(),
-                        recv.byte_displs(), DataType::kUint8, root);
+    ByteBuffer send(sendbuf, sendcount, sendtype);
+    status = !send.valid() ? kcoll::drop_in::Undescribed("MPI_Gatherv", "sendcount and sendtype")
+                           : c->GatherV(send.ForSend(), send.bytes(), at_root ? recv.ForReceive() : nullptr,
+                                        recv.byte_counts(), recv.byte_displs(), DataType::kUint8, root);
   }
   if (status.ok()) recv.Finish();
   return Done(kF, comm, status);
@@ -399,9 +421,10 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     status = c->ScatterV(data, send.byte_counts(), send.byte_displs(), const_cast<char*>(data) + send.ByteDispl(root),
                          send.ByteCount(root), DataType::kUint8, root);
   } else {
-    ByteBuffer recv(recvbuf, static_cast<size_t>(recvcount < 0 ? 0 : recvcount), recvtype);
-    status = c->ScatterV(at_root ? send.ForSend() : nullptr, send.byte_counts(), send.byte_displs(), recv.ForReceive(),
-                         recv.bytes(), DataType::kUint8, root);
+    ByteBuffer recv(recvbuf, recvcount, recvtype);
+    status = !recv.valid() ? kcoll::drop_in::Undescribed("MPI_Scatterv", "recvcount and recvtype")
+                           : c->ScatterV(at_root ? send.ForSend() : nullptr, send.byte_counts(), send.byte_displs(),
+                                         recv.ForReceive(), recv.bytes(), DataType::kUint8, root);
     if (status.ok()) recv.Finish();
   }
   return Done(kF, comm, status);

@@ -340,6 +340,22 @@ int main(int argc, char** argv) {
     CHECK(strstr(text, "kcoll") != NULL && strstr(text, "root") != NULL, "the error string is kcoll's message");
     if (world_rank == 0) printf("MPI_Bcast with an invalid root: %s\n", text);
   }
+  /* Buffers no rank can describe, on every rank: an error, never a call that moves nothing and succeeds. */
+  int gathered[64];
+  const int null_type = MPI_Bcast(&value, 1, MPI_DATATYPE_NULL, 0, dup);
+  CHECK(null_type != MPI_SUCCESS, "MPI_Bcast of MPI_DATATYPE_NULL returns an error");
+  const int negative = MPI_Gather(&value, -1, MPI_INT, gathered, 1, MPI_INT, 0, dup);
+  CHECK(negative != MPI_SUCCESS, "MPI_Gather with sendcount -1 returns an error");
+  if (expect_kcoll && n > 1) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(null_type, text, &length);
+    CHECK(strstr(text, "MPI_Bcast on kcoll") != NULL && strstr(text, "MPI_DATATYPE_NULL") != NULL,
+          "the MPI_DATATYPE_NULL error is kcoll's message");
+    MPI_Error_string(negative, text, &length);
+    CHECK(strstr(text, "MPI_Gather on kcoll") != NULL && strstr(text, "negative count") != NULL,
+          "the negative sendcount error is kcoll's message");
+  }
   MPI_Comm_free(&cart);
   MPI_Comm_free(&dup);
   MPI_Comm_free(&half);
