@@ -1,7 +1,7 @@
 // The shared-memory transport on its own: every message shape (empty, inline in the header line, chunked through
 // the slots, copied straight from the sender's memory), self-sends, receives posted out of order and after the data
-// arrived (copied aside), single waits, a full ring of slots, the errors for bad arguments, a stalled peer timing
-// out, and a message left unreceived found at Quiesce.
+// arrived (copied aside), receives reduced as they arrive (RecvReduce, in every shape), single waits, a full ring of
+// slots, the errors for bad arguments, a stalled peer timing out, and a message left unreceived found at Quiesce.
 #include "collectives/transport/shm/shm_transport.h"
 
 #include <chrono>
@@ -101,6 +101,98 @@ TEST_P(ShmRing, ManyMessagesInFlightBetweenEveryPair) {
   for (int p = 0; p < n; ++p) ASSERT_TRUE(t->Send(p, out[p].data(), bytes, 0).ok());
   ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
   for (int p = 0; p < n; ++p) EXPECT_EQ(in[p], Pattern(p * 100 + me, bytes, 4)) << "from " << p;
+}
+
+// A byte-wise reducer (wrapping add) that also records the chunk sizes the transport handed it.
+struct AddBytes {
+  std::vector<size_t> chunks;
+  Transport::ChunkReducer Reducer() {
+    return [this](void* dst, const void* local, const void* incoming, size_t bytes) {
+      auto* d = static_cast<uint8_t*>(dst);
+      const auto* a = static_cast<const uint8_t*>(local);
+      const auto* b = static_cast<const uint8_t*>(incoming);
+      for (size_t i = 0; i < bytes; ++i) d[i] = static_cast<uint8_t>(a[i] + b[i]);
+      chunks.push_back(bytes);
+      return absl::OkStatus();
+    };
+  }
+};
+
+std::vector<uint8_t> Sum(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  std::vector<uint8_t> s(a.size());
+  for (size_t i = 0; i < a.size(); ++i) s[i] = static_cast<uint8_t>(a[i] + b[i]);
+  return s;
+}
+
+TEST_P(ShmRing, ReceiveReduceCombinesEveryShapeAsItArrivesInAndOutOfPlace) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  EXPECT_TRUE(t->FusesReduce(left));
+  EXPECT_FALSE(t->FusesReduce(n));
+  for (bool in_place : {false, true}) {
+    for (size_t bytes : {size_t{0}, size_t{8}, size_t{33}, size_t{256}, size_t{1000}, size_t{4096}, size_t{100000}}) {
+      t->BeginCall({"test", "recv_reduce", 4});
+      AddBytes add;
+      const Transport::ChunkReducer reducer = add.Reducer();
+      std::vector<uint8_t> out = Pattern(me, bytes, 1), local = Pattern(me, bytes, 9);
+      std::vector<uint8_t> result(bytes, 0);
+      void* dst = in_place ? local.data() : result.data();
+      ASSERT_TRUE(t->RecvReduce(left, dst, local.data(), bytes, 0, reducer).ok());
+      ASSERT_TRUE(t->Send(right, out.data(), bytes, 0).ok());
+      ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+      const std::vector<uint8_t> expected = Sum(Pattern(me, bytes, 9), Pattern(left, bytes, 1));
+      EXPECT_EQ(in_place ? local : result, expected) << bytes << " bytes, in place " << in_place;
+      size_t reduced = 0;
+      for (size_t c : add.chunks) reduced += c;
+      EXPECT_EQ(reduced, bytes);
+      // Through the slots the reduction runs chunk by chunk, never on more than a slot holds.
+      if (!GetParam() && bytes > 32) EXPECT_EQ(add.chunks.size(), (bytes + 255) / 256) << bytes << " bytes";
+    }
+  }
+}
+
+TEST_P(ShmRing, AReceiveReduceOfAMessageCopiedAsideReducesFromThere) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  t->BeginCall({"test", "recv_reduce_aside", 5});
+  const size_t big = 6000, small = 40;
+  std::vector<uint8_t> a = Pattern(me, big, 10), b = Pattern(me, small, 20);
+  std::vector<uint8_t> local = Pattern(me, big, 3), result(big, 0), in_b(small);
+  ASSERT_TRUE(t->Send(right, a.data(), big, 1).ok());
+  ASSERT_TRUE(t->Send(right, b.data(), small, 2).ok());
+  auto rb = t->Recv(left, in_b.data(), small, 2);  // tag 1's message, ahead of it, is copied aside
+  ASSERT_TRUE(rb.ok());
+  ASSERT_TRUE(t->Wait(*rb).ok());
+  AddBytes add;
+  const Transport::ChunkReducer reducer = add.Reducer();
+  ASSERT_TRUE(t->RecvReduce(left, result.data(), local.data(), big, 1, reducer).ok());
+  ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+  EXPECT_EQ(result, Sum(local, Pattern(left, big, 10)));
+}
+
+TEST_P(ShmRing, AReducerErrorEndsTheWaitWithIt) {
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  t->BeginCall({"test", "recv_reduce_error", 6});
+  const size_t bytes = 5000;
+  std::vector<uint8_t> out = Pattern(me, bytes, 1), local(bytes, 0), result(bytes, 0);
+  const Transport::ChunkReducer refuse = [](void*, const void*, const void*, size_t) {
+    return absl::InternalError("reducer refused");
+  };
+  ASSERT_TRUE(t->RecvReduce(left, result.data(), local.data(), bytes, 0, refuse).ok());
+  ASSERT_TRUE(t->Send(right, out.data(), bytes, 0).ok());
+  const absl::Status failed = t->WaitAll();
+  EXPECT_EQ(failed.code(), absl::StatusCode::kInternal) << failed;
+  EXPECT_THAT(failed.message(), HasSubstr("reducer refused"));
+  t->Abandon();
+  EXPECT_THAT(t->RecvReduce(left, result.data(), nullptr, bytes, 0, refuse).status(),
+              IsInvalidArgument(absl::StrCat("RecvReduce: local is null for 5000 B from rank ", left)));
 }
 
 INSTANTIATE_TEST_SUITE_P(SingleCopy, ShmRing, ::testing::Bool(), [](const ::testing::TestParamInfo<bool>& info) {

@@ -24,6 +24,13 @@ absl::StatusOr<Transport::Request> CountingTransport::Recv(int peer, void* data,
   return r;
 }
 
+absl::StatusOr<Transport::Request> CountingTransport::RecvReduce(int peer, void* dst, const void* local, size_t bytes,
+                                                                 int tag, const ChunkReducer& reduce) {
+  absl::StatusOr<Request> r = inner_->RecvReduce(peer, dst, local, bytes, tag, reduce);
+  if (r.ok()) Count(counts_.recv, peer, bytes);
+  return r;
+}
+
 absl::Status CountingKernels::Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) {
   absl::Status s = inner_->Reduce(op, type, dst, a, b, n);
   if (s.ok()) {

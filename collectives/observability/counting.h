@@ -26,6 +26,9 @@ class CountingTransport final : public Transport {
   bool CanReach(MemoryKind memory) const override { return inner_->CanReach(memory); }
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  bool FusesReduce(int peer) const override { return inner_->FusesReduce(peer); }
+  absl::StatusOr<Request> RecvReduce(int peer, void* dst, const void* local, size_t bytes, int tag,
+                                     const ChunkReducer& reduce) override;
   absl::Status Wait(Request request) override { return inner_->Wait(request); }
   absl::Status WaitAll() override { return inner_->WaitAll(); }
   absl::Status Synchronize() override { return inner_->Synchronize(); }

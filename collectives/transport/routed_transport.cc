@@ -41,6 +41,19 @@ absl::StatusOr<Transport::Request> RoutedTransport::Recv(int peer, void* data, s
   return Post(/*send=*/false, peer, data, bytes, tag);
 }
 
+bool RoutedTransport::FusesReduce(int peer) const {
+  return peer >= 0 && peer < size() && local_index_[peer] >= 0 && local_->FusesReduce(local_index_[peer]);
+}
+
+absl::StatusOr<Transport::Request> RoutedTransport::RecvReduce(int peer, void* dst, const void* local, size_t bytes,
+                                                               int tag, const ChunkReducer& reduce) {
+  if (!FusesReduce(peer)) return Transport::RecvReduce(peer, dst, local, bytes, tag, reduce);
+  absl::StatusOr<Request> posted = local_->RecvReduce(local_index_[peer], dst, local, bytes, tag, reduce);
+  if (!posted.ok()) return posted.status();
+  requests_.push_back(Routed{true, *posted});
+  return Request{static_cast<int>(requests_.size()) - 1};
+}
+
 absl::Status RoutedTransport::Wait(Request request) {
   if (request.id < 0 || request.id >= static_cast<int>(requests_.size())) {
     return absl::InvalidArgumentError(absl::StrCat("Wait: request ", request.id, " is not pending"));

@@ -28,6 +28,9 @@ class RoutedTransport final : public Transport {
 
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  bool FusesReduce(int peer) const override;
+  absl::StatusOr<Request> RecvReduce(int peer, void* dst, const void* local, size_t bytes, int tag,
+                                     const ChunkReducer& reduce) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   absl::StatusOr<bool> Progress() override;

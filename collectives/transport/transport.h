@@ -15,10 +15,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "base/tick_clock.h"
@@ -58,6 +60,23 @@ class Transport {
 
   virtual absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag = 0) = 0;
   virtual absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag = 0) = 0;
+  // Combines a chunk that arrived with this rank's data: dst[i] = local[i] op incoming[i] over `bytes`, a whole
+  // number of elements (dst may equal local). Algorithms make one from their kernels (MakeChunkReducer).
+  using ChunkReducer = std::function<absl::Status(void* dst, const void* local, const void* incoming, size_t bytes)>;
+  // Whether RecvReduce from `peer` is available: the data is reduced where it arrives (shared memory: straight out
+  // of the slots), so the bytes never pass through a scratch buffer. Elsewhere a schedule receives into scratch and
+  // reduces after the wait (engines/receive_reduce.h does either).
+  virtual bool FusesReduce(int peer) const {
+    (void)peer;
+    return false;
+  }
+  // A receive of `bytes` from `peer` reduced into `dst` with `local` by `reduce`, chunk by chunk as it arrives,
+  // instead of copied; matched like Recv. `reduce` must stay alive until the request is waited for.
+  virtual absl::StatusOr<Request> RecvReduce(int peer, void* dst, const void* local, size_t bytes, int tag,
+                                             const ChunkReducer& reduce) {
+    (void)dst, (void)local, (void)bytes, (void)tag, (void)reduce;
+    return absl::UnimplementedError(absl::StrCat(name(), ": RecvReduce from rank ", peer, " is not fused here"));
+  }
   // Completes one posted transfer.
   virtual absl::Status Wait(Request request) = 0;
   // Completes every transfer posted so far.

@@ -23,6 +23,7 @@
 #include "collectives/algorithms/engines/fold_transfers.h"
 #include "collectives/algorithms/engines/group.h"
 #include "collectives/algorithms/engines/power_of_two_fold.h"
+#include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 namespace {
@@ -59,6 +60,7 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
   if (!fold.SitsOut(group.index)) {
     const int v = fold.VirtualOf(group.index);
     const char* mine = partnered ? out : in;
+    ReceiveReduce receive_reduce(res, args.op, args.type);  // the half kept is reduced as it arrives where it can
     int lo = 0, hi = p;
     for (int d = p / 2; d >= 1; d /= 2) {
       const int peer = group.ranks[fold.PositionOf(v ^ d)];
@@ -66,12 +68,14 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
       const int mid = lo + d;
       const Block keep = lower ? BlocksRange(args.count, p, lo, mid) : BlocksRange(args.count, p, mid, hi);
       const Block give = lower ? BlocksRange(args.count, p, mid, hi) : BlocksRange(args.count, p, lo, mid);
-      KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, scratch, keep.count * elem, kTag).status());
+      const char* own = mine + keep.offset * elem;
+      char* result = out + keep.offset * elem;
+      const ReceiveReduce::Order order =
+          lower ? ReceiveReduce::Order::kLocalFirst : ReceiveReduce::Order::kIncomingFirst;
+      KCOLL_RETURN_IF_ERROR(receive_reduce.Post(peer, result, own, scratch, keep.count, kTag, order).status());
       KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, mine + give.offset * elem, give.count * elem, kTag).status());
       KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-      const char* own = mine + keep.offset * elem;
-      KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(args.op, args.type, out + keep.offset * elem, lower ? own : scratch,
-                                               lower ? scratch : own, keep.count));
+      KCOLL_RETURN_IF_ERROR(receive_reduce.Complete(peer, result, own, scratch, keep.count, order));
       mine = out;
       if (lower) {
         hi = mid;

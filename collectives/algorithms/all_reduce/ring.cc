@@ -8,11 +8,13 @@
 // the bandwidth optimum, in 2(n-1) latency-bound steps.
 //
 // The first ReduceScatter step reads the send buffer directly and every reduction reads the block from the send
-// buffer, so an out-of-place call needs no initial copy; in place, send and recv are the same buffer.
+// buffer, so an out-of-place call needs no initial copy; in place, send and recv are the same buffer. Over shared
+// memory a received block is reduced straight out of the transport's slots (receive_reduce.h), without scratch.
 #include "collectives/algorithms/all_reduce/ring.h"
 
 #include "base/status_macros.h"
 #include "collectives/algorithms/engines/partition.h"
+#include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 
@@ -26,17 +28,21 @@ absl::Status RingAllReduceOnGroup(Resources& res, const Group& group, const void
 
   const int left = group.Peer(-1), right = group.Peer(+1);
   const int me = group.index;
-  KCOLL_ASSIGN_OR_RETURN(void* scratch, res.kernels.Scratch(0, BlockOf(count, n, 0).count * elem));
+  ReceiveReduce receive_reduce(res, op, type);
+  void* scratch = nullptr;
+  if (!receive_reduce.Fused(left)) {
+    KCOLL_ASSIGN_OR_RETURN(scratch, res.kernels.Scratch(0, BlockOf(count, n, 0).count * elem));
+  }
 
   for (int s = 0; s < n - 1; ++s) {
     const Block send_block = BlockOf(count, n, Mod(me - s, n));
     const Block recv_block = BlockOf(count, n, Mod(me - s - 1, n));
     const char* send_from = (s == 0 ? in : out) + send_block.offset * elem;
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(left, scratch, recv_block.count * elem, tag).status());
+    const size_t at = recv_block.offset * elem;
+    KCOLL_RETURN_IF_ERROR(receive_reduce.Post(left, out + at, in + at, scratch, recv_block.count, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.Send(right, send_from, send_block.count * elem, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-    const size_t at = recv_block.offset * elem;
-    KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, out + at, in + at, scratch, recv_block.count));
+    KCOLL_RETURN_IF_ERROR(receive_reduce.Complete(left, out + at, in + at, scratch, recv_block.count));
   }
   for (int s = 0; s < n - 1; ++s) {
     const Block send_block = BlockOf(count, n, Mod(me + 1 - s, n));

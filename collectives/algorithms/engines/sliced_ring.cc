@@ -20,11 +20,12 @@
 // send instead, so each batch is one ring step (send and receive of the same step on every rank), and the
 // send-before-overwrite waits are left to stream order.
 //
-// Memory traffic: nothing is copied locally. A ReduceScatter block arrives in a chunk-sized scratch buffer that is
-// still in cache when it is reduced, reads this rank's block from `in` and writes `out` once; AllGather blocks land
-// directly in `out`. A block of `out` is only overwritten by an AllGather receive after the ReduceScatter send that
-// read it has completed (the per-block send requests are waited for first), which is also what makes in place
-// (in == out) work.
+// Memory traffic: nothing is copied locally. Over shared memory a ReduceScatter block is reduced straight out of
+// the transport's slots as it arrives (receive_reduce.h): it reads this rank's block from `in` and writes `out`
+// once, with no scratch between; elsewhere it arrives in a chunk-sized scratch buffer that is still in cache when
+// it is reduced. AllGather blocks land directly in `out`. A block of `out` is only overwritten by an AllGather receive
+// after the ReduceScatter send that read it has completed (the per-block send requests are waited for first), which is
+// also what makes in place (in == out) work.
 #include "collectives/algorithms/engines/sliced_ring.h"
 
 #include <algorithm>
@@ -84,7 +85,8 @@ absl::Status SlicedRing::Start() {
     }
     return absl::OkStatus();
   }
-  if (rs_steps_ > 0) {
+  receive_reduce_ = std::make_unique<ReceiveReduce>(res_, spec_.op, spec_.type);
+  if (rs_steps_ > 0 && !receive_reduce_->Fused(left_)) {
     const size_t bytes = BlockOf(SliceCount(0), n_, 0).count * elem_;
     for (int k = 0; k < 2; ++k) {
       KCOLL_ASSIGN_OR_RETURN(scratch_[k], res_.kernels.Scratch(spec_.scratch_slot + k, bytes));
@@ -113,20 +115,26 @@ absl::Status SlicedRing::PostSliceStart(size_t slice) {
 absl::Status SlicedRing::PostReceive(const Event& e) {
   const int block = ReceivedBlock(e);
   const Block b = BlockIn(e.slice, block);
-  void* target;
+  char* at = out_ + b.offset * elem_;
   if (IsReduceScatter(e)) {
-    target = scratch_[rs_received_++ % 2];
-  } else {
-    std::optional<Transport::Request>& pending =
-        e.slice == current_.slice ? block_send_[block] : next_block_send_[block];
-    if (pending.has_value()) {
-      // A stream-ordered transport runs this receive after the send anyway; a wait would split the current batch.
-      if (!res_.transport.StreamOrdered()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*pending));
-      pending.reset();
-    }
-    target = out_ + b.offset * elem_;
+    void* scratch = scratch_[rs_received_++ % 2];
+    KCOLL_ASSIGN_OR_RETURN(Transport::Request request,
+                           receive_reduce_->Post(left_, at, in_ + b.offset * elem_, scratch, b.count, spec_.tag));
+    RecordReceive(e, request, scratch);
+    return absl::OkStatus();
   }
-  KCOLL_ASSIGN_OR_RETURN(Transport::Request request, res_.transport.Recv(left_, target, b.count * elem_, spec_.tag));
+  std::optional<Transport::Request>& pending = e.slice == current_.slice ? block_send_[block] : next_block_send_[block];
+  if (pending.has_value()) {
+    // A stream-ordered transport runs this receive after the send anyway; a wait would split the current batch.
+    if (!res_.transport.StreamOrdered()) KCOLL_RETURN_IF_ERROR(res_.transport.Wait(*pending));
+    pending.reset();
+  }
+  KCOLL_ASSIGN_OR_RETURN(Transport::Request request, res_.transport.Recv(left_, at, b.count * elem_, spec_.tag));
+  RecordReceive(e, request, at);
+  return absl::OkStatus();
+}
+
+void SlicedRing::RecordReceive(const Event& e, Transport::Request request, void* target) {
   if (e.slice == current_.slice && e.step == current_.step) {
     current_recv_ = request;
     current_scratch_ = target;
@@ -134,7 +142,6 @@ absl::Status SlicedRing::PostReceive(const Event& e) {
     next_recv_ = request;
     next_scratch_ = target;
   }
-  return absl::OkStatus();
 }
 
 absl::Status SlicedRing::PostNext(const Event& next) {
@@ -154,8 +161,7 @@ absl::Status SlicedRing::Advance() {
   const Block b = BlockIn(e.slice, block);
   char* at = out_ + b.offset * elem_;
   if (IsReduceScatter(e)) {
-    KCOLL_RETURN_IF_ERROR(
-        res_.kernels.Reduce(spec_.op, spec_.type, at, in_ + b.offset * elem_, current_scratch_, b.count));
+    KCOLL_RETURN_IF_ERROR(receive_reduce_->Complete(left_, at, in_ + b.offset * elem_, current_scratch_, b.count));
   }
   if (next.has_value() && next->slice == e.slice) {  // forward the completed block
     KCOLL_ASSIGN_OR_RETURN(block_send_[block], res_.transport.Send(right_, at, b.count * elem_, spec_.tag));

@@ -5,12 +5,14 @@
 #define KCOLL_COLLECTIVES_ALGORITHMS_ENGINES_SLICED_RING_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/group.h"
+#include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 
@@ -57,6 +59,7 @@ class SlicedRing {
   std::optional<Event> Next(const Event& e) const;
   absl::Status PostSliceStart(size_t slice);  // the slice's first send
   absl::Status PostReceive(const Event& e);
+  void RecordReceive(const Event& e, Transport::Request request, void* target);
   absl::Status PostNext(const Event& next);  // the next event's receive, and its slice's first send if it starts one
 
   Resources& res_;
@@ -75,6 +78,7 @@ class SlicedRing {
   int ag_steps_ = 0;
   const char* in_ = nullptr;
   char* out_ = nullptr;
+  std::unique_ptr<ReceiveReduce> receive_reduce_;  // on the heap: the transport holds its reducer while receiving
   void* scratch_[2] = {nullptr, nullptr};
   size_t rs_received_ = 0;  // ReduceScatter receives posted so far: picks the scratch buffer, alternately
 

@@ -2,8 +2,9 @@
 //
 // The buffer is cut into chunks of chunk_elems elements. Going up, chunk k's partial result from each child is
 // received into a per-child scratch buffer and reduced, child by child, with this rank's contribution into `out`
-// (the first reduction reads `in`, so nothing is copied); the result goes to the parent, and a leaf sends its `in`
-// chunk directly. Going down, the final chunk is received from the parent straight into `out` and sent on to every
+// (the first reduction reads `in`, so nothing is copied; over shared memory the first child's is reduced straight
+// out of the transport's slots, receive_reduce.h); the result goes to the parent, and a leaf sends its `in` chunk
+// directly. Going down, the final chunk is received from the parent straight into `out` and sent on to every
 // child. The root's `out` chunk is final once it has reduced its children's.
 //
 // The receives of chunk k+1 are posted before chunk k is waited for, into the other half of a double-buffered set
@@ -73,7 +74,9 @@ absl::Status TreePipeline::Start() {
   const size_t nc = links_.children.size();
   scratch_.resize(2 * nc);
   up_recv_.resize(2 * nc);
+  receive_reduce_ = std::make_unique<ReceiveReduce>(res_, spec_.op, spec_.type);
   for (size_t i = 0; i < 2 * nc; ++i) {
+    if (FusedChild(i % nc)) continue;
     KCOLL_ASSIGN_OR_RETURN(scratch_[i],
                            res_.kernels.Scratch(spec_.scratch_slot + static_cast<int>(i), chunk_elems_ * elem_));
   }
@@ -83,12 +86,23 @@ absl::Status TreePipeline::Start() {
 
 absl::Status TreePipeline::PostUpReceives(size_t k) {
   const size_t nc = links_.children.size();
-  const size_t bytes = ChunkAt(k).count * elem_;
+  const Block c = ChunkAt(k);
   for (size_t j = 0; j < nc; ++j) {
     const size_t i = (k % 2) * nc + j;
-    KCOLL_ASSIGN_OR_RETURN(up_recv_[i], res_.transport.Recv(links_.children[j], scratch_[i], bytes, spec_.tag));
+    if (FusedChild(j)) {
+      KCOLL_ASSIGN_OR_RETURN(up_recv_[i], receive_reduce_->Post(links_.children[j], out_ + c.offset * elem_,
+                                                                in_ + c.offset * elem_, nullptr, c.count, spec_.tag));
+    } else {
+      KCOLL_ASSIGN_OR_RETURN(up_recv_[i],
+                             res_.transport.Recv(links_.children[j], scratch_[i], c.count * elem_, spec_.tag));
+    }
   }
   return absl::OkStatus();
+}
+
+bool TreePipeline::FusedChild(size_t j) const {
+  // Only the first child's reduction reads `in` alone; the next ones add to its result, so they must wait for it.
+  return j == 0 && receive_reduce_->Fused(links_.children[0]);
 }
 
 absl::Status TreePipeline::StartUp(size_t k) {
@@ -114,6 +128,7 @@ absl::Status TreePipeline::FinishUp(size_t k) {
   for (size_t j = 0; j < nc; ++j) {
     const size_t i = (k % 2) * nc + j;
     KCOLL_RETURN_IF_ERROR(res_.transport.Wait(up_recv_[i]));
+    if (FusedChild(j)) continue;  // reduced as it arrived
     KCOLL_RETURN_IF_ERROR(
         res_.kernels.Reduce(spec_.op, spec_.type, result, j == 0 ? mine : result, scratch_[i], c.count));
   }

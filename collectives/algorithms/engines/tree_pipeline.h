@@ -5,6 +5,7 @@
 #define KCOLL_COLLECTIVES_ALGORITHMS_ENGINES_TREE_PIPELINE_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "base/graph.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/group.h"
+#include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 
@@ -67,6 +69,7 @@ class TreePipeline {
  private:
   Block ChunkAt(size_t k) const;
   absl::Status PostUpReceives(size_t k);
+  bool FusedChild(size_t j) const;  // whether child j's chunks are reduced as they arrive
   absl::Status SendDown(size_t k);
 
   Resources& res_;
@@ -78,8 +81,9 @@ class TreePipeline {
   size_t nchunks_ = 0;
   const char* in_ = nullptr;
   char* out_ = nullptr;
-  std::vector<void*> scratch_;                              // [parity * nchildren + child]
-  std::vector<Transport::Request> up_recv_;                 // same layout as scratch_
+  std::unique_ptr<ReceiveReduce> receive_reduce_;  // on the heap: the transport holds its reducer while receiving
+  std::vector<void*> scratch_;                     // [parity * nchildren + child]
+  std::vector<Transport::Request> up_recv_;        // same layout as scratch_
   std::vector<std::optional<Transport::Request>> up_send_;  // per chunk
   std::optional<Transport::Request> down_recv_;             // between StartDown and FinishDown
 };

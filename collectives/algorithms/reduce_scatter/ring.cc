@@ -10,6 +10,7 @@
 
 #include "base/status_macros.h"
 #include "collectives/algorithms/engines/partition.h"
+#include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 
@@ -23,16 +24,28 @@ absl::Status RingReduceScatterOnGroup(Resources& res, const Group& group, const 
   if (count == 0) return absl::OkStatus();
   if (n == 1) return out == block(me) ? absl::OkStatus() : res.kernels.Copy(out, block(me), bytes);
 
-  KCOLL_ASSIGN_OR_RETURN(void* partial, res.kernels.Scratch(0, bytes));
-  KCOLL_ASSIGN_OR_RETURN(void* incoming, res.kernels.Scratch(1, bytes));
   const int left = group.Peer(-1), right = group.Peer(+1);
+  ReceiveReduce receive_reduce(res, op, type);
+  // Received into scratch, a block is reduced after the step's send has read the previous partial, so one partial
+  // buffer serves every step. Reduced as it arrives (receive_reduce.h), the step's send may still be reading the
+  // previous partial while the new one is written: two partials alternate instead.
+  void* partial[2];
+  void* incoming = nullptr;
+  KCOLL_ASSIGN_OR_RETURN(partial[0], res.kernels.Scratch(0, bytes));
+  KCOLL_ASSIGN_OR_RETURN(void* second, res.kernels.Scratch(1, bytes));
+  if (receive_reduce.Fused(left)) {
+    partial[1] = second;
+  } else {
+    partial[1] = partial[0];
+    incoming = second;
+  }
   for (int s = 0; s < n - 1; ++s) {
-    const void* outgoing = s == 0 ? block(me - 1) : partial;
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(left, incoming, bytes, tag).status());
+    const void* outgoing = s == 0 ? block(me - 1) : partial[(s - 1) % 2];
+    void* dst = s == n - 2 ? static_cast<void*>(out) : partial[s % 2];
+    KCOLL_RETURN_IF_ERROR(receive_reduce.Post(left, dst, block(me - s - 2), incoming, count, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.Send(right, outgoing, bytes, tag).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-    void* dst = s == n - 2 ? static_cast<void*>(out) : partial;
-    KCOLL_RETURN_IF_ERROR(res.kernels.Reduce(op, type, dst, block(me - s - 2), incoming, count));
+    KCOLL_RETURN_IF_ERROR(receive_reduce.Complete(left, dst, block(me - s - 2), incoming, count));
   }
   return absl::OkStatus();
 }

@@ -156,6 +156,42 @@ absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size
   op.data = static_cast<unsigned char*>(data);
   op.bytes = bytes;
   op.tag = tag;
+  return PostRecv(op);
+}
+
+absl::StatusOr<Transport::Request> ShmTransport::RecvReduce(int peer, void* dst, const void* local, size_t bytes,
+                                                            int tag, const ChunkReducer& reduce) {
+  if (absl::Status s = CheckTransfer("RecvReduce", peer, dst, bytes, tag, kMaxTag); !s.ok()) return s;
+  if (bytes > 0 && local == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("RecvReduce: local is null for ", bytes, " B from rank ", peer));
+  }
+  Op op{};
+  op.send = false;
+  op.peer = peer;
+  op.data = static_cast<unsigned char*>(dst);
+  op.bytes = bytes;
+  op.tag = tag;
+  op.local = static_cast<const unsigned char*>(local);
+  op.reduce = &reduce;
+  return PostRecv(op);
+}
+
+absl::Status ShmTransport::Deliver(Op& op, const unsigned char* from, size_t bytes) {
+  if (bytes == 0) return absl::OkStatus();
+  if (op.reduce != nullptr) {
+    absl::Status s = (*op.reduce)(op.data + op.moved, op.local + op.moved, from, bytes);
+    if (!s.ok()) return s;
+  } else {
+    std::memcpy(op.data + op.moved, from, bytes);
+  }
+  op.moved += bytes;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Transport::Request> ShmTransport::PostRecv(Op op) {
+  const int peer = op.peer;
+  const size_t bytes = op.bytes;
+  const int tag = op.tag;
   const int id = Post(op);
   Peer& p = peers_[peer];
   // A message copied aside earlier is older than anything still in the channel.
@@ -167,7 +203,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size
       }
       u.claimed_by = id;
       ops_[id].state = State::kActive;
-      DeliverUnexpected(p);
+      if (absl::Status s = DeliverUnexpected(p); !s.ok()) return s;
       return Request{id};
     }
   }
@@ -229,17 +265,17 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
   return moved;
 }
 
-void ShmTransport::DeliverUnexpected(Peer& p) {
+absl::Status ShmTransport::DeliverUnexpected(Peer& p) {
   for (Unexpected& u : p.unexpected) {
     if (u.claimed_by < 0 || !u.complete() || u.delivered) continue;
     Op& op = ops_[u.claimed_by];
-    if (!u.data.empty()) std::memcpy(op.data, u.data.data(), u.data.size());
-    op.moved = op.bytes;
+    if (absl::Status s = Deliver(op, u.data.data(), u.data.size()); !s.ok()) return s;
     op.state = State::kDone;
     --pending_;
     u.delivered = true;
   }
   while (!p.unexpected.empty() && p.unexpected.front().delivered) p.unexpected.pop_front();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
@@ -277,11 +313,13 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
     }
     size_t* progress;
     size_t total;
+    Op* reducing = nullptr;  // a RecvReduce takes the chunk straight from the slot
     if (p.current_recv >= 0) {
       Op& op = ops_[p.current_recv];
       into = op.data + op.moved;
       progress = &op.moved;
       total = op.bytes;
+      if (op.reduce != nullptr) reducing = &op;
     } else {
       Unexpected& u = *p.current_unexpected;
       into = u.data.data() + u.received;
@@ -289,15 +327,25 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
       total = u.data.size();
     }
     if (h.flags & shm::kSingleCopy) {
-      if (!ReadFromProcess(p.pid, h.source_address, into, total)) {
+      // A reduction needs the peer's bytes in this process first: read them aside, then reduce.
+      std::vector<unsigned char> aside(reducing != nullptr ? total : 0);
+      unsigned char* read_into = reducing != nullptr ? aside.data() : into;
+      if (!ReadFromProcess(p.pid, h.source_address, read_into, total)) {
         return absl::InternalError(absl::StrCat(call().collective, ": reading ", total, " B from rank ", Name(peer),
                                                 "'s memory failed: ", std::strerror(errno)));
+      }
+      if (reducing != nullptr) {
+        if (absl::Status s = Deliver(*reducing, aside.data(), total); !s.ok()) return s;
       }
       *progress = total;
     } else {
       const unsigned char* from = h.flags & shm::kInline ? h.inline_data : p.in.data + slot * g.slot_bytes;
-      if (h.chunk_bytes > 0) std::memcpy(into, from, h.chunk_bytes);
-      *progress += h.chunk_bytes;
+      if (reducing != nullptr) {
+        if (absl::Status s = Deliver(*reducing, from, h.chunk_bytes); !s.ok()) return s;
+      } else {
+        if (h.chunk_bytes > 0) std::memcpy(into, from, h.chunk_bytes);
+        *progress += h.chunk_bytes;
+      }
     }
     p.in.consumed->value.store(k + 1, std::memory_order_release);
     p.received_chunks = k + 1;
@@ -310,7 +358,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
         p.current_recv = -1;
       } else {
         p.current_unexpected = nullptr;
-        DeliverUnexpected(p);
+        if (absl::Status s = DeliverUnexpected(p); !s.ok()) return s;
       }
     }
   }

@@ -64,6 +64,9 @@ class ShmTransport final : public CallTrackingTransport {
 
   absl::StatusOr<Request> Send(int peer, const void* data, size_t bytes, int tag) override;
   absl::StatusOr<Request> Recv(int peer, void* data, size_t bytes, int tag) override;
+  bool FusesReduce(int peer) const override { return peer >= 0 && peer < size(); }
+  absl::StatusOr<Request> RecvReduce(int peer, void* dst, const void* local, size_t bytes, int tag,
+                                     const ChunkReducer& reduce) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
   absl::StatusOr<bool> Progress() override;
@@ -90,6 +93,9 @@ class ShmTransport final : public CallTrackingTransport {
     State state = State::kPosted;
     size_t moved = 0;       // bytes written into slots (send) or received (recv)
     uint64_t wait_for = 0;  // single-copy send: done once the receiver has consumed this many chunks
+    // RecvReduce: each chunk is reduced into `data` with the same range of `local` instead of copied.
+    const unsigned char* local = nullptr;
+    const ChunkReducer* reduce = nullptr;
   };
   // A message that arrived before its receive was posted, copied aside.
   struct Unexpected {
@@ -119,11 +125,14 @@ class ShmTransport final : public CallTrackingTransport {
 
   ShmTransport(MPI_Comm comm, int rank, int size) : CallTrackingTransport(rank, size), comm_(comm) {}
   int Post(Op op);
+  absl::StatusOr<Request> PostRecv(Op op);
+  // Puts `bytes` that arrived for `op` at its current position: copied, or reduced for a RecvReduce.
+  absl::Status Deliver(Op& op, const unsigned char* from, size_t bytes);
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
   absl::StatusOr<bool> ProgressSends(Peer& p);
   absl::StatusOr<bool> ProgressRecvs(int peer, Peer& p);
   // Completes the receives whose messages were copied aside and have fully arrived.
-  void DeliverUnexpected(Peer& p);
+  absl::Status DeliverUnexpected(Peer& p);
   // Polls until done() or a timeout.
   template <class Done>
   absl::Status WaitUntil(Done done);
