@@ -296,13 +296,10 @@ class Communicator {
   absl::Status Agree(const CollectiveArgs& args, Algorithm algorithm, const absl::Status& local);
   absl::Status Execute(const CollectiveArgs& args, const CollectiveCall& call, ResolvedCall resolved, bool synchronize);
   // numerics=deterministic (communicator_numerics.cc): the call's mode, whether it must combine in rank order, and
-  // the AllReduce that does.
+  // the schedules that do (AllReduce, ReduceScatter(V), Reduce, Scan, ExScan).
   Numerics NumericsOf(const CollectiveCall& call) const;
   bool NeedsRankOrder(const CollectiveCall& call) const;
   absl::Status RunInRankOrder(const CollectiveCall& call);
-  // out = contribution 0 op 1 op ... op n-1, in that order, the contributions `stride_bytes` apart.
-  absl::Status FoldInRankOrder(ReduceOp op, DataType type, void* out, const char* contributions, size_t stride_bytes,
-                               size_t count);
   // ResolveAlgorithm without waiting for the calls in flight (the call being run is one of them, on the thread).
   absl::StatusOr<Algorithm> ChooseAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;
   // Waits for every nonblocking call in flight, so that the caller has the communicator to itself.

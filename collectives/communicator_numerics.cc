@@ -1,16 +1,23 @@
-// numerics=deterministic (options.h): an AllReduce of floating-point data whose bits depend only on the ranks' data and
+// numerics=deterministic (options.h): reductions of floating-point data whose bits depend only on the ranks' data and
 // their count. Every element's contributions are combined in rank order, ((x0 op x1) op x2) ... op x(n-1), the order in
-// which the inline lane already folds (all_reduce/inline.cc), so a call gets the same bits on that lane and here:
+// which the inline lane already folds (all_reduce/inline.cc), so a call gets the same bits on that lane and here. The
+// schedules move the data exactly with auto's algorithms (numerics=fast phases) and fold with the elementwise kernels:
 //
-// - up to kGatherMaxBytes per rank, every rank all-gathers every rank's contribution and folds them in rank order
-//   (one latency-bound all-gather);
-// - above it, the elements are cut into n blocks, rank j owning block j: an all-to-all brings each owner its block
-//   from every rank, in rank order, the owner folds them, and an all-gather of the folded blocks fills every rank's
-//   result (the traffic of a reduce-scatter and an all-gather, as a ring's).
+// - AllReduce up to kGatherMaxBytes per rank: every rank all-gathers every contribution and folds them in rank order
+//   (one latency-bound all-gather). Above it, "owner computes": the elements are cut into n blocks, rank j owning
+//   block j; an all-to-all brings each owner its block from every rank, in rank order, the owner folds them, and an
+//   all-gather of the folded blocks fills every rank's result (the traffic of a reduce-scatter and an all-gather).
+// - ReduceScatter(V): the owners are the ranks whose blocks the call defines; the all-to-all and the fold alone.
+// - Reduce: small, the root gathers every contribution and folds; large, the owners fold and the root gathers the
+//   folded blocks.
+// - Scan and ExScan: small, every rank all-gathers and folds the contributions of ranks 0..r (0..r-1); large, each
+//   owner computes every rank's prefix of its block, left to right, and an all-to-all returns prefix r to rank r.
+//   A prefix is the same fold, so rank r's Scan holds the bits of an AllReduce over ranks 0..r.
 //
-// The phases move data exactly, whatever algorithm, transport or chunking moves them; the folds are elementwise
-// kernels, the same on every execution space. Integer and order-free ops are not affected by the mode (their results do
-// not depend on the order); min and max of floating-point data are ordered too (with NaNs, their result does).
+// The folds are elementwise kernels, the same on every execution space. Integer and order-free ops are not affected
+// by the mode (their results do not depend on the order); min and max of floating-point data are ordered too (with
+// NaNs, their result does). kAvg folds the sum and divides once, by the ranks reduced.
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -23,8 +30,8 @@
 namespace kcoll {
 namespace {
 
-// Above this many bytes per rank the owners fold their blocks (all-to-all, then all-gather): gathering every
-// contribution on every rank costs n times the data.
+// Above this many bytes per rank the owners fold their blocks: gathering every contribution on every rank costs n
+// times the data.
 constexpr size_t kGatherMaxBytes = size_t{16} << 10;
 constexpr int kGatheredSlot = Communicator::kWrapperScratchSlot + 8;
 constexpr int kFoldedSlot = Communicator::kWrapperScratchSlot + 9;
@@ -34,6 +41,165 @@ bool IsFloating(DataType type) {
          type == DataType::kFloat64;
 }
 
+bool HasRankOrderedForm(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduceScatterV ||
+         c == Collective::kReduce || c == Collective::kScan || c == Collective::kExScan;
+}
+
+// Which elements each rank owns: rank j folds [starts[j], starts[j] + counts[j]).
+struct Owners {
+  std::vector<size_t> counts, starts;
+  size_t Own(int rank) const { return counts[static_cast<size_t>(rank)]; }
+};
+
+Owners EvenOwners(size_t count, int n) {
+  Owners o;
+  for (size_t j = 0, start = 0; j < static_cast<size_t>(n); ++j) {
+    o.counts.push_back(count / n + (j < count % n ? 1 : 0));
+    o.starts.push_back(start);
+    start += o.counts.back();
+  }
+  return o;
+}
+
+Owners OwnersOf(const size_t* counts, int n) {
+  Owners o;
+  for (size_t j = 0, start = 0; j < static_cast<size_t>(n); ++j) {
+    o.counts.push_back(counts[j]);
+    o.starts.push_back(start);
+    start += counts[j];
+  }
+  return o;
+}
+
+// What a rank-ordered schedule needs: the call, a way to run its data-movement phases, and the kernels.
+struct RankOrder {
+  const CollectiveCall& call;
+  std::function<absl::Status(const CollectiveCall&)> move;  // runs a phase with numerics=fast
+  Kernels& kernels;
+  int rank;
+  int n;
+  ReduceOp op;  // the fold's op: kSum for kAvg
+  size_t elem;
+  CallOptions phase;
+
+  // out = contributions 0 op 1 op ... op (terms-1), in that order, `stride` elements apart; terms >= 1.
+  absl::Status Fold(void* out, const void* contributions, size_t stride, size_t count, int terms) const {
+    const char* c = static_cast<const char*>(contributions);
+    const size_t bytes = count * elem, step = stride * elem;
+    if (terms == 1) return out == c ? absl::OkStatus() : kernels.Copy(out, c, bytes, bytes);
+    KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, call.type, out, c, c + step, count));
+    for (int r = 2; r < terms; ++r) KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, call.type, out, out, c + r * step, count));
+    return absl::OkStatus();
+  }
+
+  // Brings this rank, as owner, its elements of every rank's `send` (laid out as `owners` says), in rank order:
+  // n blocks of Own(rank) elements in the returned scratch.
+  absl::StatusOr<char*> ToOwners(const void* send, const Owners& owners) const {
+    const size_t own = owners.Own(rank);
+    std::vector<size_t> mine(n, own), at_mine(n);
+    for (int j = 0; j < n; ++j) at_mine[j] = j * own;
+    KCOLL_ASSIGN_OR_RETURN(void* blocks, kernels.Scratch(kGatheredSlot, n * own * elem));
+    KCOLL_RETURN_IF_ERROR(move(CollectiveCall::AllToAllV(send, owners.counts.data(), owners.starts.data(), blocks,
+                                                         mine.data(), at_mine.data(), call.type, phase, call.memory)));
+    return static_cast<char*>(blocks);
+  }
+
+  // Every rank's `count` elements of `send`, rank after rank, on every rank.
+  absl::StatusOr<char*> Gathered(const void* send, size_t count) const {
+    KCOLL_ASSIGN_OR_RETURN(void* gathered, kernels.Scratch(kGatheredSlot, n * count * elem));
+    KCOLL_RETURN_IF_ERROR(move(CollectiveCall::AllGather(send, gathered, count, call.type, phase, call.memory)));
+    return static_cast<char*>(gathered);
+  }
+};
+
+absl::Status AllReduceInRankOrder(const RankOrder& ro) {
+  const CollectiveCall& call = ro.call;
+  if (call.count * ro.elem <= kGatherMaxBytes) {
+    KCOLL_ASSIGN_OR_RETURN(char* gathered, ro.Gathered(call.send, call.count));
+    return ro.Fold(call.recv, gathered, call.count, call.count, ro.n);
+  }
+  const Owners owners = EvenOwners(call.count, ro.n);
+  const size_t own = owners.Own(ro.rank);
+  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
+  KCOLL_ASSIGN_OR_RETURN(void* folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
+  KCOLL_RETURN_IF_ERROR(ro.Fold(folded, blocks, own, own, ro.n));
+  return ro.move(CollectiveCall::AllGatherV(folded, own, call.recv, owners.counts.data(), owners.starts.data(),
+                                            call.type, ro.phase, call.memory));
+}
+
+absl::Status ReduceScatterInRankOrder(const RankOrder& ro) {
+  const CollectiveCall& call = ro.call;
+  std::vector<size_t> equal;
+  const size_t* counts = call.recv_counts;
+  if (call.collective == Collective::kReduceScatter) {
+    equal.assign(ro.n, call.count);
+    counts = equal.data();
+  }
+  const Owners owners = OwnersOf(counts, ro.n);
+  const size_t own = owners.Own(ro.rank);
+  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
+  if (own == 0) return absl::OkStatus();
+  return ro.Fold(call.recv, blocks, own, own, ro.n);
+}
+
+absl::Status ReduceInRankOrder(const RankOrder& ro) {
+  const CollectiveCall& call = ro.call;
+  const bool root = ro.rank == call.root;
+  if (call.count * ro.elem <= kGatherMaxBytes) {
+    KCOLL_ASSIGN_OR_RETURN(void* gathered, ro.kernels.Scratch(kGatheredSlot, ro.n * call.count * ro.elem));
+    KCOLL_RETURN_IF_ERROR(
+        ro.move(CollectiveCall::Gather(call.send, gathered, call.count, call.type, call.root, ro.phase, call.memory)));
+    return root ? ro.Fold(call.recv, gathered, call.count, call.count, ro.n) : absl::OkStatus();
+  }
+  const Owners owners = EvenOwners(call.count, ro.n);
+  const size_t own = owners.Own(ro.rank);
+  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
+  KCOLL_ASSIGN_OR_RETURN(void* folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
+  KCOLL_RETURN_IF_ERROR(ro.Fold(folded, blocks, own, own, ro.n));
+  // Non-root ranks' recv is not theirs to write (it may be null): they name the folded block, which GatherV leaves.
+  return ro.move(CollectiveCall::GatherV(folded, own, root ? call.recv : folded, owners.counts.data(),
+                                         owners.starts.data(), call.type, call.root, ro.phase, call.memory));
+}
+
+absl::Status ScanInRankOrder(const RankOrder& ro) {
+  const CollectiveCall& call = ro.call;
+  const bool exclusive = call.collective == Collective::kExScan;
+  const int terms = exclusive ? ro.rank : ro.rank + 1;  // this rank's result folds ranks 0..terms-1
+  if (call.count * ro.elem <= kGatherMaxBytes) {
+    KCOLL_ASSIGN_OR_RETURN(char* gathered, ro.Gathered(call.send, call.count));
+    return terms == 0 ? absl::OkStatus() : ro.Fold(call.recv, gathered, call.count, call.count, terms);
+  }
+  // The owner of each block computes all n prefixes of it: prefix k (k = 0..n-1) holds ranks 0..k, built left to
+  // right as the fold builds it; rank r then receives prefix r (ExScan: prefix r-1) of every block.
+  const Owners owners = EvenOwners(call.count, ro.n);
+  const size_t own = owners.Own(ro.rank);
+  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
+  KCOLL_ASSIGN_OR_RETURN(void* prefixes_ptr, ro.kernels.Scratch(kFoldedSlot, ro.n * own * ro.elem));
+  char* prefixes = static_cast<char*>(prefixes_ptr);
+  const size_t block_bytes = own * ro.elem;
+  if (own > 0) {
+    KCOLL_RETURN_IF_ERROR(ro.kernels.Copy(prefixes, blocks, block_bytes, block_bytes));
+    for (int k = 1; k < ro.n; ++k) {
+      KCOLL_RETURN_IF_ERROR(ro.kernels.Reduce(ro.op, call.type, prefixes + k * block_bytes,
+                                              prefixes + (k - 1) * block_bytes, blocks + k * block_bytes, own));
+    }
+  }
+  // To rank k goes the prefix of ranks 0..k (Scan) or 0..k-1 (ExScan: rank 0 gets nothing).
+  std::vector<size_t> send_counts(ro.n), send_displs(ro.n), recv_counts(ro.n), recv_displs(ro.n);
+  for (int k = 0; k < ro.n; ++k) {
+    const bool gets = !(exclusive && k == 0);
+    send_counts[k] = gets ? own : 0;
+    send_displs[k] = gets ? static_cast<size_t>(exclusive ? k - 1 : k) * own : 0;
+    recv_counts[k] = terms == 0 ? 0 : owners.counts[k];
+    recv_displs[k] = owners.starts[k];
+  }
+  // (ExScan's rank 0 receives nothing, and its recv need not be a buffer: it names the scratch it does not send.)
+  return ro.move(CollectiveCall::AllToAllV(prefixes, send_counts.data(), send_displs.data(),
+                                           terms == 0 ? static_cast<void*>(blocks) : call.recv, recv_counts.data(),
+                                           recv_displs.data(), call.type, ro.phase, call.memory));
+}
+
 }  // namespace
 
 Numerics Communicator::NumericsOf(const CollectiveCall& call) const {
@@ -41,20 +207,8 @@ Numerics Communicator::NumericsOf(const CollectiveCall& call) const {
 }
 
 bool Communicator::NeedsRankOrder(const CollectiveCall& call) const {
-  return call.collective == Collective::kAllReduce && NumericsOf(call) == Numerics::kDeterministic &&
-         IsValid(call.type) && IsFloating(call.type) && IsValid(call.op);
-}
-
-absl::Status Communicator::FoldInRankOrder(ReduceOp op, DataType type, void* out, const char* contributions,
-                                           size_t stride_bytes, size_t count) {
-  const size_t bytes = count * DataTypeSize(type);
-  Kernels& kernels = *state_->kernels;
-  if (size() == 1) return kernels.Copy(out, contributions, bytes, bytes);
-  KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, type, out, contributions, contributions + stride_bytes, count));
-  for (int r = 2; r < size(); ++r) {
-    KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, type, out, out, contributions + r * stride_bytes, count));
-  }
-  return absl::OkStatus();
+  return HasRankOrderedForm(call.collective) && NumericsOf(call) == Numerics::kDeterministic && IsValid(call.type) &&
+         IsFloating(call.type) && IsValid(call.op);
 }
 
 absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
@@ -75,42 +229,36 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
         name, ": algorithm ", AlgorithmName(named), " combines the ranks' terms in an order of its own and cannot ",
         "honour numerics=deterministic (use auto or inline, or numerics=fast)"));
   }
-  if (call.count == 0) return RunStages(call, /*synchronize=*/true);
-  const size_t n = static_cast<size_t>(size()), elem = DataTypeSize(call.type), count = call.count;
-  // The phases move bytes exactly; they take auto's algorithms and this call's memory.
+  // Nothing to combine (every count zero, or one rank): the general path does what remains, copies included.
+  const bool empty =
+      call.collective == Collective::kReduceScatterV ? TotalCount(call.recv_counts, size()) == 0 : call.count == 0;
+  if (empty || size() == 1) return RunStages(call, /*synchronize=*/true);
+
   CallOptions phase;
-  phase.numerics = Numerics::kFast;
-  const ReduceOp fold_op = call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op;
-  Kernels& kernels = *state_->kernels;
-  if (count * elem <= kGatherMaxBytes) {
-    KCOLL_ASSIGN_OR_RETURN(void* gathered, kernels.Scratch(kGatheredSlot, n * count * elem));
-    KCOLL_RETURN_IF_ERROR(
-        Dispatch(CollectiveCall::AllGather(call.send, gathered, count, call.type, phase, call.memory)));
-    KCOLL_RETURN_IF_ERROR(
-        FoldInRankOrder(fold_op, call.type, call.recv, static_cast<const char*>(gathered), count * elem, count));
-    if (call.op == ReduceOp::kAvg) KCOLL_RETURN_IF_ERROR(kernels.Divide(call.type, call.recv, count, size()));
-    return absl::OkStatus();
+  phase.numerics = Numerics::kFast;  // the phases move bytes exactly; they take auto's algorithms
+  const RankOrder ro{call,   [this](const CollectiveCall& c) { return Dispatch(c); }, *state_->kernels,        rank(),
+                     size(), call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,    DataTypeSize(call.type), phase};
+  switch (call.collective) {
+    case Collective::kAllReduce:
+      KCOLL_RETURN_IF_ERROR(AllReduceInRankOrder(ro));
+      break;
+    case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:
+      KCOLL_RETURN_IF_ERROR(ReduceScatterInRankOrder(ro));
+      break;
+    case Collective::kReduce:
+      KCOLL_RETURN_IF_ERROR(ReduceInRankOrder(ro));
+      break;
+    case Collective::kScan:
+    case Collective::kExScan:
+      KCOLL_RETURN_IF_ERROR(ScanInRankOrder(ro));
+      break;
+    default:
+      return absl::InternalError(absl::StrCat(name, " has no rank-ordered schedule"));
   }
-  // Rank j owns the elements [start[j], start[j] + counts[j]).
-  std::vector<size_t> counts(n), starts(n), mine(n, 0), at_mine(n);
-  for (size_t j = 0, start = 0; j < n; ++j) {
-    counts[j] = count / n + (j < count % n ? 1 : 0);
-    starts[j] = start;
-    start += counts[j];
-  }
-  const size_t own = counts[static_cast<size_t>(rank())];
-  for (size_t j = 0; j < n; ++j) {
-    mine[j] = own;
-    at_mine[j] = j * own;
-  }
-  KCOLL_ASSIGN_OR_RETURN(void* blocks, kernels.Scratch(kGatheredSlot, n * own * elem));
-  KCOLL_ASSIGN_OR_RETURN(void* folded, kernels.Scratch(kFoldedSlot, own * elem));
-  KCOLL_RETURN_IF_ERROR(Dispatch(CollectiveCall::AllToAllV(call.send, counts.data(), starts.data(), blocks, mine.data(),
-                                                           at_mine.data(), call.type, phase, call.memory)));
-  KCOLL_RETURN_IF_ERROR(FoldInRankOrder(fold_op, call.type, folded, static_cast<const char*>(blocks), own * elem, own));
-  if (call.op == ReduceOp::kAvg) KCOLL_RETURN_IF_ERROR(kernels.Divide(call.type, folded, own, size()));
-  return Dispatch(
-      CollectiveCall::AllGatherV(folded, own, call.recv, counts.data(), starts.data(), call.type, phase, call.memory));
+  const size_t result = RecvCount(args, rank(), size());
+  if (call.op != ReduceOp::kAvg || result == 0) return absl::OkStatus();
+  return state_->kernels->Divide(call.type, call.recv, result, ReducedRanks(call.collective, rank(), size()));
 }
 
 }  // namespace kcoll

@@ -1,4 +1,4 @@
-// Floating-point AllReduce on data that rounding changes. Every rank regenerates every rank's terms from a seed:
+// Floating-point reductions on data that rounding changes. Every rank regenerates every rank's terms from a seed:
 // wide exponents, mixed signs, and pairs of large terms on two ranks that cancel, so the order of the additions shows
 // in the last bits.
 // - A negative control: on 3 or more ranks, two fast algorithms give different bytes on this data, so the checks
@@ -7,7 +7,8 @@
 //   reference summed in long double.
 // - numerics=deterministic: equal, byte for byte, to the terms folded here in rank order (the order the mode defines),
 //   for every type, op, message size (both of the mode's schedules), in place and not, fused in a group and not, on
-//   every execution space available; the test's variants add the MPI transport and nodes of two ranks.
+//   every execution space available; ReduceScatter(V), Reduce, Scan and ExScan likewise against the fold of the
+//   ranks each result covers. The test's variants add the MPI transport and nodes of two ranks.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -188,6 +189,92 @@ TEST_P(NumericsTest, DeterministicIsTheRankOrderAtEverySize) {
       }
       ExpectRankOrder<Float16>(*comm_, ReduceOp::kSum, count, in_place, absl::StrCat("float16 sum of ", count));
       ExpectRankOrder<Bfloat16>(*comm_, ReduceOp::kSum, count, in_place, absl::StrCat("bfloat16 sum of ", count));
+    }
+  }
+}
+
+// Ranks 0..terms-1's terms for `total` elements folded in rank order (kAvg: the sum, then the division by `terms`):
+// what rank-ordered ReduceScatter, Reduce and the scans promise, slice by slice.
+template <class T>
+std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
+  std::vector<std::vector<T>> contributions;
+  std::vector<const unsigned char*> inputs;
+  for (int r = 0; r < terms; ++r) contributions.push_back(TermsOf<T>(r, total, n));
+  for (const auto& t : contributions) inputs.push_back(reinterpret_cast<const unsigned char*>(t.data()));
+  std::vector<T> out = contributions[0];
+  if (terms > 1) EXPECT_TRUE(HostReduceInOrder(op, TypeOf<T>(), out.data(), inputs.data(), terms, total));
+  if (op == ReduceOp::kAvg) {
+    for (T& x : out) x = ElementOps<T>::Divide(x, terms);
+  }
+  return out;
+}
+
+template <class T>
+void ExpectSameBytes(const T* got, const T* want, size_t count, const std::string& what) {
+  for (size_t i = 0; i < count; ++i) ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << Where(what, i);
+}
+
+// ReduceScatter, ReduceScatterV, Reduce, Scan and ExScan under numerics=deterministic, each against FoldOfRanks.
+template <class T>
+void ExpectEveryReductionInRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_place,
+                                     const std::string& what) {
+  const int n = comm.size(), me = comm.rank();
+  const DataType type = TypeOf<T>();
+  CallOptions options;
+  options.numerics = Numerics::kDeterministic;
+  const size_t all = count * static_cast<size_t>(n);
+  {  // ReduceScatter: rank r gets block r; in place its block of the send buffer.
+    std::vector<T> send = TermsOf<T>(me, all, n), recv(count);
+    T* out = in_place ? send.data() + me * count : recv.data();
+    ASSERT_TRUE(comm.ReduceScatter(send.data(), out, count, type, op, options).ok()) << what;
+    ExpectSameBytes(out, FoldOfRanks<T>(op, all, n, n).data() + me * count, count, "reduce_scatter " + what);
+  }
+  {  // ReduceScatterV: blocks of different sizes, one of them empty.
+    std::vector<size_t> counts(n);
+    size_t total = 0, start = 0;
+    for (int j = 0; j < n; ++j) {
+      counts[j] = j == 1 ? 0 : count / 2 + 3 * j;
+      if (j < me) start += counts[j];
+      total += counts[j];
+    }
+    std::vector<T> send = TermsOf<T>(me, total, n), recv(counts[me] + 1);
+    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, options).ok()) << what;
+    ExpectSameBytes(recv.data(), FoldOfRanks<T>(op, total, n, n).data() + start, counts[me], "reduce_scatterv " + what);
+  }
+  {  // Reduce to the last rank; the others pass no recv buffer.
+    const int root = n - 1;
+    std::vector<T> send = TermsOf<T>(me, count, n), recv(count);
+    T* out = me != root ? nullptr : in_place ? send.data() : recv.data();
+    ASSERT_TRUE(comm.Reduce(send.data(), out, count, type, op, root, options).ok()) << what;
+    if (me == root) ExpectSameBytes(out, FoldOfRanks<T>(op, count, n, n).data(), count, "reduce " + what);
+  }
+  for (bool exclusive : {false, true}) {  // Scan: ranks 0..r; ExScan: ranks 0..r-1, rank 0's recv untouched.
+    std::vector<T> send = TermsOf<T>(me, count, n), recv(count, Narrow<T>(42.0));
+    T* out = in_place ? send.data() : recv.data();
+    const absl::Status s = exclusive ? comm.ExScan(send.data(), out, count, type, op, options)
+                                     : comm.Scan(send.data(), out, count, type, op, options);
+    ASSERT_TRUE(s.ok()) << s << " " << what;
+    const int terms = exclusive ? me : me + 1;
+    const std::string name = std::string(exclusive ? "exscan " : "scan ") + what;
+    if (terms > 0) {
+      ExpectSameBytes(out, FoldOfRanks<T>(op, count, n, terms).data(), count, name);
+    } else if (!in_place) {
+      ExpectSameBytes(out, std::vector<T>(count, Narrow<T>(42.0)).data(), count, name);
+    }
+  }
+}
+
+TEST_P(NumericsTest, DeterministicReduceScatterReduceAndScansAreTheRankOrder) {
+  // 5 elements per rank: the scans' inline lane; 1000 doubles: the gathering schedules; 5003: the owners'.
+  for (size_t count : {size_t{5}, size_t{1000}, size_t{5003}}) {
+    for (bool in_place : {false, true}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax}) {
+        const std::string what = absl::StrCat(ReduceOpName(op), " of ", count, in_place ? " in place" : "");
+        ExpectEveryReductionInRankOrder<double>(*comm_, op, count, in_place, absl::StrCat("float64 ", what));
+        ExpectEveryReductionInRankOrder<float>(*comm_, op, count, in_place, absl::StrCat("float32 ", what));
+      }
+      ExpectEveryReductionInRankOrder<Float16>(*comm_, ReduceOp::kSum, count, in_place,
+                                               absl::StrCat("float16 sum of ", count));
     }
   }
 }
