@@ -14,7 +14,8 @@
 //   owner computes every rank's prefix of its block, left to right, and an all-to-all returns prefix r to rank r.
 //   A prefix is the same fold, so rank r's Scan holds the bits of an AllReduce over ranks 0..r.
 //
-// The folds are elementwise kernels, the same on every execution space. Integer and order-free ops are not affected
+// The folds are elementwise kernels, the same on every execution space; 16-bit floats accumulate in float and round
+// once per element, as the inline lane's fold does (host_reduce.h). Integer and order-free ops are not affected
 // by the mode (their results do not depend on the order); min and max of floating-point data are ordered too (with
 // NaNs, their result does). kAvg folds the sum and divides once, by the ranks reduced.
 #include <functional>
@@ -83,14 +84,10 @@ struct RankOrder {
   size_t elem;
   CallOptions phase;
 
-  // out = contributions 0 op 1 op ... op (terms-1), in that order, `stride` elements apart; terms >= 1.
+  // out = contributions 0 op 1 op ... op (terms-1), in that order, `stride` elements apart; terms >= 1. One pass
+  // (Kernels::FoldInOrder): 16-bit floats accumulate in float and round once.
   absl::Status Fold(void* out, const void* contributions, size_t stride, size_t count, int terms) const {
-    const char* c = static_cast<const char*>(contributions);
-    const size_t bytes = count * elem, step = stride * elem;
-    if (terms == 1) return out == c ? absl::OkStatus() : kernels.Copy(out, c, bytes, bytes);
-    KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, call.type, out, c, c + step, count));
-    for (int r = 2; r < terms; ++r) KCOLL_RETURN_IF_ERROR(kernels.Reduce(op, call.type, out, out, c + r * step, count));
-    return absl::OkStatus();
+    return kernels.FoldInOrder(op, call.type, out, contributions, stride, count, terms);
   }
 
   // Brings this rank, as owner, its elements of every rank's `send` (laid out as `owners` says), in rank order:
@@ -178,11 +175,18 @@ absl::Status ScanInRankOrder(const RankOrder& ro) {
   KCOLL_ASSIGN_OR_RETURN(void* prefixes_ptr, ro.kernels.Scratch(kFoldedSlot, ro.n * own * ro.elem));
   char* prefixes = static_cast<char*>(prefixes_ptr);
   const size_t block_bytes = own * ro.elem;
+  const bool half = call.type == DataType::kFloat16 || call.type == DataType::kBfloat16;
   if (own > 0) {
     KCOLL_RETURN_IF_ERROR(ro.kernels.Copy(prefixes, blocks, block_bytes, block_bytes));
     for (int k = 1; k < ro.n; ++k) {
-      KCOLL_RETURN_IF_ERROR(ro.kernels.Reduce(ro.op, call.type, prefixes + k * block_bytes,
-                                              prefixes + (k - 1) * block_bytes, blocks + k * block_bytes, own));
+      // Prefix k extends prefix k-1 by one term: the fold's bits, except that 16-bit floats round once per fold,
+      // so theirs is folded afresh from the terms.
+      if (half) {
+        KCOLL_RETURN_IF_ERROR(ro.Fold(prefixes + k * block_bytes, blocks, own, own, k + 1));
+      } else {
+        KCOLL_RETURN_IF_ERROR(ro.kernels.Reduce(ro.op, call.type, prefixes + k * block_bytes,
+                                                prefixes + (k - 1) * block_bytes, blocks + k * block_bytes, own));
+      }
     }
   }
   // To rank k goes the prefix of ranks 0..k (Scan) or 0..k-1 (ExScan: rank 0 gets nothing).

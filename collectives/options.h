@@ -46,7 +46,7 @@ enum class Numerics {
                    // the message size, the machine profile and the rank placement
   kDeterministic,  // for a fixed rank count, the same bits whatever the algorithm, transport, execution space,
                    // chunking, placement, fusion and message size: every element's contributions are combined in
-                   // rank order, ((x0 op x1) op x2) op ... op x(n-1), each op rounded as the type rounds
+                   // rank order, ((x0 op x1) op x2) op ... op x(n-1) (16-bit floats accumulated in float)
 };
 
 absl::string_view NumericsName(Numerics numerics);  // "fast", "deterministic"

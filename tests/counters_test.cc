@@ -50,6 +50,7 @@ class FakeKernels : public Kernels {
   absl::string_view name() const override { return "fake"; }
   MemoryKind memory() const override { return MemoryKind::kHost; }
   absl::Status Reduce(ReduceOp, DataType, void*, const void*, const void*, size_t) override { return Result(); }
+  absl::Status FoldInOrder(ReduceOp, DataType, void*, const void*, size_t, size_t, int) override { return Result(); }
   absl::Status Copy(void*, const void*, size_t, size_t) override { return Result(); }
   absl::Status Divide(DataType, void*, size_t, int) override { return Result(); }
   void Fence() override {}
@@ -95,10 +96,13 @@ TEST(CountingKernels, CountsBytesWritten) {
   ASSERT_TRUE(k.Reduce(ReduceOp::kMax, DataType::kInt8, nullptr, nullptr, nullptr, 3).ok());
   ASSERT_TRUE(k.Copy(nullptr, nullptr, 64).ok());
   ASSERT_TRUE(k.Divide(DataType::kFloat32, nullptr, 4, 2).ok());
+  // A fold of 4 terms of 5 floats: one call that combines 3 x 20 bytes.
+  ASSERT_TRUE(k.FoldInOrder(ReduceOp::kSum, DataType::kFloat32, nullptr, nullptr, 5, 5, 4).ok());
   inner->fail = true;
   EXPECT_FALSE(k.Copy(nullptr, nullptr, 1000).ok());
-  EXPECT_EQ(counts.reduce.calls, 2u);
-  EXPECT_EQ(counts.reduce.bytes, 83u);
+  EXPECT_FALSE(k.FoldInOrder(ReduceOp::kSum, DataType::kFloat32, nullptr, nullptr, 5, 5, 4).ok());
+  EXPECT_EQ(counts.reduce.calls, 3u);
+  EXPECT_EQ(counts.reduce.bytes, 143u);
   EXPECT_EQ(counts.copy.calls, 1u);
   EXPECT_EQ(counts.copy.bytes, 64u);
   EXPECT_EQ(counts.divide.calls, 1u);

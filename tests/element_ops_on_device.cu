@@ -13,6 +13,17 @@ __global__ void CombineKernel(T* dst, const T* a, const T* b, long n) {
   if (i < n) dst[i] = Combine<T, Op>(a[i], b[i]);
 }
 
+// What Kernels::FoldInOrder's functor does per element: accumulate in AccumulatorOf<T>, narrow once.
+template <class T, ReduceOp Op>
+__global__ void FoldKernel(T* dst, const T* contributions, long stride, int terms, long n) {
+  const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  using Acc = AccumulatorOf<T>;
+  typename Acc::type acc = Acc::Widen(contributions[i]);
+  for (int k = 1; k < terms; ++k) acc = Combine<typename Acc::type, Op>(acc, Acc::Widen(contributions[k * stride + i]));
+  dst[i] = Acc::Narrow(acc);
+}
+
 template <class T>
 __global__ void DivideKernel(T* data, int divisor, long n) {
   const long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
@@ -27,6 +38,8 @@ struct InstantiateAll {
     CombineKernel<T, ReduceOp::kProd><<<1, 1>>>(p, p, p, 0);
     CombineKernel<T, ReduceOp::kMin><<<1, 1>>>(p, p, p, 0);
     CombineKernel<T, ReduceOp::kMax><<<1, 1>>>(p, p, p, 0);
+    FoldKernel<T, ReduceOp::kSum><<<1, 1>>>(p, p, 0, 1, 0);
+    FoldKernel<T, ReduceOp::kMax><<<1, 1>>>(p, p, 0, 1, 0);
     DivideKernel<T><<<1, 1>>>(p, 1, 0);
   }
 };
@@ -34,9 +47,9 @@ struct InstantiateAll {
 }  // namespace
 
 void InstantiateElementOpsOnDevice() {
-  for (DataType type : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32, DataType::kInt64,
-                        DataType::kUint64, DataType::kFloat16, DataType::kBfloat16, DataType::kFloat32,
-                        DataType::kFloat64}) {
+  for (DataType type :
+       {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32, DataType::kInt64, DataType::kUint64,
+        DataType::kFloat16, DataType::kBfloat16, DataType::kFloat32, DataType::kFloat64}) {
     DispatchDataType(type, InstantiateAll{});
   }
 }

@@ -1,7 +1,8 @@
 // The Kokkos kernels on every backend this Kokkos has, for every type and op: results compared bit for bit with
 // values computed in double from exact small-integer inputs, with guard elements around each range to catch writes
 // out of bounds, at n = 0, 1, odd and large, on sub-ranges that start off the allocation's alignment; on host
-// backends both with ordinary stores and with streaming stores at every size (threshold 0).
+// backends both with ordinary stores and with streaming stores at every size (threshold 0); FoldInOrder against a chain
+// of Reduce calls, and its 16-bit accumulation in float.
 #include <stdlib.h>
 
 #include <cstring>
@@ -194,6 +195,60 @@ TEST_P(CopyKernelTest, RejectsInvalidTypeOpAndDivisor) {
   EXPECT_THAT((*kernels)->Reduce(static_cast<ReduceOp>(42), DataType::kInt32, &x, &x, &x, 1).message(),
               HasSubstr("op 42"));
   EXPECT_THAT((*kernels)->Divide(DataType::kInt32, &x, 1, 0).message(), HasSubstr("divisor 0"));
+}
+
+TEST_P(CopyKernelTest, FoldInOrderGivesAChainOfReducesBitsAndRoundsHalvesOnce) {
+  auto made = MakeKernels(GetParam());
+  ASSERT_TRUE(made.ok()) << made.status();
+  Kernels& kernels = **made;
+  // Terms whose order shows in the last bits: 5 terms of 3 elements, `stride` 4 apart (one element of padding).
+  const double d[5][4] = {{1e16, 0.1, -3.5e-9, 0},
+                          {1.0, 0.2, 7.25e-9, 0},
+                          {-1e16, 0.3, 1e-3, 0},
+                          {1.0, -0.6, -1e-3, 0},
+                          {3.0, 1e-17, 2.0, 0}};
+  std::vector<double> terms(20), fold(3), chain(3);
+  std::vector<float> terms32(20), fold32(3), chain32(3);
+  for (int k = 0; k < 5; ++k) {
+    for (int i = 0; i < 4; ++i) {
+      terms[k * 4 + i] = d[k][i];
+      terms32[k * 4 + i] = static_cast<float>(d[k][i]);
+    }
+  }
+  ASSERT_TRUE(kernels.FoldInOrder(ReduceOp::kSum, DataType::kFloat64, fold.data(), terms.data(), 4, 3, 5).ok());
+  ASSERT_TRUE(kernels.FoldInOrder(ReduceOp::kSum, DataType::kFloat32, fold32.data(), terms32.data(), 4, 3, 5).ok());
+  ASSERT_TRUE(kernels.Reduce(ReduceOp::kSum, DataType::kFloat64, chain.data(), &terms[0], &terms[4], 3).ok());
+  ASSERT_TRUE(kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, chain32.data(), &terms32[0], &terms32[4], 3).ok());
+  for (int k = 2; k < 5; ++k) {
+    ASSERT_TRUE(kernels.Reduce(ReduceOp::kSum, DataType::kFloat64, chain.data(), chain.data(), &terms[k * 4], 3).ok());
+    ASSERT_TRUE(
+        kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, chain32.data(), chain32.data(), &terms32[k * 4], 3).ok());
+  }
+  EXPECT_EQ(std::memcmp(fold.data(), chain.data(), sizeof(double) * 3), 0);
+  EXPECT_EQ(std::memcmp(fold32.data(), chain32.data(), sizeof(float) * 3), 0);
+  EXPECT_EQ(fold[0], 4.0);  // 1e16 + 1 rounds to 1e16: the order is the chain's, not the exact sum 5
+
+  // 16-bit floats: 2048 + 1 + 1 + 1 in float16 rounds to 2048 at every step, and once to 2052 when accumulated in
+  // float; bfloat16 likewise 256 + 1 + 1 + 1: 256 step by step, 260 rounded once.
+  const Float16 h[4] = {ToFloat16(2048.0f), ToFloat16(1.0f), ToFloat16(1.0f), ToFloat16(1.0f)};
+  const Bfloat16 b[4] = {ToBfloat16(256.0f), ToBfloat16(1.0f), ToBfloat16(1.0f), ToBfloat16(1.0f)};
+  Float16 h_out = h[0];  // in place: dst is the first term
+  Bfloat16 b_out;
+  ASSERT_TRUE(kernels.FoldInOrder(ReduceOp::kSum, DataType::kFloat16, &h_out, h, 1, 1, 4).ok());
+  ASSERT_TRUE(kernels.FoldInOrder(ReduceOp::kSum, DataType::kBfloat16, &b_out, b, 1, 1, 4).ok());
+  EXPECT_EQ(ToFloat(h_out), 2052.0f);
+  EXPECT_EQ(ToFloat(b_out), 260.0f);
+  // One term copies.
+  double one = 0;
+  ASSERT_TRUE(kernels.FoldInOrder(ReduceOp::kMax, DataType::kFloat64, &one, &terms[1], 4, 1, 1).ok());
+  EXPECT_EQ(one, 0.1);
+
+  int x = 1;
+  EXPECT_THAT(kernels.FoldInOrder(ReduceOp::kSum, DataType::kInt32, &x, &x, 1, 1, 0), IsInvalidArgument("terms 0"));
+  EXPECT_THAT(kernels.FoldInOrder(ReduceOp::kSum, static_cast<DataType>(99), &x, &x, 1, 1, 2),
+              IsInvalidArgument("type 99"));
+  EXPECT_THAT(kernels.FoldInOrder(static_cast<ReduceOp>(42), DataType::kInt32, &x, &x, 1, 1, 2),
+              IsInvalidArgument("op 42"));
 }
 
 // The host backends this Kokkos has: a Serial+CUDA Kokkos has no OpenMP to test.

@@ -75,19 +75,50 @@ std::vector<T> TermsOf(int r, size_t count, int n) {
   return v;
 }
 
-// What numerics=deterministic defines: every rank's terms folded in rank order (kAvg: the sum, then the division).
+// x op y in `A`, the type the fold accumulates in.
+template <class A>
+A CombineIn(ReduceOp op, A x, A y) {
+  switch (op) {
+    case ReduceOp::kProd:
+      return x * y;
+    case ReduceOp::kMin:
+      return y < x ? y : x;
+    case ReduceOp::kMax:
+      return x < y ? y : x;
+    default:
+      return x + y;
+  }
+}
+
+// What numerics=deterministic defines, computed here element by element: ranks 0..terms-1's terms for `total`
+// elements folded in rank order, 16-bit floats accumulated in float and rounded once (kAvg: the sum, then the
+// division by `terms`, in the type).
 template <class T>
-std::vector<T> InRankOrder(DataType type, ReduceOp op, size_t count, int n) {
-  std::vector<std::vector<T>> terms;
-  std::vector<const unsigned char*> inputs;
-  for (int r = 0; r < n; ++r) terms.push_back(TermsOf<T>(r, count, n));
-  for (const auto& t : terms) inputs.push_back(reinterpret_cast<const unsigned char*>(t.data()));
-  std::vector<T> out(count);
-  EXPECT_TRUE(HostReduceInOrder(op, type, out.data(), inputs.data(), n, count));
-  if (op == ReduceOp::kAvg) {
-    for (T& x : out) x = ElementOps<T>::Divide(x, n);
+std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
+  constexpr bool kHalf = std::is_same_v<T, Float16> || std::is_same_v<T, Bfloat16>;
+  using A = std::conditional_t<kHalf, float, T>;
+  std::vector<std::vector<T>> contributions;
+  for (int r = 0; r < terms; ++r) contributions.push_back(TermsOf<T>(r, total, n));
+  auto widen = [](T x) -> A {
+    if constexpr (kHalf) {
+      return ToFloat(x);
+    } else {
+      return x;
+    }
+  };
+  std::vector<T> out(total);
+  for (size_t i = 0; i < total; ++i) {
+    A acc = widen(contributions[0][i]);
+    for (int r = 1; r < terms; ++r) acc = CombineIn<A>(op, acc, widen(contributions[r][i]));
+    out[i] = Narrow<T>(acc);
+    if (op == ReduceOp::kAvg) out[i] = ElementOps<T>::Divide(out[i], terms);
   }
   return out;
+}
+
+template <class T>
+std::vector<T> InRankOrder(ReduceOp op, size_t count, int n) {
+  return FoldOfRanks<T>(op, count, n, n);
 }
 
 std::string Where(const std::string& what, size_t i) { return absl::StrCat(what, ", element ", i); }
@@ -114,7 +145,7 @@ void ExpectRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_plac
   CallOptions options;
   options.numerics = Numerics::kDeterministic;
   ASSERT_TRUE(comm.AllReduce(send.data(), out, count, TypeOf<T>(), op, options).ok()) << what;
-  const std::vector<T> want = InRankOrder<T>(TypeOf<T>(), op, count, n);
+  const std::vector<T> want = InRankOrder<T>(op, count, n);
   for (size_t i = 0; i < count; ++i) {
     ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(T)), 0) << Where(what, i);
   }
@@ -191,22 +222,6 @@ TEST_P(NumericsTest, DeterministicIsTheRankOrderAtEverySize) {
       ExpectRankOrder<Bfloat16>(*comm_, ReduceOp::kSum, count, in_place, absl::StrCat("bfloat16 sum of ", count));
     }
   }
-}
-
-// Ranks 0..terms-1's terms for `total` elements folded in rank order (kAvg: the sum, then the division by `terms`):
-// what rank-ordered ReduceScatter, Reduce and the scans promise, slice by slice.
-template <class T>
-std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
-  std::vector<std::vector<T>> contributions;
-  std::vector<const unsigned char*> inputs;
-  for (int r = 0; r < terms; ++r) contributions.push_back(TermsOf<T>(r, total, n));
-  for (const auto& t : contributions) inputs.push_back(reinterpret_cast<const unsigned char*>(t.data()));
-  std::vector<T> out = contributions[0];
-  if (terms > 1) EXPECT_TRUE(HostReduceInOrder(op, TypeOf<T>(), out.data(), inputs.data(), terms, total));
-  if (op == ReduceOp::kAvg) {
-    for (T& x : out) x = ElementOps<T>::Divide(x, terms);
-  }
-  return out;
 }
 
 template <class T>
@@ -300,7 +315,7 @@ TEST_P(NumericsTest, DeterministicHoldsInAFusedGroupAndAsTheCommunicatorsDefault
   }
   ASSERT_TRUE(comm.GroupEnd().ok());
   for (size_t k = 0; k < counts.size(); ++k) {
-    const std::vector<double> want = InRankOrder<double>(DataType::kFloat64, ReduceOp::kSum, counts[k], n);
+    const std::vector<double> want = InRankOrder<double>(ReduceOp::kSum, counts[k], n);
     ASSERT_EQ(std::memcmp(recvs[k].data(), want.data(), counts[k] * sizeof(double)), 0) << "fused call " << k;
   }
 }

@@ -83,6 +83,27 @@ KCOLL_INLINE_FUNCTION T Combine(T a, T b) {
   return ElementOps<T>::Sum(a, b);
 }
 
+// What a fold of many terms (Kernels::FoldInOrder, HostReduceInOrder) accumulates in: 16-bit floats in float, rounded
+// to 16 bits once when the fold ends; every other type in itself.
+template <class T>
+struct AccumulatorOf {
+  using type = T;
+  KCOLL_INLINE_FUNCTION static T Widen(T v) { return v; }
+  KCOLL_INLINE_FUNCTION static T Narrow(T v) { return v; }
+};
+template <>
+struct AccumulatorOf<Float16> {
+  using type = float;
+  KCOLL_INLINE_FUNCTION static float Widen(Float16 v) { return ToFloat(v); }
+  KCOLL_INLINE_FUNCTION static Float16 Narrow(float v) { return ToFloat16(v); }
+};
+template <>
+struct AccumulatorOf<Bfloat16> {
+  using type = float;
+  KCOLL_INLINE_FUNCTION static float Widen(Bfloat16 v) { return ToFloat(v); }
+  KCOLL_INLINE_FUNCTION static Bfloat16 Narrow(float v) { return ToBfloat16(v); }
+};
+
 // Calls `f.template operator()<T>()` with T the storage type of `type`; returns false for an invalid type.
 template <class F>
 bool DispatchDataType(DataType type, F&& f) {

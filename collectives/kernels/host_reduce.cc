@@ -9,16 +9,19 @@ namespace {
 
 template <class T, ReduceOp Op>
 void FoldInOrder(unsigned char* out, const unsigned char* const* inputs, int n, size_t count) {
+  using Acc = AccumulatorOf<T>;
   for (size_t i = 0; i < count; ++i) {
     const size_t at = i * sizeof(T);
-    T acc;
-    std::memcpy(&acc, inputs[0] + at, sizeof(T));
+    T first;
+    std::memcpy(&first, inputs[0] + at, sizeof(T));
+    typename Acc::type acc = Acc::Widen(first);
     for (int r = 1; r < n; ++r) {
       T next;
       std::memcpy(&next, inputs[r] + at, sizeof(T));
-      acc = Combine<T, Op>(acc, next);
+      acc = Combine<typename Acc::type, Op>(acc, Acc::Widen(next));
     }
-    std::memcpy(out + at, &acc, sizeof(T));  // after every input's element i is read: out may be an input
+    const T result = Acc::Narrow(acc);
+    std::memcpy(out + at, &result, sizeof(T));  // after every input's element i is read: out may be an input
   }
 }
 
@@ -50,8 +53,7 @@ struct FoldOfType {
 
 }  // namespace
 
-bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n,
-                       size_t count) {
+bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count) {
   FoldOfType fold{op, static_cast<unsigned char*>(out), inputs, n, count};
   const bool known_type = DispatchDataType(type, fold);
   return known_type && fold.known_op;

@@ -11,7 +11,8 @@
 namespace kcoll {
 
 // out[i] = inputs[0][i] op inputs[1][i] op ... op inputs[n-1][i] for i < count, combined in input order (kAvg as a
-// sum: the division is the caller's). `out` may be one of the inputs. False for a type or op out of range.
+// sum: the division is the caller's); 16-bit floats accumulate in float and round once, as Kernels::FoldInOrder.
+// `out` may be one of the inputs. False for a type or op out of range.
 bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count);
 
 }  // namespace kcoll

@@ -23,6 +23,12 @@ class Kernels {
 
   // dst[i] = a[i] (op) b[i] for i < n; dst may alias a or b. kAvg combines as a sum (see Divide).
   virtual absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) = 0;
+  // dst[i] = ((c0[i] op c1[i]) op c2[i]) ... op c(terms-1)[i] for i < n, in that order, where ck starts `stride`
+  // elements after c(k-1) at `contributions`: one pass over every term. 16-bit floats accumulate in float and round
+  // once at the end (a chain of Reduce calls rounds at every step); every other type gives Reduce's bits. terms >= 1;
+  // dst may alias c0. kAvg combines as a sum (see Divide).
+  virtual absl::Status FoldInOrder(ReduceOp op, DataType type, void* dst, const void* contributions, size_t stride,
+                                   size_t n, int terms) = 0;
   // Copies `bytes` bytes; the ranges must not overlap unless dst == src.
   absl::Status Copy(void* dst, const void* src, size_t bytes) { return Copy(dst, src, bytes, bytes); }
   // The same, for a copy that fills part of a destination of `destination_bytes` bytes that this call does not read

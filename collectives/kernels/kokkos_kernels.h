@@ -90,6 +90,23 @@ struct StreamingReduceFunctor {
   }
 };
 
+// Kernels::FoldInOrder: every term of element i, in order, in the accumulator type (element_ops.h).
+template <class T, ReduceOp Op>
+struct FoldFunctor {
+  T* dst;
+  const T* contributions;
+  int64_t stride;
+  int terms;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+    using Acc = AccumulatorOf<T>;
+    typename Acc::type acc = Acc::Widen(contributions[i]);
+    for (int k = 1; k < terms; ++k) {
+      acc = Combine<typename Acc::type, Op>(acc, Acc::Widen(contributions[k * stride + i]));
+    }
+    dst[i] = Acc::Narrow(acc);
+  }
+};
+
 template <class T>
 struct DivideFunctor {
   T* data;
@@ -154,6 +171,19 @@ class KokkosKernels final : public Kernels {
     return absl::OkStatus();
   }
 
+  absl::Status FoldInOrder(ReduceOp op, DataType type, void* dst, const void* contributions, size_t stride, size_t n,
+                           int terms) override {
+    if (terms < 1) return absl::InvalidArgumentError(absl::StrCat("FoldInOrder: terms ", terms, " is below 1"));
+    if (n == 0) return absl::OkStatus();
+    bool op_ok = true;
+    const bool type_ok = DispatchDataType(type, TypedFold{this, op, dst, contributions, stride, n, terms, &op_ok});
+    if (!type_ok) {
+      return absl::InvalidArgumentError(absl::StrCat("FoldInOrder: type ", static_cast<int>(type), " invalid"));
+    }
+    if (!op_ok) return absl::InvalidArgumentError(absl::StrCat("FoldInOrder: op ", static_cast<int>(op), " invalid"));
+    Sync();
+    return absl::OkStatus();
+  }
   absl::Status Divide(DataType type, void* data, size_t n, int divisor) override {
     if (divisor == 0) return absl::InvalidArgumentError("Divide: divisor 0");
     if (n == 0) return absl::OkStatus();
@@ -250,6 +280,38 @@ class KokkosKernels final : public Kernels {
       }
       Kokkos::parallel_for("kcoll::reduce", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
       *launched = true;
+    }
+  };
+
+  struct TypedFold {
+    KokkosKernels* self;
+    ReduceOp op;
+    void* dst;
+    const void* contributions;
+    size_t stride;
+    size_t n;
+    int terms;
+    bool* op_ok;
+    template <class T>
+    void operator()() const {
+      switch (op) {
+        case ReduceOp::kSum:
+        case ReduceOp::kAvg:
+          return Launch<T, ReduceOp::kSum>();
+        case ReduceOp::kProd:
+          return Launch<T, ReduceOp::kProd>();
+        case ReduceOp::kMin:
+          return Launch<T, ReduceOp::kMin>();
+        case ReduceOp::kMax:
+          return Launch<T, ReduceOp::kMax>();
+      }
+      *op_ok = false;
+    }
+    template <class T, ReduceOp Op>
+    void Launch() const {
+      FoldFunctor<T, Op> f{static_cast<T*>(dst), static_cast<const T*>(contributions), static_cast<int64_t>(stride),
+                           terms};
+      Kokkos::parallel_for("kcoll::fold_in_order", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
     }
   };
 

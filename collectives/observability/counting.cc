@@ -40,6 +40,16 @@ absl::Status CountingKernels::Reduce(ReduceOp op, DataType type, void* dst, cons
   return s;
 }
 
+absl::Status CountingKernels::FoldInOrder(ReduceOp op, DataType type, void* dst, const void* contributions,
+                                          size_t stride, size_t n, int terms) {
+  absl::Status s = inner_->FoldInOrder(op, type, dst, contributions, stride, n, terms);
+  if (s.ok()) {  // one reduction over every term: the bytes it combined
+    ++counts_.reduce.calls;
+    counts_.reduce.bytes += n * DataTypeSize(type) * static_cast<size_t>(terms > 1 ? terms - 1 : 0);
+  }
+  return s;
+}
+
 absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) {
   absl::Status s = inner_->Copy(dst, src, bytes, destination_bytes);
   if (s.ok()) {

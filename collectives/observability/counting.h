@@ -59,6 +59,8 @@ class CountingKernels final : public Kernels {
   absl::string_view name() const override { return inner_->name(); }
   MemoryKind memory() const override { return inner_->memory(); }
   absl::Status Reduce(ReduceOp op, DataType type, void* dst, const void* a, const void* b, size_t n) override;
+  absl::Status FoldInOrder(ReduceOp op, DataType type, void* dst, const void* contributions, size_t stride, size_t n,
+                           int terms) override;
   using Kernels::Copy;
   absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) override;
   absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
