@@ -385,11 +385,8 @@ absl::StatusOr<Algorithm> Communicator::ResolveAlgorithm(Collective collective, 
 
 absl::StatusOr<Algorithm> Communicator::ChooseAlgorithm(Collective collective, size_t bytes,
                                                         Algorithm requested) const {
-  if (requested != Algorithm::kAuto) return requested;
-  if (static_cast<size_t>(collective) < state_->algo_override.size()) {
-    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[static_cast<size_t>(collective)]);
-    if (from_env.has_value()) return *from_env;
-  }
+  KCOLL_ASSIGN_OR_RETURN(const Algorithm named, state_->NamedAlgorithm(collective, requested));
+  if (named != Algorithm::kAuto) return named;
   // A small AllReduce or scan on one node over shm: every rank's buffer inline in shared cache lines
   // (all_reduce/inline.cc).
   if (HasInlineForm(collective) && bytes <= state_->inline_max_bytes && state_->inline_exchange != nullptr) {

@@ -90,12 +90,9 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   const size_t elem = DataTypeSize(args.type);
   const size_t buffer = std::max(SendCount(args, rank(), size()), RecvCount(args, rank(), size())) * elem;
   if (buffer < kAutoDirectMinBytes || !FindAlgorithm(collective, Algorithm::kDirect).ok()) return false;
-  if (static_cast<size_t>(collective) < state_->algo_override.size()) {
-    // $KCOLL_ALGO naming another algorithm for this collective decides instead.
-    const absl::StatusOr<std::optional<Algorithm>>& from_env = state_->algo_override[static_cast<size_t>(collective)];
-    if (!from_env.ok() || from_env->has_value()) return false;
-  }
-  return true;
+  // $KCOLL_ALGO naming another algorithm for this collective decides instead.
+  const absl::StatusOr<Algorithm> named = state_->NamedAlgorithm(collective, Algorithm::kAuto);
+  return named.ok() && *named == Algorithm::kAuto;
 }
 
 }  // namespace kcoll

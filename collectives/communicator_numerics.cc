@@ -14,6 +14,8 @@
 //   owner computes every rank's prefix of its block, left to right, and an all-to-all returns prefix r to rank r.
 //   A prefix is the same fold, so rank r's Scan holds the bits of an AllReduce over ranks 0..r.
 //
+// On two ranks a sum or product needs none of this: each element is x0 op x1 whichever rank computes it.
+//
 // The folds are elementwise kernels, the same on every execution space; 16-bit floats accumulate in float and round
 // once per element, as the inline lane's fold does (host_reduce.h). Integer and order-free ops are not affected
 // by the mode (their results do not depend on the order); min and max of floating-point data are ordered too (with
@@ -221,12 +223,7 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   KCOLL_RETURN_IF_ERROR(CheckUsable(name));
   KCOLL_RETURN_IF_ERROR(Validate(args, call.memory));
   // An algorithm asked for by name (or by KCOLL_ALGO) combines in its own order, except the inline one.
-  Algorithm named = call.options.algorithm;
-  const size_t index = static_cast<size_t>(call.collective);
-  if (named == Algorithm::kAuto && index < state_->algo_override.size()) {
-    KCOLL_ASSIGN_OR_RETURN(std::optional<Algorithm> from_env, state_->algo_override[index]);
-    named = from_env.value_or(Algorithm::kAuto);
-  }
+  KCOLL_ASSIGN_OR_RETURN(const Algorithm named, state_->NamedAlgorithm(call.collective, call.options.algorithm));
   if (named == Algorithm::kInline) return RunStages(call, /*synchronize=*/true);
   if (named != Algorithm::kAuto) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -237,6 +234,11 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   const bool empty =
       call.collective == Collective::kReduceScatterV ? TotalCount(call.recv_counts, size()) == 0 : call.count == 0;
   if (empty || size() == 1) return RunStages(call, /*synchronize=*/true);
+  // Two ranks: every schedule combines each element once, x0 op x1, and IEEE sums and products are commutative bit
+  // for bit, so the fastest schedule already has the rank order's bits. (Min and max are not, when one is a NaN.)
+  if (size() == 2 && (call.op == ReduceOp::kSum || call.op == ReduceOp::kAvg || call.op == ReduceOp::kProd)) {
+    return RunStages(call, /*synchronize=*/true);
+  }
 
   CallOptions phase;
   phase.numerics = Numerics::kFast;  // the phases move bytes exactly; they take auto's algorithms

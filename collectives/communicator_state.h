@@ -66,6 +66,14 @@ struct CommunicatorState {
   // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names
   // for that collective, none, or the error every call of that collective then returns. Empty without $KCOLL_ALGO.
   std::vector<absl::StatusOr<std::optional<Algorithm>>> algo_override;
+  // The algorithm a call names: `requested` unless it is kAuto, else $KCOLL_ALGO's for the collective, else kAuto
+  // (the one place that reads algo_override for a call).
+  absl::StatusOr<Algorithm> NamedAlgorithm(Collective collective, Algorithm requested) const {
+    if (requested != Algorithm::kAuto || static_cast<size_t>(collective) >= algo_override.size()) return requested;
+    const absl::StatusOr<std::optional<Algorithm>>& from_env = algo_override[static_cast<size_t>(collective)];
+    if (!from_env.ok()) return from_env.status();
+    return from_env->value_or(Algorithm::kAuto);
+  }
   struct LastChoice {
     Collective collective;
     size_t bytes;
