@@ -5,8 +5,10 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -35,6 +37,26 @@ extern "C" char** environ;
 namespace kcoll {
 namespace bench {
 namespace {
+
+// Which machine a run comes from, for its header: the host name, /proc/cpuinfo's model name and the last-level cache,
+// so that a table pasted elsewhere still says where it was measured. Parts the system does not tell are left out.
+std::string DescribeMachine() {
+  char host[256] = {0};
+  std::string out = gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string("?");
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  std::string model;
+  while (model.empty() && std::getline(cpuinfo, line)) {
+    if (absl::StartsWith(line, "model name")) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) model = std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    }
+  }
+  if (!model.empty()) absl::StrAppend(&out, ": ", model);
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) absl::StrAppend(&out, model.empty() ? ": " : ", ", "L3 ", absl::StrFormat("%.1f MiB", l3 / 1048576.0));
+  return out;
+}
 
 std::string Versions() {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -460,6 +482,7 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
   info.env = RelevantEnvironment();
   info.start_time = NowString();
   info.versions = Versions();
+  info.machine = DescribeMachine();
   info.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));  // a bound rank sees one core: count the machine's
   double load[1];
   if (getloadavg(load, 1) == 1) info.load_average = load[0];

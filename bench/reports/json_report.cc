@@ -174,6 +174,7 @@ void JsonReport::OnRunStart(const RunInfo& info) {
   kcoll["launch"] = info.launch;
   kcoll["time_across_ranks"] = info.time_across;
   kcoll["versions"] = info.versions;
+  kcoll["machine"] = info.machine;
   kcoll["cores"] = info.cores;
   kcoll["load_average"] = info.load_average >= 0 ? Json(info.load_average) : Json(nullptr);
   kcoll["intra_bw_gbps"] = info.intra_bw_gbps > 0 ? Json(info.intra_bw_gbps) : Json(nullptr);

@@ -178,6 +178,7 @@ struct RunInfo {
   std::vector<std::string> env;  // KCOLL_*, OMP_*, OMPI_MCA_* variables
   std::string start_time;
   std::string versions;      // "Open MPI v4.1.4, Kokkos 3.4.1"
+  std::string machine;       // "vm: Intel(R) Xeon(R) Processor @ 2.50GHz, L3 35.8 MiB": host, CPU model, last cache
   int cores = 0;             // cores this process may run on
   double load_average = -1;  // 1-minute load average at the start (-1: unknown): other work competes with the ranks
   bool model = false;        // --model columns

@@ -136,10 +136,11 @@ void TableWriter::OnRunStart(const RunInfo& info) {
   for (const std::string& note : info.transport_notes) out_ << "# Transport: " << note << "\n";
   if (!info.timeout_note.empty()) out_ << "# Timeout: " << info.timeout_note << "\n";
   if (!info.timing_note.empty()) out_ << "# Timing: " << info.timing_note << "\n";
+  out_ << "# Machine: " << info.machine << Fmt(", %d cores", info.cores);
   if (info.load_average >= 0) {
-    out_ << Fmt("# Machine: %d cores, load average %.2f at the start (other work competes with the ranks)\n",
-                info.cores, info.load_average);
+    out_ << Fmt(", load average %.2f at the start (other work competes with the ranks)", info.load_average);
   }
+  out_ << "\n";
   out_ << "# Launch: " << info.launch << "\n";
   const std::string rounds = info.rounds > 1 ? Fmt(" (%d rounds of %d: the sweep ran %d times, size by size)",
                                                    info.rounds, info.iters, info.rounds)
