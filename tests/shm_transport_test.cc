@@ -90,7 +90,7 @@ TEST_P(ShmRing, ManyMessagesInFlightBetweenEveryPair) {
   auto t = MakeTransport(SmallSlots(GetParam()));
   ASSERT_NE(t, nullptr);
   const int n = t->size(), me = t->rank();
-  t->BeginCall({"test", "all_to_all", 3});
+  t->BeginCall({"test", "alltoall", 3});
   const size_t bytes = 5000;
   std::vector<std::vector<uint8_t>> out(n), in(n);
   for (int p = 0; p < n; ++p) {

@@ -1,4 +1,4 @@
-// bruck (schedules: collectives/algorithms/all_to_all/bruck.cc, alltoallv/bruck.cc). alltoall: ceil(log2 n) rounds;
+// bruck (schedules: collectives/algorithms/alltoall/bruck.cc, alltoallv/bruck.cc). alltoall: ceil(log2 n) rounds;
 // in the round of distance d (1, 2, 4, ...) rank i sends to i+d, in one message, the m_d blocks (S/n each) of the
 // positions whose bit d is set, m_d = #{j < n : j & d}. The receiver unpacks what it received into its rotated
 // blocks: that pass is priced as a reduction of the bytes received (gamma), as a copy of the same size costs about as

@@ -1,4 +1,4 @@
-// pairwise (schedules: collectives/algorithms/all_to_all/pairwise.cc, send_recv/pairwise.cc, alltoallv's). alltoall:
+// pairwise (schedules: collectives/algorithms/alltoall/pairwise.cc, sendrecv/pairwise.cc, alltoallv's). alltoall:
 // n-1 rounds; in round k rank i sends its block for i+k (S/n) to it and receives from i-k; every round is a
 // permutation, so no rank is flooded. Each node has the same number X of ranks sending off-node in a round (and, by
 // symmetry, receiving from off-node), so the rounds are grouped by X. sendrecv: one round, rank i sends S to i+1 mod n.

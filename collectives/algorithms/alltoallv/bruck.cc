@@ -1,5 +1,5 @@
 // AllToAllV with Bruck's index algorithm (kBruck), for small blocks on many ranks: 2 ceil(log2 n) messages per rank
-// instead of pairwise's n-1. The blocks move as in bruck's AllToAll (all_to_all/bruck.cc): position i of a rank's
+// instead of pairwise's n-1. The blocks move as in bruck's AllToAll (alltoall/bruck.cc): position i of a rank's
 // rotated blocks starts as its block for rank r+i; in the step of distance d (d = 1, 2, 4, ... < n) every position
 // whose bit d is set travels, packed with the others, to rank r+d, and after the last step position i holds the block
 // rank r-i has for r. Here blocks have sizes of their own, and a rank knows only the sizes of its own blocks and of
