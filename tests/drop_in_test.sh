@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The MPI drop-in library on a plain MPI program:
-#   drop_in_test.sh MPI_LAUNCH LIBKCOLL_MPI DROP_IN_CHECK [DROP_IN_CHECK_F90]
+#   drop_in_test.sh MPI_LAUNCH LIBKCOLL_MPI DROP_IN_CHECK [DROP_IN_CHECK_F90 [DROP_IN_NUMERICS]]
 # On 2, 3 and 4 ranks: the program passes without the library, with it preloaded (and every call it makes with a
 # type and op kcoll has, on a communicator of two or more ranks, runs on kcoll: KCOLL_DEBUG=INFO's lines at
-# MPI_Finalize), and with it preloaded under KCOLL_MPI=off (every call forwarded). Then the Fortran program, built
-# here with Open MPI's mpifort, with the library.
+# MPI_Finalize), and with it preloaded under KCOLL_MPI=off (every call forwarded). On 3 and 4 ranks, under
+# KCOLL_NUMERICS=deterministic, the reductions of doubles that rounding changes have the rank-order fold's bits, all
+# of them on kcoll. Then the Fortran program, built here with Open MPI's mpifort, with the library.
 set -euo pipefail
 launch="$1"
 library="$(readlink -f "$2")"
 check="$(readlink -f "$3")"
 check_f90="${4:+$(readlink -f "$4")}"
+numerics="${5:+$(readlink -f "$5")}"
 out="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "drop_in_test: $*" >&2; exit 1; }
 
@@ -48,6 +50,23 @@ for n in 2 3 4; do
   fi
   echo "drop_in_test: $n ranks: passed without the library, with it, and with KCOLL_MPI=off"
 done
+
+# KCOLL_NUMERICS=deterministic reaches the applications' calls through the library.
+if [[ -n "$numerics" ]]; then
+  for n in 3 4; do
+    rm -f "$out"/kcoll.*.log
+    KCOLL_NUMERICS=deterministic KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" \
+      env LD_PRELOAD="$library" "$numerics" >"$out/numerics.txt" 2>&1 || { cat "$out/numerics.txt"; fail "numerics on $n ranks"; }
+    grep -q "drop_in_numerics on $n ranks: PASSED" "$out/numerics.txt" || { cat "$out/numerics.txt"; fail "numerics on $n ranks"; }
+    for f in MPI_Allreduce MPI_Reduce MPI_Scan MPI_Exscan MPI_Reduce_scatter_block; do
+      line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "numerics on $n ranks: no line for $f"
+      calls="$(sed -E 's/.*: ([0-9]+) calls.*/\1/' <<<"$line")"
+      taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
+      [[ "$taken" -gt 0 && "$taken" == "$calls" ]] || fail "numerics on $n ranks: not every $f ran on kcoll: $line"
+    done
+    echo "drop_in_test: numerics=deterministic on $n ranks: the rank-order fold's bits, every call on kcoll"
+  done
+fi
 
 # Fortran (mpif.h): Open MPI's Fortran bindings call PMPI_ directly; the library defines the Fortran names too.
 if [[ -z "$check_f90" ]]; then
