@@ -409,7 +409,7 @@ absl::Status Communicator::Call(const CollectiveCall& call) {
 
 absl::Status Communicator::Dispatch(const CollectiveCall& call) {
   if (state_->group_depth > 0) return Queue(call);
-  // The inline lane combines in rank order already: it serves numerics=deterministic too.
+  // The inline lane combines in rank order already, or sums exactly (ArgsOf): it serves every numerics mode.
   if (TakesInlineLane(call)) return RunInlineLane(ArgsOf(call));
   if (NeedsRankOrder(call)) return RunInRankOrder(call);
   return RunStages(call, /*synchronize=*/true);
@@ -418,6 +418,7 @@ absl::Status Communicator::Dispatch(const CollectiveCall& call) {
 CollectiveArgs Communicator::ArgsOf(const CollectiveCall& call) const {
   CollectiveArgs args{call.collective, call.send, call.recv, call.count,
                       call.type,       call.op,   call.root, call.options.tuning};
+  args.exact_sum = SumsExactly(call);
   if (IsVariable(call.collective)) {
     args.send_counts = call.send_counts;
     args.send_displs = call.send_displs;

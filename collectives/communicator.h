@@ -295,10 +295,11 @@ class Communicator {
   absl::Status Resolve(const CollectiveArgs& args, Algorithm requested, ResolvedCall* resolved) const;
   absl::Status Agree(const CollectiveArgs& args, Algorithm algorithm, const absl::Status& local);
   absl::Status Execute(const CollectiveArgs& args, const CollectiveCall& call, ResolvedCall resolved, bool synchronize);
-  // numerics=deterministic (communicator_numerics.cc): the call's mode, whether it must combine in rank order, and
-  // the schedules that do (AllReduce, ReduceScatter(V), Reduce, Scan, ExScan).
+  // numerics=deterministic and exact (communicator_numerics.cc): the call's mode, whether it must combine in rank
+  // order or sum exactly, and the schedules that do (AllReduce, ReduceScatter(V), Reduce, Scan, ExScan).
   Numerics NumericsOf(const CollectiveCall& call) const;
   bool NeedsRankOrder(const CollectiveCall& call) const;
+  bool SumsExactly(const CollectiveCall& call) const;
   absl::Status RunInRankOrder(const CollectiveCall& call);
   // ResolveAlgorithm without waiting for the calls in flight (the call being run is one of them, on the thread).
   absl::StatusOr<Algorithm> ChooseAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;

@@ -16,6 +16,14 @@
 //
 // On two ranks a sum or product needs none of this: each element is x0 op x1 whichever rank computes it.
 //
+// numerics=exact (collectives/kernels/exact_sum.h) sums floating-point data as integers: each term's code (which
+// window of fixed-point bins it needs) is max-reduced over the ranks, each rank converts its terms to int64 limbs in
+// that window, the call itself runs on the limbs as an integer sum with auto's algorithms (any order gives the same
+// integers), and each result is rounded once from its limbs. Small AllReduce, Reduce and scans all-gather (gather)
+// the terms and sum them where they land, with the same arithmetic, so the bits do not depend on the path. The window
+// of a scan's prefix is chosen by every rank's terms. Other ops of floating-point data combine in rank order, as
+// numerics=deterministic.
+//
 // The folds are elementwise kernels, the same on every execution space; 16-bit floats accumulate in float and round
 // once per element, as the inline lane's fold does (host_reduce.h). Integer and order-free ops are not affected
 // by the mode (their results do not depend on the order); min and max of floating-point data are ordered too (with
@@ -28,6 +36,7 @@
 #include "base/status_macros.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
+#include "collectives/kernels/exact_sum.h"
 #include "collectives/validate.h"
 
 namespace kcoll {
@@ -38,6 +47,9 @@ namespace {
 constexpr size_t kGatherMaxBytes = size_t{16} << 10;
 constexpr int kGatheredSlot = Communicator::kWrapperScratchSlot + 8;
 constexpr int kFoldedSlot = Communicator::kWrapperScratchSlot + 9;
+constexpr int kCodesSlot = Communicator::kWrapperScratchSlot + 10;
+constexpr int kLimbsSlot = Communicator::kWrapperScratchSlot + 11;
+constexpr int kSummedLimbsSlot = Communicator::kWrapperScratchSlot + 12;
 
 bool IsFloating(DataType type) {
   return type == DataType::kFloat16 || type == DataType::kBfloat16 || type == DataType::kFloat32 ||
@@ -206,6 +218,99 @@ absl::Status ScanInRankOrder(const RankOrder& ro) {
                                            recv_displs.data(), call.type, ro.phase, call.memory));
 }
 
+absl::Status CombineInRankOrder(const RankOrder& ro) {
+  switch (ro.call.collective) {
+    case Collective::kAllReduce:
+      return AllReduceInRankOrder(ro);
+    case Collective::kReduceScatter:
+    case Collective::kReduceScatterV:
+      return ReduceScatterInRankOrder(ro);
+    case Collective::kReduce:
+      return ReduceInRankOrder(ro);
+    case Collective::kScan:
+    case Collective::kExScan:
+      return ScanInRankOrder(ro);
+    default:
+      return absl::InternalError(absl::StrCat(CollectiveName(ro.call.collective), " has no rank-ordered schedule"));
+  }
+}
+
+// numerics=exact's sums (see the top of this file); `ro.op` is kSum.
+absl::Status SumExactly(const RankOrder& ro) {
+  const CollectiveCall& call = ro.call;
+  const Collective c = call.collective;
+  const bool root = ro.rank == call.root;
+  const bool scan = c == Collective::kScan || c == Collective::kExScan;
+  const int terms = ReducedRanks(c, ro.rank, ro.n);  // what this rank's result sums
+  if ((c == Collective::kAllReduce || c == Collective::kReduce || scan) && call.count * ro.elem <= kGatherMaxBytes) {
+    KCOLL_ASSIGN_OR_RETURN(void* gathered, ro.kernels.Scratch(kGatheredSlot, ro.n * call.count * ro.elem));
+    if (c == Collective::kReduce) {
+      KCOLL_RETURN_IF_ERROR(ro.move(
+          CollectiveCall::Gather(call.send, gathered, call.count, call.type, call.root, ro.phase, call.memory)));
+      if (!root) return absl::OkStatus();
+    } else {
+      KCOLL_RETURN_IF_ERROR(
+          ro.move(CollectiveCall::AllGather(call.send, gathered, call.count, call.type, ro.phase, call.memory)));
+    }
+    if (terms == 0) return absl::OkStatus();  // ExScan's rank 0
+    return ro.kernels.ExactFold(call.type, call.recv, gathered, call.count, call.count, ro.n, terms);
+  }
+  // This rank's terms: every call's count, except the reduce-scatters', which send every rank's block.
+  std::vector<size_t> counts;
+  if (c == Collective::kReduceScatter) counts.assign(ro.n, call.count);
+  if (c == Collective::kReduceScatterV) counts.assign(call.recv_counts, call.recv_counts + ro.n);
+  const Owners blocks = OwnersOf(counts.data(), static_cast<int>(counts.size()));
+  const size_t mine = counts.empty() ? call.count : blocks.starts.back() + blocks.counts.back();
+  const int k = ExactLimbCount(call.type);
+  KCOLL_ASSIGN_OR_RETURN(void* codes_ptr, ro.kernels.Scratch(kCodesSlot, mine));
+  KCOLL_ASSIGN_OR_RETURN(void* limbs_ptr, ro.kernels.Scratch(kLimbsSlot, mine * k * sizeof(int64_t)));
+  uint8_t* codes = static_cast<uint8_t*>(codes_ptr);
+  int64_t* limbs = static_cast<int64_t*>(limbs_ptr);
+  KCOLL_RETURN_IF_ERROR(ro.kernels.ExactCodes(call.type, codes, call.send, mine));
+  KCOLL_RETURN_IF_ERROR(
+      ro.move(CollectiveCall::AllReduce(codes, codes, mine, DataType::kUint8, ReduceOp::kMax, ro.phase, call.memory)));
+  KCOLL_RETURN_IF_ERROR(ro.kernels.ExactLimbs(call.type, limbs, call.send, codes, mine));
+  // The call itself, on the limbs: an integer sum, exact in any order.
+  size_t result = call.count;
+  const uint8_t* result_codes = codes;
+  int64_t* summed = limbs;
+  switch (c) {
+    case Collective::kAllReduce:
+      KCOLL_RETURN_IF_ERROR(ro.move(
+          CollectiveCall::AllReduce(limbs, limbs, mine * k, DataType::kInt64, ReduceOp::kSum, ro.phase, call.memory)));
+      break;
+    case Collective::kReduce:
+      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::Reduce(limbs, limbs, mine * k, DataType::kInt64, ReduceOp::kSum,
+                                                           call.root, ro.phase, call.memory)));
+      if (!root) return absl::OkStatus();
+      break;
+    case Collective::kScan:
+    case Collective::kExScan: {
+      KCOLL_ASSIGN_OR_RETURN(void* out, ro.kernels.Scratch(kSummedLimbsSlot, mine * k * sizeof(int64_t)));
+      summed = static_cast<int64_t*>(out);
+      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::Named(c, limbs, summed, mine * k, DataType::kInt64, ReduceOp::kSum,
+                                                          0, ro.phase, call.memory)));
+      if (terms == 0) return absl::OkStatus();
+      break;
+    }
+    case Collective::kReduceScatter:
+    case Collective::kReduceScatterV: {
+      std::vector<size_t> limb_counts(ro.n);
+      for (int j = 0; j < ro.n; ++j) limb_counts[j] = counts[j] * k;
+      result = blocks.Own(ro.rank);
+      result_codes = codes + blocks.starts[ro.rank];
+      KCOLL_ASSIGN_OR_RETURN(void* out, ro.kernels.Scratch(kSummedLimbsSlot, std::max<size_t>(result, 1) * k * 8));
+      summed = static_cast<int64_t*>(out);
+      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::ReduceScatterV(limbs, summed, limb_counts.data(), DataType::kInt64,
+                                                                   ReduceOp::kSum, ro.phase, call.memory)));
+      break;
+    }
+    default:
+      return absl::InternalError(absl::StrCat(CollectiveName(c), " has no exact schedule"));
+  }
+  return ro.kernels.ExactRound(call.type, call.recv, summed, result_codes, result);
+}
+
 }  // namespace
 
 Numerics Communicator::NumericsOf(const CollectiveCall& call) const {
@@ -213,8 +318,13 @@ Numerics Communicator::NumericsOf(const CollectiveCall& call) const {
 }
 
 bool Communicator::NeedsRankOrder(const CollectiveCall& call) const {
-  return HasRankOrderedForm(call.collective) && NumericsOf(call) == Numerics::kDeterministic && IsValid(call.type) &&
+  return HasRankOrderedForm(call.collective) && NumericsOf(call) != Numerics::kFast && IsValid(call.type) &&
          IsFloating(call.type) && IsValid(call.op);
+}
+
+bool Communicator::SumsExactly(const CollectiveCall& call) const {
+  return NeedsRankOrder(call) && NumericsOf(call) == Numerics::kExact &&
+         (call.op == ReduceOp::kSum || call.op == ReduceOp::kAvg);
 }
 
 absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
@@ -228,15 +338,22 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   if (named != Algorithm::kAuto) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": algorithm ", AlgorithmName(named), " combines the ranks' terms in an order of its own and cannot ",
-        "honour numerics=deterministic (use auto or inline, or numerics=fast)"));
+        "honour numerics=", NumericsName(NumericsOf(call)), " (use auto or inline, or numerics=fast)"));
   }
-  // Nothing to combine (every count zero, or one rank): the general path does what remains, copies included.
+  const bool exact = SumsExactly(call);
+  if (exact && size() >= kExactMaxTerms) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": numerics=exact sums at most ", kExactMaxTerms,
+                                                   " terms per element; the communicator has ", size(), " ranks"));
+  }
+  // Nothing to combine (every count zero, or one rank): the general path does what remains, copies included. (An
+  // exact sum of one term is the term, except that a NaN comes back as the canonical NaN: it runs the schedule.)
   const bool empty =
       call.collective == Collective::kReduceScatterV ? TotalCount(call.recv_counts, size()) == 0 : call.count == 0;
-  if (empty || size() == 1) return RunStages(call, /*synchronize=*/true);
+  if (empty || (size() == 1 && !exact)) return RunStages(call, /*synchronize=*/true);
   // Two ranks: every schedule combines each element once, x0 op x1, and IEEE sums and products are commutative bit
-  // for bit, so the fastest schedule already has the rank order's bits. (Min and max are not, when one is a NaN.)
-  if (size() == 2 && (call.op == ReduceOp::kSum || call.op == ReduceOp::kAvg || call.op == ReduceOp::kProd)) {
+  // for bit, so the fastest schedule already has the rank order's bits. (Min and max are not, when one is a NaN; an
+  // exact sum is the correctly rounded sum of the terms' truncations, which may differ from x0 + x1.)
+  if (!exact && size() == 2 && (call.op == ReduceOp::kSum || call.op == ReduceOp::kAvg || call.op == ReduceOp::kProd)) {
     return RunStages(call, /*synchronize=*/true);
   }
 
@@ -244,23 +361,10 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   phase.numerics = Numerics::kFast;  // the phases move bytes exactly; they take auto's algorithms
   const RankOrder ro{call,   [this](const CollectiveCall& c) { return Dispatch(c); }, *state_->kernels,        rank(),
                      size(), call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,    DataTypeSize(call.type), phase};
-  switch (call.collective) {
-    case Collective::kAllReduce:
-      KCOLL_RETURN_IF_ERROR(AllReduceInRankOrder(ro));
-      break;
-    case Collective::kReduceScatter:
-    case Collective::kReduceScatterV:
-      KCOLL_RETURN_IF_ERROR(ReduceScatterInRankOrder(ro));
-      break;
-    case Collective::kReduce:
-      KCOLL_RETURN_IF_ERROR(ReduceInRankOrder(ro));
-      break;
-    case Collective::kScan:
-    case Collective::kExScan:
-      KCOLL_RETURN_IF_ERROR(ScanInRankOrder(ro));
-      break;
-    default:
-      return absl::InternalError(absl::StrCat(name, " has no rank-ordered schedule"));
+  if (exact) {
+    KCOLL_RETURN_IF_ERROR(SumExactly(ro));
+  } else {
+    KCOLL_RETURN_IF_ERROR(CombineInRankOrder(ro));
   }
   const size_t result = RecvCount(args, rank(), size());
   if (call.op != ReduceOp::kAvg || result == 0) return absl::OkStatus();

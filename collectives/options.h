@@ -47,9 +47,12 @@ enum class Numerics {
   kDeterministic,  // for a fixed rank count, the same bits whatever the algorithm, transport, execution space,
                    // chunking, placement, fusion and message size: every element's contributions are combined in
                    // rank order, ((x0 op x1) op x2) op ... op x(n-1) (16-bit floats accumulated in float)
+  kExact,          // floating-point sums and averages whose bits depend only on the terms, not on their order, the
+                   // rank count or how terms were grouped (collectives/kernels/exact_sum.h); other ops of
+                   // floating-point data combine in rank order, as kDeterministic
 };
 
-absl::string_view NumericsName(Numerics numerics);  // "fast", "deterministic"
+absl::string_view NumericsName(Numerics numerics);  // "fast", "deterministic", "exact"
 // Case-insensitive; InvalidArgument names the text and the valid names.
 absl::StatusOr<Numerics> ParseNumerics(absl::string_view text);
 
@@ -108,7 +111,7 @@ struct CommunicatorOptions {
   // MPI call), else eager. Asking for a thread where it cannot run fails Create with the reason.
   std::optional<Progress> progress;
   // What floating-point reductions promise about their bits (Numerics). Unset: $KCOLL_NUMERICS (fast |
-  // deterministic), else fast. A call's CallOptions::numerics overrides it for that call.
+  // deterministic | exact), else fast. A call's CallOptions::numerics overrides it for that call.
   std::optional<Numerics> numerics;
 };
 

@@ -143,10 +143,11 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     if (std::find(wanted.begin(), wanted.end(), a) == wanted.end()) wanted.push_back(a);
   }
   for (Algorithm a : wanted) {
-    if (collective == Collective::kAllReduce && comm->numerics() == Numerics::kDeterministic && a != Algorithm::kAuto &&
+    if (collective == Collective::kAllReduce && comm->numerics() != Numerics::kFast && a != Algorithm::kAuto &&
         a != Algorithm::kInline) {
       notes->push_back(absl::StrCat(CollectiveName(collective), ": ", AlgorithmName(a),
-                                    " skipped: it cannot honour --numerics deterministic (auto rows only)"));
+                                    " skipped: it cannot honour --numerics ", NumericsName(comm->numerics()),
+                                    " (auto rows only)"));
       continue;
     }
     const bool direct = a == Algorithm::kDirect;
@@ -224,8 +225,8 @@ absl::StatusOr<Communicators> MakeCommunicators(const BenchOptions& o) {
     other.numerics = o.numerics[i];
     made = Communicator::Create(MPI_COMM_WORLD, other);
     if (!made.ok()) return absl::InternalError(absl::StrCat("--numerics: ", made.status().ToString()));
-    out.extras.push_back({*std::move(made), absl::StrCat("numerics=", NumericsName(o.numerics[i])),
-                          o.numerics[i] == Numerics::kDeterministic});
+    out.extras.push_back(
+        {*std::move(made), absl::StrCat("numerics=", NumericsName(o.numerics[i])), o.numerics[i] != Numerics::kFast});
   }
   if (o.with_timeout.has_value()) {
     copts.timeout = *o.with_timeout;

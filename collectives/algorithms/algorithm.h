@@ -37,6 +37,8 @@ struct CollectiveArgs {
   const size_t* recv_counts = nullptr;
   const size_t* recv_displs = nullptr;
   int counts_size = 0;  // entries of each array: the communicator's size
+  // numerics=exact on a floating-point sum: the inline lane sums as collectives/kernels/exact_sum.h does.
+  bool exact_sum = false;
 };
 
 struct Resources {

@@ -1,8 +1,11 @@
 #include "collectives/kernels/host_reduce.h"
 
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/exact_sum.h"
 
 namespace kcoll {
 namespace {
@@ -51,7 +54,50 @@ struct FoldOfType {
   }
 };
 
+// HostExactSum's callee for the floating-point types: exact_sum.h per element.
+struct ExactSumOfType {
+  unsigned char* out;
+  const unsigned char* const* inputs;
+  int window_terms;
+  int sum_terms;
+  size_t count;
+  bool floating = false;
+
+  template <class T>
+  void operator()() {
+    if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
+                  std::is_same<T, Bfloat16>::value) {
+      floating = true;
+      for (size_t i = 0; i < count; ++i) {
+        const size_t at = i * sizeof(T);
+        uint8_t code = 0;
+        for (int r = 0; r < window_terms; ++r) {
+          T term;
+          std::memcpy(&term, inputs[r] + at, sizeof(T));
+          const uint8_t c = ExactCode(term);
+          code = c > code ? c : code;
+        }
+        int64_t limbs[ExactFormat<T>::kLimbs] = {};
+        for (int r = 0; r < sum_terms; ++r) {
+          T term;
+          std::memcpy(&term, inputs[r] + at, sizeof(T));
+          ExactAddTerm(term, code, limbs);
+        }
+        const T result = ExactResult<T>(limbs, code);
+        std::memcpy(out + at, &result, sizeof(T));
+      }
+    }
+  }
+};
+
 }  // namespace
+
+bool HostExactSum(DataType type, void* out, const unsigned char* const* inputs, int window_terms, int sum_terms,
+                  size_t count) {
+  if (sum_terms < 1 || sum_terms > window_terms) return false;
+  ExactSumOfType sum{static_cast<unsigned char*>(out), inputs, window_terms, sum_terms, count};
+  return DispatchDataType(type, sum) && sum.floating;
+}
 
 bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count) {
   FoldOfType fold{op, static_cast<unsigned char*>(out), inputs, n, count};

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/exact_sum.h"
 #include "collectives/kernels/half_simd.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/kernels/packed_reduce.h"
@@ -142,6 +143,70 @@ struct DivideFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { data[i] = ElementOps<T>::Divide(data[i], divisor); }
 };
 
+// Kernels::ExactCodes, ExactLimbs, ExactRound and ExactFold: exact_sum.h per element.
+template <class T>
+struct ExactCodesFunctor {
+  uint8_t* codes;
+  const T* src;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { codes[i] = ExactCode(src[i]); }
+};
+
+template <class T>
+struct ExactLimbsFunctor {
+  static constexpr int K = ExactFormat<T>::kLimbs;
+  int64_t* limbs;
+  const T* src;
+  const uint8_t* codes;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+    int64_t mine[K] = {};
+    ExactAddTerm(src[i], codes[i], mine);
+    for (int k = 0; k < K; ++k) limbs[K * i + k] = mine[k];
+  }
+};
+
+template <class T>
+struct ExactRoundFunctor {
+  T* dst;
+  const int64_t* limbs;
+  const uint8_t* codes;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+    dst[i] = ExactResult<T>(limbs + ExactFormat<T>::kLimbs * i, codes[i]);
+  }
+};
+
+template <class T>
+struct ExactFoldFunctor {
+  T* dst;
+  const T* contributions;
+  int64_t stride;
+  int window_terms;
+  int sum_terms;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+    dst[i] = ExactSumOfTerms(contributions + i, stride, window_terms, sum_terms);
+  }
+};
+
+// Calls `f.template operator()<T>()` with T the storage type of a floating-point `type`; false for the others.
+template <class F>
+bool DispatchFloatingType(DataType type, F&& f) {
+  switch (type) {
+    case DataType::kFloat16:
+      f.template operator()<Float16>();
+      return true;
+    case DataType::kBfloat16:
+      f.template operator()<Bfloat16>();
+      return true;
+    case DataType::kFloat32:
+      f.template operator()<float>();
+      return true;
+    case DataType::kFloat64:
+      f.template operator()<double>();
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <class ExecSpace>
 class KokkosKernels final : public Kernels {
  public:
@@ -219,6 +284,37 @@ class KokkosKernels final : public Kernels {
     if (!type_ok) return absl::InvalidArgumentError(absl::StrCat("Divide: type ", static_cast<int>(type), " invalid"));
     Sync();
     return absl::OkStatus();
+  }
+
+  absl::Status ExactCodes(DataType type, uint8_t* codes, const void* src, size_t n) override {
+    return LaunchExact("ExactCodes", type, n, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return ExactCodesFunctor<T>{codes, static_cast<const T*>(src)};
+    });
+  }
+  absl::Status ExactLimbs(DataType type, int64_t* limbs, const void* src, const uint8_t* codes, size_t n) override {
+    return LaunchExact("ExactLimbs", type, n, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return ExactLimbsFunctor<T>{limbs, static_cast<const T*>(src), codes};
+    });
+  }
+  absl::Status ExactRound(DataType type, void* dst, const int64_t* limbs, const uint8_t* codes, size_t n) override {
+    return LaunchExact("ExactRound", type, n, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return ExactRoundFunctor<T>{static_cast<T*>(dst), limbs, codes};
+    });
+  }
+  absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n, int window_terms,
+                         int sum_terms) override {
+    if (sum_terms < 1 || sum_terms > window_terms) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ExactFold: sum_terms ", sum_terms, " is not in 1..window_terms (", window_terms, ")"));
+    }
+    return LaunchExact("ExactFold", type, n, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return ExactFoldFunctor<T>{static_cast<T*>(dst), static_cast<const T*>(contributions),
+                                 static_cast<int64_t>(stride), window_terms, sum_terms};
+    });
   }
 
   void Fence() override { exec_.fence(); }
@@ -365,6 +461,36 @@ class KokkosKernels final : public Kernels {
 
   void Sync() {
     if (synchronous_) exec_.fence();
+  }
+
+  template <class T>
+  struct TypeTag {
+    using type = T;
+  };
+
+  // DispatchFloatingType's callee for LaunchExact.
+  template <class MakeFunctor>
+  struct ExactLaunch {
+    KokkosKernels* self;
+    size_t n;
+    MakeFunctor* make_functor;
+    template <class T>
+    void operator()() const {
+      Kokkos::parallel_for("kcoll::exact", Policy(self->exec_, 0, static_cast<int64_t>(n)),
+                           (*make_functor)(TypeTag<T>{}));
+    }
+  };
+
+  // Runs the functor make_functor(TypeTag<T>{}) over n elements, T the storage type of the floating-point `type`.
+  template <class MakeFunctor>
+  absl::Status LaunchExact(absl::string_view what, DataType type, size_t n, MakeFunctor make_functor) {
+    if (n == 0) return absl::OkStatus();
+    if (!DispatchFloatingType(type, ExactLaunch<MakeFunctor>{this, n, &make_functor})) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": type ", static_cast<int>(type), " is not a floating-point type"));
+    }
+    Sync();
+    return absl::OkStatus();
   }
 
   std::string name_;

@@ -50,6 +50,16 @@ absl::Status CountingKernels::FoldInOrder(ReduceOp op, DataType type, void* dst,
   return s;
 }
 
+absl::Status CountingKernels::ExactFold(DataType type, void* dst, const void* contributions, size_t stride,
+                                        size_t n, int window_terms, int sum_terms) {
+  absl::Status s = inner_->ExactFold(type, dst, contributions, stride, n, window_terms, sum_terms);
+  if (s.ok()) {
+    ++counts_.reduce.calls;
+    counts_.reduce.bytes += n * DataTypeSize(type) * static_cast<size_t>(sum_terms > 1 ? sum_terms - 1 : 0);
+  }
+  return s;
+}
+
 absl::Status CountingKernels::Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) {
   absl::Status s = inner_->Copy(dst, src, bytes, destination_bytes);
   if (s.ok()) {

@@ -43,15 +43,25 @@ absl::Status InlineFinish(const CollectiveArgs& args, Resources& res) {
   // The ranks this rank's result reduces, in rank order: all of them, or the scans' prefix.
   const int n = ReducedRanks(args.collective, exchange->rank(), exchange->size());
   if (n == 0) return absl::OkStatus();  // ExScan's rank 0
+  // numerics=exact reads every rank's terms, whose largest chooses the window, and sums the prefix.
+  const int read = args.exact_sum ? exchange->size() : n;
   constexpr int kOnStack = 64;
   const unsigned char* on_stack[kOnStack];
   std::vector<const unsigned char*> on_heap;
   const unsigned char** inputs = on_stack;
-  if (n > kOnStack) {
-    on_heap.resize(n);
+  if (read > kOnStack) {
+    on_heap.resize(read);
     inputs = on_heap.data();
   }
-  for (int r = 0; r < n; ++r) inputs[r] = exchange->Payload(r);
+  for (int r = 0; r < read; ++r) inputs[r] = exchange->Payload(r);
+  if (args.exact_sum) {
+    if (!HostExactSum(args.type, args.recv, inputs, read, n, args.count)) {
+      return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective), " (inline): numerics=exact ",
+                                                     "sums floating-point types only, not type ",
+                                                     static_cast<int>(args.type)));
+    }
+    return absl::OkStatus();
+  }
   if (!HostReduceInOrder(args.op, args.type, args.recv, inputs, n, args.count)) {
     return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective), " (inline): type ",
                                                    static_cast<int>(args.type), " or op ", static_cast<int>(args.op),

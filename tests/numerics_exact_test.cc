@@ -1,0 +1,283 @@
+// numerics=exact on data that rounding changes (wide exponents, mixed signs, large terms that cancel). Every rank
+// regenerates every term from a seed, and the expected bits are the terms' exact sum computed on one rank, with no
+// communication (HostExactSum, itself checked against a big-integer reference in exact_sum_test):
+// - The same pool of terms spread over this run's ranks, in an order and grouping that depend on the rank count, and
+//   summed through ExactAccumulator: the bytes of the one-rank sum, so runs on 1 to 16 ranks agree with each other.
+//   A negative control: the pool's ordinary double sum changes with the order on this data.
+// - AllReduce, Reduce, ReduceScatter(V), Scan and ExScan with numerics=exact (one term per rank): every size (the
+//   inline lane, the gathering schedule, the limbs' schedule), float64 to bfloat16, sum and avg, in place and not,
+//   equal to the exact sum of the ranks' terms, and to the accumulator's bits for the same terms.
+// - The errors: a named algorithm with an order of its own, an accumulator of integers, null buffers.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/half.h"
+#include "collectives/communicator.h"
+#include "collectives/exact_accumulator.h"
+#include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/host_reduce.h"
+#include "gtest/gtest.h"
+#include "tests/mpi_test_env.h"
+
+namespace kcoll {
+namespace testing {
+namespace {
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Term j of element i: a mantissa in [1, 2) times 2^e, e in [-span, span], either sign; every third term is 2^(span+20)
+// and the next its negation, so that large terms cancel and the small ones decide the last bits.
+double Term(size_t j, size_t i, int span) {
+  const uint64_t bits = Mix((uint64_t{j} << 40) ^ i ^ 0xe4ac7);
+  if (j % 3 == 1) return std::ldexp((bits & 1) ? -1.0 : 1.0, span + 20);
+  if (j % 3 == 2) return -Term(j - 1, i, span);
+  const double mantissa = 1.0 + static_cast<double>(bits >> 11) / 9007199254740992.0;
+  const int exponent = static_cast<int>((bits >> 3) % static_cast<uint64_t>(2 * span + 1)) - span;
+  return std::ldexp((bits & 4) ? -mantissa : mantissa, exponent);
+}
+
+template <class T>
+T Narrow(double x) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return ToFloat16(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<T, Bfloat16>) {
+    return ToBfloat16(static_cast<float>(x));
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+template <class T>
+DataType TypeOf() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return DataType::kFloat16;
+  } else if constexpr (std::is_same_v<T, Bfloat16>) {
+    return DataType::kBfloat16;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return DataType::kFloat32;
+  } else {
+    return DataType::kFloat64;
+  }
+}
+
+template <class T>
+int Span() {
+  return std::is_same_v<T, double> ? 60 : std::is_same_v<T, float> ? 20 : 3;
+}
+
+template <class T>
+std::vector<T> TermsOf(size_t j, size_t count) {
+  std::vector<T> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = Narrow<T>(Term(j, i, Span<T>()));
+  return v;
+}
+
+// The exact sum, element by element, of terms first..first+sum_terms-1 in the window of terms first..first+window-1.
+template <class T>
+std::vector<T> ExactSumOf(size_t first, int window, int sum_terms, size_t count) {
+  std::vector<std::vector<T>> terms;
+  std::vector<const unsigned char*> inputs(window);
+  for (int j = 0; j < window; ++j) terms.push_back(TermsOf<T>(first + j, count));
+  std::vector<T> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    for (int j = 0; j < window; ++j) inputs[j] = reinterpret_cast<const unsigned char*>(&terms[j][i]);
+    EXPECT_TRUE(HostExactSum(TypeOf<T>(), &out[i], inputs.data(), window, sum_terms, 1));
+  }
+  return out;
+}
+
+template <class T>
+void ExpectSameBytes(const T* got, const T* want, size_t count, const std::string& what) {
+  for (size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << what << ", element " << i;
+  }
+}
+
+class ExactTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto comm = Communicator::Create(MPI_COMM_WORLD);
+    ASSERT_TRUE(comm.ok()) << comm.status();
+    comm_ = std::move(comm).value();
+  }
+  std::unique_ptr<Communicator> comm_;
+};
+
+constexpr size_t kPool = 48;  // terms per element, spread over the ranks
+
+TEST_F(ExactTest, ThePoolsOrdinarySumDependsOnItsOrder) {
+  const size_t count = 300;
+  size_t differ = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double forward = 0, backward = 0;
+    for (size_t j = 0; j < kPool; ++j) forward += Term(j, i, Span<double>());
+    for (size_t j = kPool; j-- > 0;) backward += Term(j, i, Span<double>());
+    differ += forward != backward;
+  }
+  EXPECT_GT(differ, count / 10) << "the data cannot show an order";
+}
+
+// Term j goes to rank (j * 7 + n) % n, and each rank adds its terms last to first when n is odd: the grouping and
+// the order change with the rank count.
+template <class T>
+void ExpectAccumulatedPoolIsTheOneRankSum(Communicator& comm, size_t count) {
+  const int n = comm.size(), me = comm.rank();
+  auto acc = ExactAccumulator::Create(TypeOf<T>(), count);
+  ASSERT_TRUE(acc.ok()) << acc.status();
+  std::vector<size_t> mine;
+  for (size_t j = 0; j < kPool; ++j) {
+    if (static_cast<int>((j * 7 + n) % n) == me) mine.push_back(j);
+  }
+  if (n % 2 == 1) std::reverse(mine.begin(), mine.end());
+  for (size_t j : mine) ASSERT_TRUE(acc->Add(TermsOf<T>(j, count).data()).ok());
+  EXPECT_EQ(acc->terms(), static_cast<int64_t>(mine.size()));
+  std::vector<T> got(count);
+  ASSERT_TRUE(acc->AllReduce(comm, got.data()).ok());
+  const std::vector<T> want = ExactSumOf<T>(0, kPool, kPool, count);
+  ExpectSameBytes(got.data(), want.data(), count, absl::StrCat(DataTypeName(TypeOf<T>()), " pool on ", n, " ranks"));
+}
+
+TEST_F(ExactTest, TheSamePoolOnAnyRankCountGivesTheSameBytes) {
+  for (size_t count : {size_t{1}, size_t{7}, size_t{300}}) {
+    ExpectAccumulatedPoolIsTheOneRankSum<double>(*comm_, count);
+    ExpectAccumulatedPoolIsTheOneRankSum<float>(*comm_, count);
+    ExpectAccumulatedPoolIsTheOneRankSum<Float16>(*comm_, count);
+    ExpectAccumulatedPoolIsTheOneRankSum<Bfloat16>(*comm_, count);
+  }
+}
+
+// One term per rank (rank r holds pool term r): every reduction against ExactSumOf, and AllReduce against the
+// accumulator holding the same terms.
+template <class T>
+void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bool in_place) {
+  const int n = comm.size(), me = comm.rank();
+  const DataType type = TypeOf<T>();
+  const std::string what = absl::StrCat(DataTypeName(type), " ", ReduceOpName(op), " of ", count,
+                                        in_place ? " in place" : "", " on ", n, " ranks");
+  CallOptions options;
+  options.numerics = Numerics::kExact;
+  auto finish = [&](std::vector<T> v, int terms) {  // kAvg: the exact sum divided once
+    if (op == ReduceOp::kAvg) {
+      for (T& x : v) x = ElementOps<T>::Divide(x, terms);
+    }
+    return v;
+  };
+  const std::vector<T> all = finish(ExactSumOf<T>(0, n, n, count), n);
+  {
+    std::vector<T> send = TermsOf<T>(me, count), recv(count);
+    T* out = in_place ? send.data() : recv.data();
+    ASSERT_TRUE(comm.AllReduce(send.data(), out, count, type, op, options).ok()) << what;
+    ExpectSameBytes(out, all.data(), count, "all_reduce " + what);
+    if (op == ReduceOp::kSum) {
+      auto acc = ExactAccumulator::Create(type, count);
+      ASSERT_TRUE(acc.ok());
+      const std::vector<T> mine = TermsOf<T>(me, count);
+      ASSERT_TRUE(acc->Add(mine.data()).ok());
+      std::vector<T> accumulated(count);
+      ASSERT_TRUE(acc->AllReduce(comm, accumulated.data()).ok());
+      ExpectSameBytes(accumulated.data(), all.data(), count, "accumulator " + what);
+    }
+  }
+  {  // Reduce to the last rank; the others pass no recv buffer.
+    const int root = n - 1;
+    std::vector<T> send = TermsOf<T>(me, count), recv(count);
+    T* out = me != root ? nullptr : in_place ? send.data() : recv.data();
+    ASSERT_TRUE(comm.Reduce(send.data(), out, count, type, op, root, options).ok()) << what;
+    if (me == root) ExpectSameBytes(out, all.data(), count, "reduce " + what);
+  }
+  {  // ReduceScatterV: blocks of different sizes, one empty (ReduceScatter is the equal-blocks case).
+    std::vector<size_t> counts(n);
+    size_t total = 0, start = 0;
+    for (int j = 0; j < n; ++j) {
+      counts[j] = j == 1 ? 0 : count / 2 + 3 * j;
+      if (j < me) start += counts[j];
+      total += counts[j];
+    }
+    std::vector<T> send = TermsOf<T>(me, total), recv(counts[me] + 1);
+    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, options).ok()) << what;
+    ExpectSameBytes(recv.data(), finish(ExactSumOf<T>(0, n, n, total), n).data() + start, counts[me],
+                    "reduce_scatterv " + what);
+    std::vector<T> block_send = TermsOf<T>(me, count * n), block(count);
+    T* out = in_place ? block_send.data() + me * count : block.data();
+    ASSERT_TRUE(comm.ReduceScatter(block_send.data(), out, count, type, op, options).ok()) << what;
+    ExpectSameBytes(out, finish(ExactSumOf<T>(0, n, n, count * n), n).data() + me * count, count,
+                    "reduce_scatter " + what);
+  }
+  for (bool exclusive : {false, true}) {  // the prefix of ranks 0..r (0..r-1), in the window of every rank's terms
+    std::vector<T> send = TermsOf<T>(me, count), recv(count, Narrow<T>(42.0));
+    T* out = in_place ? send.data() : recv.data();
+    const absl::Status s = exclusive ? comm.ExScan(send.data(), out, count, type, op, options)
+                                     : comm.Scan(send.data(), out, count, type, op, options);
+    ASSERT_TRUE(s.ok()) << s << " " << what;
+    const int terms = exclusive ? me : me + 1;
+    if (terms > 0) {
+      ExpectSameBytes(out, finish(ExactSumOf<T>(0, n, terms, count), terms).data(), count,
+                      (exclusive ? "exscan " : "scan ") + what);
+    }
+  }
+}
+
+TEST_F(ExactTest, EveryReductionIsTheExactSumAtEverySize) {
+  // 1 and 7 elements: the inline lane; 1000 doubles: the gathering schedule; 5003 and 20011: the limbs' schedule.
+  for (size_t count : {size_t{1}, size_t{7}, size_t{1000}, size_t{5003}, size_t{20011}}) {
+    for (bool in_place : {false, true}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg}) {
+        ExpectEveryReductionExact<double>(*comm_, op, count, in_place);
+        ExpectEveryReductionExact<float>(*comm_, op, count, in_place);
+      }
+      ExpectEveryReductionExact<Float16>(*comm_, ReduceOp::kSum, count, in_place);
+      ExpectEveryReductionExact<Bfloat16>(*comm_, ReduceOp::kSum, count, in_place);
+    }
+  }
+}
+
+TEST_F(ExactTest, OtherOpsCombineInRankOrder) {
+  // Max is order-free except for NaNs; exact leaves it to the rank order, as deterministic does.
+  const int n = comm_->size();
+  std::vector<double> send = TermsOf<double>(comm_->rank(), 100), got(100);
+  CallOptions options;
+  options.numerics = Numerics::kExact;
+  ASSERT_TRUE(comm_->AllReduce(send.data(), got.data(), 100, DataType::kFloat64, ReduceOp::kMax, options).ok());
+  for (size_t i = 0; i < 100; ++i) {
+    double want = Term(0, i, Span<double>());
+    for (int r = 1; r < n; ++r) want = std::max(want, Term(r, i, Span<double>()));
+    ASSERT_EQ(got[i], want) << "element " << i;
+  }
+}
+
+TEST_F(ExactTest, ErrorsNameTheArgument) {
+  std::vector<double> x(64, 1.0), y(64);
+  CallOptions options;
+  options.numerics = Numerics::kExact;
+  options.algorithm = Algorithm::kRing;
+  const absl::Status status = comm_->AllReduce(x.data(), y.data(), 64, DataType::kFloat64, ReduceOp::kSum, options);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("numerics=exact"), absl::string_view::npos) << status;
+  auto ints = ExactAccumulator::Create(DataType::kInt32, 4);
+  ASSERT_FALSE(ints.ok());
+  EXPECT_EQ(ints.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ints.status().message().find("int32"), absl::string_view::npos) << ints.status();
+  auto acc = ExactAccumulator::Create(DataType::kFloat64, 4);
+  ASSERT_TRUE(acc.ok());
+  EXPECT_EQ(acc->Add(nullptr).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(acc->terms(), 0);
+  EXPECT_EQ(acc->AllReduce(*comm_, nullptr).code(), absl::StatusCode::kInvalidArgument);
+  // No terms on any rank: +0, as an empty sum.
+  std::vector<double> empty(4, 7.0);
+  ASSERT_TRUE(acc->AllReduce(*comm_, empty.data()).ok());
+  for (double e : empty) EXPECT_EQ(std::memcmp(&e, "\0\0\0\0\0\0\0\0", 8), 0);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace kcoll
