@@ -16,18 +16,12 @@
 //
 // On two ranks a sum or product needs none of this: each element is x0 op x1 whichever rank computes it.
 //
-// numerics=exact (collectives/kernels/exact_sum.h) sums floating-point data as integers: each term's code (which
-// window of fixed-point bins it needs) is max-reduced over the ranks, each rank converts its terms to int64 limbs in
-// that window, the call itself runs on the limbs as an integer sum with auto's algorithms (any order gives the same
-// integers), and each result is rounded once from its limbs. Small AllReduce, Reduce and scans all-gather (gather)
-// the terms and sum them where they land, with the same arithmetic, so the bits do not depend on the path. The window
-// of a scan's prefix is chosen by every rank's terms. Other ops of floating-point data combine in rank order, as
-// numerics=deterministic.
-//
-// The folds are elementwise kernels, the same on every execution space; 16-bit floats accumulate in float and round
-// once per element, as the inline lane's fold does (host_reduce.h). Integer and order-free ops are not affected
-// by the mode (their results do not depend on the order); min and max of floating-point data are ordered too (with
-// NaNs, their result does). kAvg folds the sum and divides once, by the ranks reduced.
+// numerics=exact (collectives/kernels/exact_sum.h) runs the same schedules with another fold: each element's exact
+// sum of its terms (the window chosen by all n ranks' terms, which every schedule has at hand: the gathered
+// contributions, or an owner's block from every rank), one pass per element with no intermediate array. A scan's
+// prefix sums the first r terms in the window of all n. On two ranks it does not take fast's schedule: x0 + x1
+// rounds the terms' full sum, an exact sum the sum of their truncations. Other ops of floating-point data combine in
+// rank order, as numerics=deterministic.
 #include <functional>
 #include <optional>
 #include <vector>
@@ -47,9 +41,6 @@ namespace {
 constexpr size_t kGatherMaxBytes = size_t{16} << 10;
 constexpr int kGatheredSlot = Communicator::kWrapperScratchSlot + 8;
 constexpr int kFoldedSlot = Communicator::kWrapperScratchSlot + 9;
-constexpr int kCodesSlot = Communicator::kWrapperScratchSlot + 10;
-constexpr int kLimbsSlot = Communicator::kWrapperScratchSlot + 11;
-constexpr int kSummedLimbsSlot = Communicator::kWrapperScratchSlot + 12;
 
 bool IsFloating(DataType type) {
   return type == DataType::kFloat16 || type == DataType::kBfloat16 || type == DataType::kFloat32 ||
@@ -97,10 +88,13 @@ struct RankOrder {
   ReduceOp op;  // the fold's op: kSum for kAvg
   size_t elem;
   CallOptions phase;
+  bool exact;  // numerics=exact's sum
 
   // out = contributions 0 op 1 op ... op (terms-1), in that order, `stride` elements apart; terms >= 1. One pass
-  // (Kernels::FoldInOrder): 16-bit floats accumulate in float and round once.
+  // (Kernels::FoldInOrder): 16-bit floats accumulate in float and round once. An exact sum instead: the exact sum of
+  // the first `terms` in the window of all n (Kernels::ExactFold), which every schedule here has at hand.
   absl::Status Fold(void* out, const void* contributions, size_t stride, size_t count, int terms) const {
+    if (exact) return kernels.ExactFold(call.type, out, contributions, stride, count, n, terms);
     return kernels.FoldInOrder(op, call.type, out, contributions, stride, count, terms);
   }
 
@@ -189,15 +183,17 @@ absl::Status ScanInRankOrder(const RankOrder& ro) {
   KCOLL_ASSIGN_OR_RETURN(void* prefixes_ptr, ro.kernels.Scratch(kFoldedSlot, ro.n * own * ro.elem));
   char* prefixes = static_cast<char*>(prefixes_ptr);
   const size_t block_bytes = own * ro.elem;
-  const bool half = call.type == DataType::kFloat16 || call.type == DataType::kBfloat16;
+  // Prefix k extends prefix k-1 by one term, except where a fold is not a chain of steps: 16-bit floats round once
+  // per fold, and an exact sum truncates every term in the window of all n (even a prefix of one term), so their
+  // prefixes are each folded afresh from the terms.
+  const bool afresh = ro.exact || call.type == DataType::kFloat16 || call.type == DataType::kBfloat16;
   if (own > 0) {
-    KCOLL_RETURN_IF_ERROR(ro.kernels.Copy(prefixes, blocks, block_bytes, block_bytes));
-    for (int k = 1; k < ro.n; ++k) {
-      // Prefix k extends prefix k-1 by one term: the fold's bits, except that 16-bit floats round once per fold,
-      // so theirs is folded afresh from the terms.
-      if (half) {
+    if (afresh) {
+      for (int k = 0; k < ro.n; ++k)
         KCOLL_RETURN_IF_ERROR(ro.Fold(prefixes + k * block_bytes, blocks, own, own, k + 1));
-      } else {
+    } else {
+      KCOLL_RETURN_IF_ERROR(ro.kernels.Copy(prefixes, blocks, block_bytes, block_bytes));
+      for (int k = 1; k < ro.n; ++k) {
         KCOLL_RETURN_IF_ERROR(ro.kernels.Reduce(ro.op, call.type, prefixes + k * block_bytes,
                                                 prefixes + (k - 1) * block_bytes, blocks + k * block_bytes, own));
       }
@@ -235,82 +231,6 @@ absl::Status CombineInRankOrder(const RankOrder& ro) {
   }
 }
 
-// numerics=exact's sums (see the top of this file); `ro.op` is kSum.
-absl::Status SumExactly(const RankOrder& ro) {
-  const CollectiveCall& call = ro.call;
-  const Collective c = call.collective;
-  const bool root = ro.rank == call.root;
-  const bool scan = c == Collective::kScan || c == Collective::kExScan;
-  const int terms = ReducedRanks(c, ro.rank, ro.n);  // what this rank's result sums
-  if ((c == Collective::kAllReduce || c == Collective::kReduce || scan) && call.count * ro.elem <= kGatherMaxBytes) {
-    KCOLL_ASSIGN_OR_RETURN(void* gathered, ro.kernels.Scratch(kGatheredSlot, ro.n * call.count * ro.elem));
-    if (c == Collective::kReduce) {
-      KCOLL_RETURN_IF_ERROR(ro.move(
-          CollectiveCall::Gather(call.send, gathered, call.count, call.type, call.root, ro.phase, call.memory)));
-      if (!root) return absl::OkStatus();
-    } else {
-      KCOLL_RETURN_IF_ERROR(
-          ro.move(CollectiveCall::AllGather(call.send, gathered, call.count, call.type, ro.phase, call.memory)));
-    }
-    if (terms == 0) return absl::OkStatus();  // ExScan's rank 0
-    return ro.kernels.ExactFold(call.type, call.recv, gathered, call.count, call.count, ro.n, terms);
-  }
-  // This rank's terms: every call's count, except the reduce-scatters', which send every rank's block.
-  std::vector<size_t> counts;
-  if (c == Collective::kReduceScatter) counts.assign(ro.n, call.count);
-  if (c == Collective::kReduceScatterV) counts.assign(call.recv_counts, call.recv_counts + ro.n);
-  const Owners blocks = OwnersOf(counts.data(), static_cast<int>(counts.size()));
-  const size_t mine = counts.empty() ? call.count : blocks.starts.back() + blocks.counts.back();
-  const int k = ExactLimbCount(call.type);
-  KCOLL_ASSIGN_OR_RETURN(void* codes_ptr, ro.kernels.Scratch(kCodesSlot, mine));
-  KCOLL_ASSIGN_OR_RETURN(void* limbs_ptr, ro.kernels.Scratch(kLimbsSlot, mine * k * sizeof(int64_t)));
-  uint8_t* codes = static_cast<uint8_t*>(codes_ptr);
-  int64_t* limbs = static_cast<int64_t*>(limbs_ptr);
-  KCOLL_RETURN_IF_ERROR(ro.kernels.ExactCodes(call.type, codes, call.send, mine));
-  KCOLL_RETURN_IF_ERROR(
-      ro.move(CollectiveCall::AllReduce(codes, codes, mine, DataType::kUint8, ReduceOp::kMax, ro.phase, call.memory)));
-  KCOLL_RETURN_IF_ERROR(ro.kernels.ExactLimbs(call.type, limbs, call.send, codes, mine));
-  // The call itself, on the limbs: an integer sum, exact in any order.
-  size_t result = call.count;
-  const uint8_t* result_codes = codes;
-  int64_t* summed = limbs;
-  switch (c) {
-    case Collective::kAllReduce:
-      KCOLL_RETURN_IF_ERROR(ro.move(
-          CollectiveCall::AllReduce(limbs, limbs, mine * k, DataType::kInt64, ReduceOp::kSum, ro.phase, call.memory)));
-      break;
-    case Collective::kReduce:
-      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::Reduce(limbs, limbs, mine * k, DataType::kInt64, ReduceOp::kSum,
-                                                           call.root, ro.phase, call.memory)));
-      if (!root) return absl::OkStatus();
-      break;
-    case Collective::kScan:
-    case Collective::kExScan: {
-      KCOLL_ASSIGN_OR_RETURN(void* out, ro.kernels.Scratch(kSummedLimbsSlot, mine * k * sizeof(int64_t)));
-      summed = static_cast<int64_t*>(out);
-      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::Named(c, limbs, summed, mine * k, DataType::kInt64, ReduceOp::kSum,
-                                                          0, ro.phase, call.memory)));
-      if (terms == 0) return absl::OkStatus();
-      break;
-    }
-    case Collective::kReduceScatter:
-    case Collective::kReduceScatterV: {
-      std::vector<size_t> limb_counts(ro.n);
-      for (int j = 0; j < ro.n; ++j) limb_counts[j] = counts[j] * k;
-      result = blocks.Own(ro.rank);
-      result_codes = codes + blocks.starts[ro.rank];
-      KCOLL_ASSIGN_OR_RETURN(void* out, ro.kernels.Scratch(kSummedLimbsSlot, std::max<size_t>(result, 1) * k * 8));
-      summed = static_cast<int64_t*>(out);
-      KCOLL_RETURN_IF_ERROR(ro.move(CollectiveCall::ReduceScatterV(limbs, summed, limb_counts.data(), DataType::kInt64,
-                                                                   ReduceOp::kSum, ro.phase, call.memory)));
-      break;
-    }
-    default:
-      return absl::InternalError(absl::StrCat(CollectiveName(c), " has no exact schedule"));
-  }
-  return ro.kernels.ExactRound(call.type, call.recv, summed, result_codes, result);
-}
-
 }  // namespace
 
 Numerics Communicator::NumericsOf(const CollectiveCall& call) const {
@@ -341,9 +261,10 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
         "honour numerics=", NumericsName(NumericsOf(call)), " (use auto or inline, or numerics=fast)"));
   }
   const bool exact = SumsExactly(call);
-  if (exact && size() >= kExactMaxTerms) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": numerics=exact sums at most ", kExactMaxTerms,
-                                                   " terms per element; the communicator has ", size(), " ranks"));
+  if (exact && size() > ExactMaxRanks(call.type)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": numerics=exact sums at most ", ExactMaxRanks(call.type),
+                                                   " ranks' terms of ", DataTypeName(call.type),
+                                                   " per element; the communicator has ", size(), " ranks"));
   }
   // Nothing to combine (every count zero, or one rank): the general path does what remains, copies included. (An
   // exact sum of one term is the term, except that a NaN comes back as the canonical NaN: it runs the schedule.)
@@ -360,12 +281,9 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   CallOptions phase;
   phase.numerics = Numerics::kFast;  // the phases move bytes exactly; they take auto's algorithms
   const RankOrder ro{call,   [this](const CollectiveCall& c) { return Dispatch(c); }, *state_->kernels,        rank(),
-                     size(), call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,    DataTypeSize(call.type), phase};
-  if (exact) {
-    KCOLL_RETURN_IF_ERROR(SumExactly(ro));
-  } else {
-    KCOLL_RETURN_IF_ERROR(CombineInRankOrder(ro));
-  }
+                     size(), call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,    DataTypeSize(call.type), phase,
+                     exact};
+  KCOLL_RETURN_IF_ERROR(CombineInRankOrder(ro));
   const size_t result = RecvCount(args, rank(), size());
   if (call.op != ReduceOp::kAvg || result == 0) return absl::OkStatus();
   return state_->kernels->Divide(call.type, call.recv, result, ReducedRanks(call.collective, rank(), size()));

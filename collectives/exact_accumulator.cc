@@ -35,14 +35,14 @@ void AddTerms(const T* terms, size_t count, int k, uint8_t* codes, int64_t* sums
       Rewindow(sums + i * k, k, codes[i], code);
       codes[i] = code;
     }
-    ExactAddTerm(terms[i], codes[i], sums + i * k);
+    ExactAddTermToBins(terms[i], codes[i], sums + i * k);
   }
 }
 
 template <class T>
 void Round(const int64_t* sums, const uint8_t* codes, size_t count, int k, void* result) {
   T* out = static_cast<T*>(result);
-  for (size_t i = 0; i < count; ++i) out[i] = ExactResult<T>(sums + i * k, codes[i]);
+  for (size_t i = 0; i < count; ++i) out[i] = ExactResultFromBins<T>(sums + i * k, codes[i]);
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ ExactAccumulator::ExactAccumulator(DataType type, size_t count, int limbs)
     : type_(type), count_(count), limbs_(limbs), codes_(count, kExactCodeNegZero), sums_(count * limbs, 0) {}
 
 absl::StatusOr<ExactAccumulator> ExactAccumulator::Create(DataType type, size_t count) {
-  const int limbs = ExactLimbCount(type);
+  const int limbs = ExactBinCount(type);
   if (limbs == 0) {
     return absl::InvalidArgumentError(absl::StrCat("ExactAccumulator: type ", DataTypeName(type),
                                                    " is not a floating-point type (float64, float32, float16, "

@@ -3,7 +3,7 @@
 // reduce once. Each rank adds its terms, in any number of Add calls and in any order; AllReduce then gives every rank
 // the bits that an exact AllReduce of every term on its own rank would give (collectives/kernels/exact_sum.h): the
 // same for 1 rank holding every term as for 16 ranks holding a few each, so a re-decomposed domain sums to the same
-// bits. Terms are held as fixed-point limbs per element (K int64s, K = 3 for float64, 2 for the others), in host
+// bits. Terms are held as fixed-point bins per element (K int64s, K = 5 for float64, 3 for the others), in host
 // memory; at most kExactMaxTerms (2^30) terms per element over every rank.
 //
 //   kcoll::ExactAccumulator energy(kcoll::DataType::kFloat64, 1);
@@ -47,9 +47,9 @@ class ExactAccumulator {
   ExactAccumulator(DataType type, size_t count, int limbs);
   DataType type_;
   size_t count_;
-  int limbs_;                   // per element
+  int limbs_;                   // bins per element
   std::vector<uint8_t> codes_;  // per element: the largest code of its terms so far (exact_sum.h)
-  std::vector<int64_t> sums_;   // per element: limbs_ limb sums in the window codes_ names
+  std::vector<int64_t> sums_;   // per element: limbs_ bin sums in the window codes_ names
   int64_t terms_ = 0;
 };
 

@@ -53,9 +53,6 @@ class FakeKernels : public Kernels {
   absl::Status FoldInOrder(ReduceOp, DataType, void*, const void*, size_t, size_t, int) override { return Result(); }
   absl::Status Copy(void*, const void*, size_t, size_t) override { return Result(); }
   absl::Status Divide(DataType, void*, size_t, int) override { return Result(); }
-  absl::Status ExactCodes(DataType, uint8_t*, const void*, size_t) override { return Result(); }
-  absl::Status ExactLimbs(DataType, int64_t*, const void*, const uint8_t*, size_t) override { return Result(); }
-  absl::Status ExactRound(DataType, void*, const int64_t*, const uint8_t*, size_t) override { return Result(); }
   absl::Status ExactFold(DataType, void*, const void*, size_t, size_t, int, int) override { return Result(); }
   void Fence() override {}
   absl::StatusOr<void*> Scratch(int, size_t) override { return static_cast<void*>(buffer_); }
@@ -104,7 +101,6 @@ TEST(CountingKernels, CountsBytesWritten) {
   ASSERT_TRUE(k.FoldInOrder(ReduceOp::kSum, DataType::kFloat32, nullptr, nullptr, 5, 5, 4).ok());
   // An exact sum of 3 terms of 2 doubles (the third's window only): 2 x 16 bytes more.
   ASSERT_TRUE(k.ExactFold(DataType::kFloat64, nullptr, nullptr, 2, 2, 4, 3).ok());
-  ASSERT_TRUE(k.ExactCodes(DataType::kFloat64, nullptr, nullptr, 2).ok());  // not counted
   inner->fail = true;
   EXPECT_FALSE(k.Copy(nullptr, nullptr, 1000).ok());
   EXPECT_FALSE(k.FoldInOrder(ReduceOp::kSum, DataType::kFloat32, nullptr, nullptr, 5, 5, 4).ok());

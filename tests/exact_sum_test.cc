@@ -67,13 +67,13 @@ struct Big {
 };
 
 struct Format {
-  int limbs, significand, min_lsb, max_lead;
+  int bins, significand, min_lsb, max_lead;
 };
 
 template <class T>
 Format FormatOf() {
   using F = ExactFormat<T>;
-  return {F::kLimbs, F::kSignificand, F::kMinLsb, F::kMaxLead};
+  return {F::kBins, F::kSignificand, F::kMinLsb, F::kMaxLead};
 }
 
 // The mode's result for finite terms, computed the long way.
@@ -85,8 +85,8 @@ double Reference(const std::vector<double>& terms, Format f) {
     if (!(x == 0 && std::signbit(x))) all_negative_zero = false;
   }
   if (max_lead == std::numeric_limits<int>::min()) return all_negative_zero ? -0.0 : 0.0;
-  const int top_bin = (max_lead + 1088) / 32;
-  const int bottom = (top_bin - f.limbs + 1) * 32 - 1088;
+  const int top_bin = (max_lead + 1088) / 16;
+  const int bottom = (top_bin - f.bins + 1) * 16 - 1088;
   Big positive, negative;
   for (double x : terms) {
     if (x == 0) continue;
@@ -142,10 +142,20 @@ template <class T>
 T SumInTwoParts(const std::vector<T>& terms, size_t cut) {
   uint8_t code = 0;
   for (const T& t : terms) code = std::max(code, ExactCode(t));
-  int64_t a[ExactFormat<T>::kLimbs] = {}, b[ExactFormat<T>::kLimbs] = {};
+  int64_t a[ExactFormat<T>::kWords] = {}, b[ExactFormat<T>::kWords] = {};
   for (size_t i = 0; i < terms.size(); ++i) ExactAddTerm(terms[i], code, i < cut ? a : b);
-  for (int k = 0; k < ExactFormat<T>::kLimbs; ++k) a[k] += b[k];
+  for (int k = 0; k < ExactFormat<T>::kWords; ++k) a[k] += b[k];
   return ExactResult<T>(a, code);
+}
+
+// The sum through an accumulator's form: every term in bins, the bins' value rounded.
+template <class T>
+T SumInBins(const std::vector<T>& terms) {
+  uint8_t code = 0;
+  for (const T& t : terms) code = std::max(code, ExactCode(t));
+  int64_t bins[ExactFormat<T>::kBins] = {};
+  for (const T& t : terms) ExactAddTermToBins(t, code, bins);
+  return ExactResultFromBins<T>(bins, code);
 }
 
 double Random(std::mt19937_64& rng, int span) {
@@ -199,7 +209,7 @@ TEST(ExactSum, HalfTypesMatchTheReference) {
   }
 }
 
-TEST(ExactSum, SameBitsInEveryOrderAndGrouping) {
+TEST(ExactSum, SameBitsInEveryOrderGroupingAndForm) {
   std::mt19937_64 rng(17);
   for (int trial = 0; trial < 500; ++trial) {
     std::vector<double> terms(16);
@@ -209,6 +219,7 @@ TEST(ExactSum, SameBitsInEveryOrderAndGrouping) {
       std::shuffle(terms.begin(), terms.end(), rng);
       ASSERT_EQ(Bits(SumOf(terms)), Bits(first));
       ASSERT_EQ(Bits(SumInTwoParts(terms, rng() % terms.size())), Bits(first));
+      ASSERT_EQ(Bits(SumInBins(terms)), Bits(first));
     }
   }
 }

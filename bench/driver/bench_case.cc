@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/data/device_memory.h"
 #include "bench/data/exact_data.h"
+#include "bench/data/rounding_data.h"
 #include "bench/driver/injected_faults.h"
 #include "bench/driver/model_rounds.h"
 #include "bench/driver/timing.h"
@@ -437,6 +438,33 @@ bool CheckResults(benchmark::State& state, BenchContext& ctx, int index, const C
   return true;
 }
 
+// --fingerprint: one more call on rounding-sensitive data (out of place rows of floating-point reductions), every
+// rank's whole receive span hashed, the hashes combined in rank order on rank 0. Returns false when the call failed.
+bool FingerprintResult(benchmark::State& state, BenchContext& ctx, int index, const Call& call, const CheckSpec& spec,
+                       Measurement* m) {
+  const Case& c = ctx.cases[index];
+  if (c.in_place || !HasFingerprint(spec)) return true;
+  Implementation& impl = *ctx.implementations[c.implementation];
+  FillPoison(const_cast<char*>(HostMirror(ctx, RecvBase(ctx, c))), RecvSpan(c));
+  FillRoundingSensitive(spec, const_cast<char*>(HostMirror(ctx, call.send)), c.layout.send_count);
+  absl::Status s;
+  if (ctx.buffers.device) {
+    s = CopyToDevice(ctx.buffers.device_recv, ctx.buffers.recv_buffer.data(), RecvSpan(c));
+    if (s.ok()) s = CopyToDevice(ctx.buffers.device_send, ctx.buffers.send_buffer.data(), SendSpan(c));
+  }
+  if (s.ok()) s = RunTimes(ctx, impl, call, 1);
+  if (s.ok()) s = FetchResults(ctx, c);
+  if (AgreeStatus(s, ctx.comm) != 0) {
+    RecordFailure(state, ctx, ctx.pooled[index], c, impl, s, "fingerprinted call");
+    return false;
+  }
+  uint64_t mine = Fingerprint(HostMirror(ctx, RecvBase(ctx, c)), RecvSpan(c));
+  std::vector<uint64_t> all(ctx.rank == 0 ? ctx.nranks : 0);
+  MPI_Gather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, 0, ctx.comm);
+  if (ctx.rank == 0) m->fingerprint = Fingerprint(all.data(), all.size() * sizeof(uint64_t));
+  return true;
+}
+
 // -I: every iteration's time, combined and per rank (gathered on rank 0).
 void AddIterationTimes(const BenchContext& ctx, const std::vector<double>& combined, const std::vector<double>& mine,
                        Measurement* m) {
@@ -534,6 +562,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   if (o.check > 0 && !CheckResults(state, ctx, index, call, spec, o.nonblocking_pct > 0 ? &overlap : nullptr, &m)) {
     return;
   }
+  if (o.fingerprint && !FingerprintResult(state, ctx, index, call, spec, &m)) return;
   if (o.per_iter_timing && !pool.combined_s.empty()) AddIterationTimes(ctx, pool.combined_s, pool.mine_s, &m);
   ReportRow(state, ctx, index, m, priced);
 }

@@ -476,6 +476,7 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
   info.ideal_note = in.ideal.note;
   info.latency_floor_s = in.ideal.latency_floor_s;
   info.model = o.model;
+  info.fingerprint = o.fingerprint;
   info.model_note = in.model_note;
   info.intra_bw_gbps = in.ideal.intra_gbps;
   info.inter_bw_gbps = in.ideal.inter_gbps;

@@ -106,8 +106,13 @@ constexpr Flag kFlags[] = {
      "its rows named '<algorithm> transport=T'"},
     {0, "numerics", "LIST",
      "numerics modes of kcoll's reductions (docs/numerics.md), first one for the plain rows: fast (default), "
-     "deterministic, or a comma list (fast,deterministic); every other one runs the auto rows again on a communicator "
-     "of its own, named 'auto numerics=M' (a named algorithm cannot honour deterministic)"},
+     "deterministic, exact, or a comma list (fast,deterministic,exact); every other one runs the auto rows again on a "
+     "communicator "
+     "of its own, named 'auto numerics=M' (a named algorithm cannot honour deterministic or exact); several modes "
+     "turn --fingerprint on"},
+    {0, "fingerprint", "0|1",
+     "a column 'result': FNV-1a of every rank's result of one more call on rounding-sensitive data (floating-point "
+     "reductions; out of place), so rows that produced the same bits show the same value"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -202,6 +207,7 @@ const IntegerFlag kIntegerFlags[] = {
     {"average", 0, 3, [](BenchOptions& o, int64_t v) { o.time_across = static_cast<TimeAcrossRanks>(v); }},
     {"timeout", 0, 1 << 24, [](BenchOptions& o, int64_t v) { o.timeout_s = static_cast<int>(v); }},
     {"per_iter_timing", 0, 1, [](BenchOptions& o, int64_t v) { o.per_iter_timing = v == 1; }},
+    {"fingerprint", 0, 1, [](BenchOptions& o, int64_t v) { o.fingerprint = v == 1; }},
     {"ranks", 1, 4096,
      [](BenchOptions& o, int64_t v) {
        o.ranks = static_cast<int>(v);
@@ -289,6 +295,7 @@ absl::Status ParseNumericsList(const Flag& flag, const std::string& value, Bench
       return Bad(flag, value, absl::StrCat("'", item, "' is listed twice"));
     }
     o.numerics.push_back(*parsed);
+    if (o.numerics.size() > 1) o.fingerprint = true;
   }
   return absl::OkStatus();
 }

@@ -91,6 +91,9 @@ struct BenchOptions {
   std::vector<std::string> transports = {"auto"};
   // --numerics: "fast", "deterministic"; the first for the plain rows, each other one for rows of its own.
   std::vector<Numerics> numerics = {Numerics::kFast};
+  // --fingerprint: a column with a hash of each floating-point reduction's result on rounding-sensitive data (on when
+  // --numerics lists several modes).
+  bool fingerprint = false;
   bool help = false;  // -h / --help
 };
 

@@ -25,6 +25,7 @@ Json MeasurementJson(const std::optional<Measurement>& m) {
   j["alg_bw"] = m->algbw_gbps;
   j["bus_bw"] = m->busbw_gbps;
   j["nwrong"] = m->wrong.has_value() ? Json(static_cast<double>(*m->wrong)) : Json(nullptr);
+  if (m->fingerprint.has_value()) j["fingerprint"] = absl::StrFormat("%016x", *m->fingerprint);
   return j;
 }
 

@@ -36,10 +36,13 @@ struct Measurement {
   double time_us = 0;  // mean time of one operation, combined across ranks (-a)
   double algbw_gbps = 0;
   double busbw_gbps = 0;
-  std::optional<int64_t> wrong;         // elements wrong summed over ranks; empty when not checked (-c 0)
-  int iterations = 0;                   // timed iterations (each of agg_iters operations)
-  std::optional<IterationStats> stats;  // -I only
-  std::vector<double> times_us;         // -I only: per iteration, combined across ranks
+  std::optional<int64_t> wrong;  // elements wrong summed over ranks; empty when not checked (-c 0)
+  // --fingerprint, floating-point reductions: FNV-1a of every rank's result, in rank order, of one call on
+  // rounding-sensitive data (bench/data/rounding_data.h); rows with the same value produced the same bits.
+  std::optional<uint64_t> fingerprint;
+  int iterations = 0;                                  // timed iterations (each of agg_iters operations)
+  std::optional<IterationStats> stats;                 // -I only
+  std::vector<double> times_us;                        // -I only: per iteration, combined across ranks
   std::vector<std::vector<double>> per_rank_times_us;  // -I only: [rank][iteration]
   // --model, kcoll rows: the cost model's time for the call and 100 (model - time) / time
   // (models/analysis/model_check.h).
@@ -182,6 +185,7 @@ struct RunInfo {
   int cores = 0;             // cores this process may run on
   double load_average = -1;  // 1-minute load average at the start (-1: unknown): other work competes with the ranks
   bool model = false;        // --model columns
+  bool fingerprint = false;  // --fingerprint column
   std::string model_note;    // the model's machine: topology and profile
 };
 

@@ -61,7 +61,7 @@ std::string FormatNcclNumber(double value, int width) {
   return buf;
 }
 
-std::vector<std::string> TableWriter::ColumnHeader(bool per_iter, bool model) {
+std::vector<std::string> TableWriter::ColumnHeader(bool per_iter, bool model, bool fingerprint) {
   std::vector<std::string> lines;
   const char* extra_names = "    ideal     eff     eff    busbw";
   const char* extra_units = "   (GB/s)   (oop)    (ip)   vs MPI";
@@ -95,10 +95,14 @@ std::vector<std::string> TableWriter::ColumnHeader(bool per_iter, bool model) {
     lines[lines.size() - 2] += "      model    error    link";
     lines[lines.size() - 1] += "       (us)    (oop)   probe";
   }
+  if (fingerprint) {
+    lines[lines.size() - 2] += "            result";
+    lines[lines.size() - 1] += "     (oop, FNV-1a)";
+  }
   return lines;
 }
 
-std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model) {
+std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model, bool fingerprint) {
   std::string s = Fmt("%12zu  %12zu  %8s  %6s  %6i", row.bytes, row.count, NcclTypeName(row.type).c_str(),
                       NcclOpName(row.op).c_str(), row.root);
   s += Half(row.out_of_place, per_iter);
@@ -116,6 +120,10 @@ std::string TableWriter::FormatRow(const Row& row, bool per_iter, bool model) {
     s += Fmt("  %6s", link ? Fmt("%.2fx", *link).c_str() : "-");
     // What auto ran at this size.
     if (row.implementation == "auto" && row.model_algorithm.has_value()) s += Fmt("  %s", AutoRanText(row).c_str());
+  }
+  if (fingerprint) {
+    const std::optional<uint64_t> fp = row.out_of_place ? row.out_of_place->fingerprint : std::nullopt;
+    s += fp ? Fmt("  %016llx", static_cast<unsigned long long>(*fp)) : Fmt("  %16s", "-");
   }
   return s;
 }
@@ -171,10 +179,12 @@ void TableWriter::OnBlockStart(const Block& block) {
 
 void TableWriter::OnRow(const Row& row) {
   if (!header_printed_) {
-    for (const std::string& line : ColumnHeader(info_.per_iter_timing, info_.model)) out_ << line << "\n";
+    for (const std::string& line : ColumnHeader(info_.per_iter_timing, info_.model, info_.fingerprint)) {
+      out_ << line << "\n";
+    }
     header_printed_ = true;
   }
-  out_ << FormatRow(row, info_.per_iter_timing, info_.model) << "\n";
+  out_ << FormatRow(row, info_.per_iter_timing, info_.model, info_.fingerprint) << "\n";
 }
 
 void TableWriter::OnNote(const Block&, const std::string& note) { out_ << "# " << note << "\n"; }

@@ -35,9 +35,9 @@ class TableWriter : public ResultListener {
 
   // The column header lines (nccl-tests' two or three lines plus kcoll's columns; with `model`, the model's time
   // and its error against the out-of-place time at the end).
-  static std::vector<std::string> ColumnHeader(bool per_iter_timing, bool model = false);
+  static std::vector<std::string> ColumnHeader(bool per_iter_timing, bool model = false, bool fingerprint = false);
   // One result line.
-  static std::string FormatRow(const Row& row, bool per_iter_timing, bool model = false);
+  static std::string FormatRow(const Row& row, bool per_iter_timing, bool model = false, bool fingerprint = false);
 
  private:
   std::ostream& out_;

@@ -77,13 +77,13 @@ struct ExactSumOfType {
           const uint8_t c = ExactCode(term);
           code = c > code ? c : code;
         }
-        int64_t limbs[ExactFormat<T>::kLimbs] = {};
+        int64_t words[ExactFormat<T>::kWords] = {};
         for (int r = 0; r < sum_terms; ++r) {
           T term;
           std::memcpy(&term, inputs[r] + at, sizeof(T));
-          ExactAddTerm(term, code, limbs);
+          ExactAddTerm(term, code, words);
         }
-        const T result = ExactResult<T>(limbs, code);
+        const T result = ExactResult<T>(words, code);
         std::memcpy(out + at, &result, sizeof(T));
       }
     }

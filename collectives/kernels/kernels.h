@@ -4,7 +4,6 @@
 #define KCOLL_COLLECTIVES_KERNELS_KERNELS_H_
 
 #include <cstddef>
-#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -38,16 +37,9 @@ class Kernels {
   virtual absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) = 0;
   // data[i] /= divisor, in the element type's arithmetic (integer division truncates): finishes an average.
   virtual absl::Status Divide(DataType type, void* data, size_t n, int divisor) = 0;
-  // numerics=exact (exact_sum.h), for the floating-point types; K = ExactLimbCount(type) limbs per element.
-  // codes[i] = ExactCode(src[i]).
-  virtual absl::Status ExactCodes(DataType type, uint8_t* codes, const void* src, size_t n) = 0;
-  // limbs[K i .. K i + K) = src[i]'s limbs in the window codes[i] names.
-  virtual absl::Status ExactLimbs(DataType type, int64_t* limbs, const void* src, const uint8_t* codes, size_t n) = 0;
-  // dst[i] = the sum whose limb sums are limbs[K i .. K i + K), in the window codes[i] names, rounded once.
-  virtual absl::Status ExactRound(DataType type, void* dst, const int64_t* limbs, const uint8_t* codes, size_t n) = 0;
-  // The three at once, from the terms themselves: dst[i] = ExactSumOfTerms over contributions `stride` elements
-  // apart, the window chosen by the first window_terms, the sum of the first sum_terms (1 <= sum_terms <=
-  // window_terms). dst may alias the first contribution.
+  // numerics=exact (exact_sum.h), for the floating-point types: dst[i] = ExactSumOfTerms over contributions
+  // `stride` elements apart, the window chosen by the first window_terms, the sum of the first sum_terms (1 <=
+  // sum_terms <= window_terms). dst may alias the first contribution.
   virtual absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n,
                                  int window_terms, int sum_terms) = 0;
   // Waits until every kernel launched so far has finished.

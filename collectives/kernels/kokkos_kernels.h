@@ -143,37 +143,7 @@ struct DivideFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { data[i] = ElementOps<T>::Divide(data[i], divisor); }
 };
 
-// Kernels::ExactCodes, ExactLimbs, ExactRound and ExactFold: exact_sum.h per element.
-template <class T>
-struct ExactCodesFunctor {
-  uint8_t* codes;
-  const T* src;
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { codes[i] = ExactCode(src[i]); }
-};
-
-template <class T>
-struct ExactLimbsFunctor {
-  static constexpr int K = ExactFormat<T>::kLimbs;
-  int64_t* limbs;
-  const T* src;
-  const uint8_t* codes;
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
-    int64_t mine[K] = {};
-    ExactAddTerm(src[i], codes[i], mine);
-    for (int k = 0; k < K; ++k) limbs[K * i + k] = mine[k];
-  }
-};
-
-template <class T>
-struct ExactRoundFunctor {
-  T* dst;
-  const int64_t* limbs;
-  const uint8_t* codes;
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
-    dst[i] = ExactResult<T>(limbs + ExactFormat<T>::kLimbs * i, codes[i]);
-  }
-};
-
+// Kernels::ExactFold: exact_sum.h per element.
 template <class T>
 struct ExactFoldFunctor {
   T* dst;
@@ -286,24 +256,6 @@ class KokkosKernels final : public Kernels {
     return absl::OkStatus();
   }
 
-  absl::Status ExactCodes(DataType type, uint8_t* codes, const void* src, size_t n) override {
-    return LaunchExact("ExactCodes", type, n, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      return ExactCodesFunctor<T>{codes, static_cast<const T*>(src)};
-    });
-  }
-  absl::Status ExactLimbs(DataType type, int64_t* limbs, const void* src, const uint8_t* codes, size_t n) override {
-    return LaunchExact("ExactLimbs", type, n, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      return ExactLimbsFunctor<T>{limbs, static_cast<const T*>(src), codes};
-    });
-  }
-  absl::Status ExactRound(DataType type, void* dst, const int64_t* limbs, const uint8_t* codes, size_t n) override {
-    return LaunchExact("ExactRound", type, n, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      return ExactRoundFunctor<T>{static_cast<T*>(dst), limbs, codes};
-    });
-  }
   absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n, int window_terms,
                          int sum_terms) override {
     if (sum_terms < 1 || sum_terms > window_terms) {

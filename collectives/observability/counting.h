@@ -64,16 +64,7 @@ class CountingKernels final : public Kernels {
   using Kernels::Copy;
   absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) override;
   absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
-  // numerics=exact's conversions are forwarded uncounted; its fold counts as FoldInOrder does.
-  absl::Status ExactCodes(DataType type, uint8_t* codes, const void* src, size_t n) override {
-    return inner_->ExactCodes(type, codes, src, n);
-  }
-  absl::Status ExactLimbs(DataType type, int64_t* limbs, const void* src, const uint8_t* codes, size_t n) override {
-    return inner_->ExactLimbs(type, limbs, src, codes, n);
-  }
-  absl::Status ExactRound(DataType type, void* dst, const int64_t* limbs, const uint8_t* codes, size_t n) override {
-    return inner_->ExactRound(type, dst, limbs, codes, n);
-  }
+  // numerics=exact's fold: counted as FoldInOrder is.
   absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n, int window_terms,
                          int sum_terms) override;
   void Fence() override { inner_->Fence(); }
