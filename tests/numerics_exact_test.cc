@@ -1,6 +1,6 @@
-// numerics=exact on data that rounding changes (wide exponents, mixed signs, large terms that cancel). Every rank
-// regenerates every term from a seed, and the expected bits are the terms' exact sum computed on one rank, with no
-// communication (HostExactSum, itself checked against a big-integer reference in exact_sum_test):
+// numerics=exact on data that rounding changes (bench/data/rounding_data.h: wide exponents, mixed signs, large terms
+// that cancel). Every rank regenerates every term from a seed, and the expected bits are the terms' exact sum computed
+// on one rank, with no communication (HostExactSum, itself checked against a big-integer reference in exact_sum_test):
 // - The same pool of terms spread over this run's ranks, in an order and grouping that depend on the rank count, and
 //   summed through ExactAccumulator: the bytes of the one-rank sum, so runs on 1 to 16 ranks agree with each other.
 //   A negative control: the pool's ordinary double sum changes with the order on this data.
@@ -22,64 +22,19 @@
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/host_reduce.h"
 #include "gtest/gtest.h"
+#include "tests/float_terms.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
 
-uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+constexpr size_t kPool = 48;  // terms per element, spread over the ranks
 
-// Term j of element i: a mantissa in [1, 2) times 2^e, e in [-span, span], either sign; every third term is 2^(span+20)
-// and the next its negation, so that large terms cancel and the small ones decide the last bits.
-double Term(size_t j, size_t i, int span) {
-  const uint64_t bits = Mix((uint64_t{j} << 40) ^ i ^ 0xe4ac7);
-  if (j % 3 == 1) return std::ldexp((bits & 1) ? -1.0 : 1.0, span + 20);
-  if (j % 3 == 2) return -Term(j - 1, i, span);
-  const double mantissa = 1.0 + static_cast<double>(bits >> 11) / 9007199254740992.0;
-  const int exponent = static_cast<int>((bits >> 3) % static_cast<uint64_t>(2 * span + 1)) - span;
-  return std::ldexp((bits & 4) ? -mantissa : mantissa, exponent);
-}
-
+// Pool term j of `count` elements: the rounding-sensitive data of "rank" j of kPool.
 template <class T>
-T Narrow(double x) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return ToFloat16(static_cast<float>(x));
-  } else if constexpr (std::is_same_v<T, Bfloat16>) {
-    return ToBfloat16(static_cast<float>(x));
-  } else {
-    return static_cast<T>(x);
-  }
-}
-
-template <class T>
-DataType TypeOf() {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, Bfloat16>) {
-    return DataType::kBfloat16;
-  } else if constexpr (std::is_same_v<T, float>) {
-    return DataType::kFloat32;
-  } else {
-    return DataType::kFloat64;
-  }
-}
-
-template <class T>
-int Span() {
-  return std::is_same_v<T, double> ? 60 : std::is_same_v<T, float> ? 20 : 3;
-}
-
-template <class T>
-std::vector<T> TermsOf(size_t j, size_t count) {
-  std::vector<T> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = Narrow<T>(Term(j, i, Span<T>()));
-  return v;
+std::vector<T> PoolTerms(size_t j, size_t count) {
+  return TermsOf<T>(static_cast<int>(j), count, static_cast<int>(kPool));
 }
 
 // The exact sum, element by element, of terms first..first+sum_terms-1 in the window of terms first..first+window-1.
@@ -87,11 +42,11 @@ template <class T>
 std::vector<T> ExactSumOf(size_t first, int window, int sum_terms, size_t count) {
   std::vector<std::vector<T>> terms;
   std::vector<const unsigned char*> inputs(window);
-  for (int j = 0; j < window; ++j) terms.push_back(TermsOf<T>(first + j, count));
+  for (int j = 0; j < window; ++j) terms.push_back(PoolTerms<T>(first + j, count));
   std::vector<T> out(count);
   for (size_t i = 0; i < count; ++i) {
     for (int j = 0; j < window; ++j) inputs[j] = reinterpret_cast<const unsigned char*>(&terms[j][i]);
-    EXPECT_TRUE(HostExactSum(TypeOf<T>(), &out[i], inputs.data(), window, sum_terms, 1));
+    EXPECT_TRUE(HostExactSum(FloatTypeOf<T>(), &out[i], inputs.data(), window, sum_terms, 1));
   }
   return out;
 }
@@ -113,15 +68,13 @@ class ExactTest : public ::testing::Test {
   std::unique_ptr<Communicator> comm_;
 };
 
-constexpr size_t kPool = 48;  // terms per element, spread over the ranks
-
 TEST_F(ExactTest, ThePoolsOrdinarySumDependsOnItsOrder) {
   const size_t count = 300;
   size_t differ = 0;
   for (size_t i = 0; i < count; ++i) {
     double forward = 0, backward = 0;
-    for (size_t j = 0; j < kPool; ++j) forward += Term(j, i, Span<double>());
-    for (size_t j = kPool; j-- > 0;) backward += Term(j, i, Span<double>());
+    for (size_t j = 0; j < kPool; ++j) forward += TermOf<double>(static_cast<int>(j), i, static_cast<int>(kPool));
+    for (size_t j = kPool; j-- > 0;) backward += TermOf<double>(static_cast<int>(j), i, static_cast<int>(kPool));
     differ += forward != backward;
   }
   EXPECT_GT(differ, count / 10) << "the data cannot show an order";
@@ -132,19 +85,20 @@ TEST_F(ExactTest, ThePoolsOrdinarySumDependsOnItsOrder) {
 template <class T>
 void ExpectAccumulatedPoolIsTheOneRankSum(Communicator& comm, size_t count) {
   const int n = comm.size(), me = comm.rank();
-  auto acc = ExactAccumulator::Create(TypeOf<T>(), count);
+  auto acc = ExactAccumulator::Create(FloatTypeOf<T>(), count);
   ASSERT_TRUE(acc.ok()) << acc.status();
   std::vector<size_t> mine;
   for (size_t j = 0; j < kPool; ++j) {
     if (static_cast<int>((j * 7 + n) % n) == me) mine.push_back(j);
   }
   if (n % 2 == 1) std::reverse(mine.begin(), mine.end());
-  for (size_t j : mine) ASSERT_TRUE(acc->Add(TermsOf<T>(j, count).data()).ok());
+  for (size_t j : mine) ASSERT_TRUE(acc->Add(PoolTerms<T>(j, count).data()).ok());
   EXPECT_EQ(acc->terms(), static_cast<int64_t>(mine.size()));
   std::vector<T> got(count);
   ASSERT_TRUE(acc->AllReduce(comm, got.data()).ok());
   const std::vector<T> want = ExactSumOf<T>(0, kPool, kPool, count);
-  ExpectSameBytes(got.data(), want.data(), count, absl::StrCat(DataTypeName(TypeOf<T>()), " pool on ", n, " ranks"));
+  ExpectSameBytes(got.data(), want.data(), count,
+                  absl::StrCat(DataTypeName(FloatTypeOf<T>()), " pool on ", n, " ranks"));
 }
 
 TEST_F(ExactTest, TheSamePoolOnAnyRankCountGivesTheSameBytes) {
@@ -161,7 +115,7 @@ TEST_F(ExactTest, TheSamePoolOnAnyRankCountGivesTheSameBytes) {
 template <class T>
 void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bool in_place) {
   const int n = comm.size(), me = comm.rank();
-  const DataType type = TypeOf<T>();
+  const DataType type = FloatTypeOf<T>();
   const std::string what = absl::StrCat(DataTypeName(type), " ", ReduceOpName(op), " of ", count,
                                         in_place ? " in place" : "", " on ", n, " ranks");
   CallOptions options;
@@ -174,14 +128,14 @@ void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bo
   };
   const std::vector<T> all = finish(ExactSumOf<T>(0, n, n, count), n);
   {
-    std::vector<T> send = TermsOf<T>(me, count), recv(count);
+    std::vector<T> send = PoolTerms<T>(me, count), recv(count);
     T* out = in_place ? send.data() : recv.data();
     ASSERT_TRUE(comm.AllReduce(send.data(), out, count, type, op, options).ok()) << what;
     ExpectSameBytes(out, all.data(), count, "all_reduce " + what);
     if (op == ReduceOp::kSum) {
       auto acc = ExactAccumulator::Create(type, count);
       ASSERT_TRUE(acc.ok());
-      const std::vector<T> mine = TermsOf<T>(me, count);
+      const std::vector<T> mine = PoolTerms<T>(me, count);
       ASSERT_TRUE(acc->Add(mine.data()).ok());
       std::vector<T> accumulated(count);
       ASSERT_TRUE(acc->AllReduce(comm, accumulated.data()).ok());
@@ -190,7 +144,7 @@ void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bo
   }
   {  // Reduce to the last rank; the others pass no recv buffer.
     const int root = n - 1;
-    std::vector<T> send = TermsOf<T>(me, count), recv(count);
+    std::vector<T> send = PoolTerms<T>(me, count), recv(count);
     T* out = me != root ? nullptr : in_place ? send.data() : recv.data();
     ASSERT_TRUE(comm.Reduce(send.data(), out, count, type, op, root, options).ok()) << what;
     if (me == root) ExpectSameBytes(out, all.data(), count, "reduce " + what);
@@ -203,18 +157,18 @@ void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bo
       if (j < me) start += counts[j];
       total += counts[j];
     }
-    std::vector<T> send = TermsOf<T>(me, total), recv(counts[me] + 1);
+    std::vector<T> send = PoolTerms<T>(me, total), recv(counts[me] + 1);
     ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, options).ok()) << what;
     ExpectSameBytes(recv.data(), finish(ExactSumOf<T>(0, n, n, total), n).data() + start, counts[me],
                     "reduce_scatterv " + what);
-    std::vector<T> block_send = TermsOf<T>(me, count * n), block(count);
+    std::vector<T> block_send = PoolTerms<T>(me, count * n), block(count);
     T* out = in_place ? block_send.data() + me * count : block.data();
     ASSERT_TRUE(comm.ReduceScatter(block_send.data(), out, count, type, op, options).ok()) << what;
     ExpectSameBytes(out, finish(ExactSumOf<T>(0, n, n, count * n), n).data() + me * count, count,
                     "reduce_scatter " + what);
   }
   for (bool exclusive : {false, true}) {  // the prefix of ranks 0..r (0..r-1), in the window of every rank's terms
-    std::vector<T> send = TermsOf<T>(me, count), recv(count, Narrow<T>(42.0));
+    std::vector<T> send = PoolTerms<T>(me, count), recv(count, NarrowTo<T>(42.0));
     T* out = in_place ? send.data() : recv.data();
     const absl::Status s = exclusive ? comm.ExScan(send.data(), out, count, type, op, options)
                                      : comm.Scan(send.data(), out, count, type, op, options);
@@ -244,13 +198,13 @@ TEST_F(ExactTest, EveryReductionIsTheExactSumAtEverySize) {
 TEST_F(ExactTest, OtherOpsCombineInRankOrder) {
   // Max is order-free except for NaNs; exact leaves it to the rank order, as deterministic does.
   const int n = comm_->size();
-  std::vector<double> send = TermsOf<double>(comm_->rank(), 100), got(100);
+  std::vector<double> send = PoolTerms<double>(comm_->rank(), 100), got(100);
   CallOptions options;
   options.numerics = Numerics::kExact;
   ASSERT_TRUE(comm_->AllReduce(send.data(), got.data(), 100, DataType::kFloat64, ReduceOp::kMax, options).ok());
   for (size_t i = 0; i < 100; ++i) {
-    double want = Term(0, i, Span<double>());
-    for (int r = 1; r < n; ++r) want = std::max(want, Term(r, i, Span<double>()));
+    double want = TermOf<double>(0, i, static_cast<int>(kPool));
+    for (int r = 1; r < n; ++r) want = std::max(want, TermOf<double>(r, i, static_cast<int>(kPool)));
     ASSERT_EQ(got[i], want) << "element " << i;
   }
 }

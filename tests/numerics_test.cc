@@ -23,57 +23,13 @@
 #include "collectives/kernels/element_ops.h"
 #include "collectives/kernels/host_reduce.h"
 #include "gtest/gtest.h"
+#include "tests/float_terms.h"
 #include "tests/mpi_test_env.h"
 #include "tests/scoped_env.h"
 
 namespace kcoll {
 namespace testing {
 namespace {
-
-uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Rank r's term i: a mantissa in [1, 2) scaled by 2^e, e in [-span, span], either sign; every 4th element also
-// holds +2^(span+10) on rank (i/4) % n and its negation on the next rank, which cancel.
-double Term(int r, size_t i, int n, int span) {
-  const uint64_t bits = Mix((uint64_t{static_cast<uint32_t>(r)} << 40) ^ i ^ 0x5eed);
-  const double mantissa = 1.0 + static_cast<double>(bits >> 11) / 9007199254740992.0;
-  const int exponent = static_cast<int>((bits >> 3) % static_cast<uint64_t>(2 * span + 1)) - span;
-  double x = std::ldexp((bits & 1) ? -mantissa : mantissa, exponent);
-  if (i % 4 == 0 && n > 1) {
-    const int owner = static_cast<int>((i / 4) % static_cast<size_t>(n));
-    if (r == owner) x += std::ldexp(1.0, span + 10);
-    if (r == (owner + 1) % n) x -= std::ldexp(1.0, span + 10);
-  }
-  return x;
-}
-
-template <class T>
-T Narrow(double x) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return ToFloat16(static_cast<float>(x));
-  } else if constexpr (std::is_same_v<T, Bfloat16>) {
-    return ToBfloat16(static_cast<float>(x));
-  } else {
-    return static_cast<T>(x);
-  }
-}
-
-template <class T>
-int Span() {
-  return std::is_same_v<T, double> ? 40 : std::is_same_v<T, float> ? 12 : 4;
-}
-
-template <class T>
-std::vector<T> TermsOf(int r, size_t count, int n) {
-  std::vector<T> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = Narrow<T>(Term(r, i, n, Span<T>()));
-  return v;
-}
 
 // x op y in `A`, the type the fold accumulates in.
 template <class A>
@@ -110,7 +66,7 @@ std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
   for (size_t i = 0; i < total; ++i) {
     A acc = widen(contributions[0][i]);
     for (int r = 1; r < terms; ++r) acc = CombineIn<A>(op, acc, widen(contributions[r][i]));
-    out[i] = Narrow<T>(acc);
+    out[i] = NarrowTo<T>(acc);
     if (op == ReduceOp::kAvg) out[i] = ElementOps<T>::Divide(out[i], terms);
   }
   return out;
@@ -123,19 +79,6 @@ std::vector<T> InRankOrder(ReduceOp op, size_t count, int n) {
 
 std::string Where(const std::string& what, size_t i) { return absl::StrCat(what, ", element ", i); }
 
-template <class T>
-DataType TypeOf() {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return DataType::kFloat16;
-  } else if constexpr (std::is_same_v<T, Bfloat16>) {
-    return DataType::kBfloat16;
-  } else if constexpr (std::is_same_v<T, float>) {
-    return DataType::kFloat32;
-  } else {
-    return DataType::kFloat64;
-  }
-}
-
 // One deterministic AllReduce checked against InRankOrder, byte for byte.
 template <class T>
 void ExpectRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_place, const std::string& what) {
@@ -144,7 +87,7 @@ void ExpectRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_plac
   T* out = in_place ? send.data() : recv.data();
   CallOptions options;
   options.numerics = Numerics::kDeterministic;
-  ASSERT_TRUE(comm.AllReduce(send.data(), out, count, TypeOf<T>(), op, options).ok()) << what;
+  ASSERT_TRUE(comm.AllReduce(send.data(), out, count, FloatTypeOf<T>(), op, options).ok()) << what;
   const std::vector<T> want = InRankOrder<T>(op, count, n);
   for (size_t i = 0; i < count; ++i) {
     ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(T)), 0) << Where(what, i);
@@ -193,8 +136,8 @@ TEST_P(NumericsTest, FastIsWithinTheBoundOfItsOrder) {
     for (size_t i = 0; i < count; ++i) {
       long double sum = 0, magnitude = 0, sum32 = 0, magnitude32 = 0;
       for (int r = 0; r < n; ++r) {
-        const double x = Term(r, i, n, Span<double>());
-        const float x32 = Narrow<float>(Term(r, i, n, Span<float>()));
+        const double x = TermOf<double>(r, i, n);
+        const float x32 = NarrowTo<float>(TermOf<float>(r, i, n));
         sum += x;
         magnitude += std::fabs(x);
         sum32 += x32;
@@ -234,7 +177,7 @@ template <class T>
 void ExpectEveryReductionInRankOrder(Communicator& comm, ReduceOp op, size_t count, bool in_place,
                                      const std::string& what) {
   const int n = comm.size(), me = comm.rank();
-  const DataType type = TypeOf<T>();
+  const DataType type = FloatTypeOf<T>();
   CallOptions options;
   options.numerics = Numerics::kDeterministic;
   const size_t all = count * static_cast<size_t>(n);
@@ -264,7 +207,7 @@ void ExpectEveryReductionInRankOrder(Communicator& comm, ReduceOp op, size_t cou
     if (me == root) ExpectSameBytes(out, FoldOfRanks<T>(op, count, n, n).data(), count, "reduce " + what);
   }
   for (bool exclusive : {false, true}) {  // Scan: ranks 0..r; ExScan: ranks 0..r-1, rank 0's recv untouched.
-    std::vector<T> send = TermsOf<T>(me, count, n), recv(count, Narrow<T>(42.0));
+    std::vector<T> send = TermsOf<T>(me, count, n), recv(count, NarrowTo<T>(42.0));
     T* out = in_place ? send.data() : recv.data();
     const absl::Status s = exclusive ? comm.ExScan(send.data(), out, count, type, op, options)
                                      : comm.Scan(send.data(), out, count, type, op, options);
@@ -274,7 +217,7 @@ void ExpectEveryReductionInRankOrder(Communicator& comm, ReduceOp op, size_t cou
     if (terms > 0) {
       ExpectSameBytes(out, FoldOfRanks<T>(op, count, n, terms).data(), count, name);
     } else if (!in_place) {
-      ExpectSameBytes(out, std::vector<T>(count, Narrow<T>(42.0)).data(), count, name);
+      ExpectSameBytes(out, std::vector<T>(count, NarrowTo<T>(42.0)).data(), count, name);
     }
   }
 }

@@ -16,7 +16,9 @@ uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
-double Term(int rank, size_t i, int nranks, int span) {
+}  // namespace
+
+double RoundingSensitiveValue(int rank, size_t i, int nranks, int span) {
   const uint64_t bits = Mix((uint64_t{static_cast<uint32_t>(rank)} << 40) ^ i ^ 0xf1a9);
   const double significand = 1.0 + static_cast<double>(bits >> 11) / 9007199254740992.0;
   const int exponent = static_cast<int>((bits >> 3) % static_cast<uint64_t>(2 * span + 1)) - span;
@@ -29,7 +31,7 @@ double Term(int rank, size_t i, int nranks, int span) {
   return x;
 }
 
-}  // namespace
+int RoundingSpan(DataType type) { return type == DataType::kFloat64 ? 40 : type == DataType::kFloat32 ? 12 : 4; }
 
 bool HasFingerprint(const CheckSpec& spec) {
   const bool floating = spec.type == DataType::kFloat64 || spec.type == DataType::kFloat32 ||
@@ -38,30 +40,21 @@ bool HasFingerprint(const CheckSpec& spec) {
 }
 
 void FillRoundingSensitive(const CheckSpec& spec, void* buffer, size_t count) {
+  const int span = RoundingSpan(spec.type);
+  char* out = static_cast<char*>(buffer);
   for (size_t i = 0; i < count; ++i) {
-    switch (spec.type) {
-      case DataType::kFloat64: {
-        const double x = Term(spec.rank, i, spec.nranks, 40);
-        std::memcpy(static_cast<char*>(buffer) + i * 8, &x, 8);
-        break;
-      }
-      case DataType::kFloat32: {
-        const float x = static_cast<float>(Term(spec.rank, i, spec.nranks, 12));
-        std::memcpy(static_cast<char*>(buffer) + i * 4, &x, 4);
-        break;
-      }
-      case DataType::kFloat16: {
-        const Float16 x = ToFloat16(static_cast<float>(Term(spec.rank, i, spec.nranks, 4)));
-        std::memcpy(static_cast<char*>(buffer) + i * 2, &x, 2);
-        break;
-      }
-      case DataType::kBfloat16: {
-        const Bfloat16 x = ToBfloat16(static_cast<float>(Term(spec.rank, i, spec.nranks, 4)));
-        std::memcpy(static_cast<char*>(buffer) + i * 2, &x, 2);
-        break;
-      }
-      default:
-        return;
+    const double x = RoundingSensitiveValue(spec.rank, i, spec.nranks, span);
+    if (spec.type == DataType::kFloat64) {
+      std::memcpy(out + i * 8, &x, 8);
+    } else if (spec.type == DataType::kFloat32) {
+      const float f = static_cast<float>(x);
+      std::memcpy(out + i * 4, &f, 4);
+    } else if (spec.type == DataType::kFloat16) {
+      const Float16 h = ToFloat16(static_cast<float>(x));
+      std::memcpy(out + i * 2, &h, 2);
+    } else if (spec.type == DataType::kBfloat16) {
+      const Bfloat16 h = ToBfloat16(static_cast<float>(x));
+      std::memcpy(out + i * 2, &h, 2);
     }
   }
 }

@@ -19,6 +19,11 @@ namespace bench {
 // Whether the fingerprint applies: a reduction (it has an op) of a floating-point type.
 bool HasFingerprint(const CheckSpec& spec);
 
+// Element i of rank `rank` of `nranks`, as a double, for a type whose span is `span` (RoundingSpan).
+double RoundingSensitiveValue(int rank, size_t i, int nranks, int span);
+// The exponent span of a floating-point type's data: 40 (float64), 12 (float32), 4 (16-bit types).
+int RoundingSpan(DataType type);
+
 // Fills this rank's `count` send elements (spec.rank) with the data above; spec.type must be floating-point.
 void FillRoundingSensitive(const CheckSpec& spec, void* buffer, size_t count);
 

@@ -52,6 +52,12 @@ constexpr int64_t kExactNegInfUnit = int64_t{1} << 31;
 // The properties of each floating-point storage type that the rounding needs.
 template <class T>
 struct ExactFormat;
+// The 32- and 16-bit types' window: 3 bins (48 bits), one 48-bit word per element in a reduction.
+struct ExactWindow48 {
+  static constexpr int kBins = 3;
+  static constexpr int kWords = 1;
+  static constexpr int kWordBits = 48;
+};
 template <>
 struct ExactFormat<double> {
   static constexpr int kBins = 5;
@@ -64,10 +70,7 @@ struct ExactFormat<double> {
   KCOLL_INLINE_FUNCTION static double Narrow(double v) { return v; }
 };
 template <>
-struct ExactFormat<float> {
-  static constexpr int kBins = 3;
-  static constexpr int kWords = 1;
-  static constexpr int kWordBits = 48;
+struct ExactFormat<float> : ExactWindow48 {
   static constexpr int kSignificand = 24;
   static constexpr int kMinLsb = -149;
   static constexpr int kMaxLead = 127;
@@ -75,10 +78,7 @@ struct ExactFormat<float> {
   KCOLL_INLINE_FUNCTION static float Narrow(double v) { return static_cast<float>(v); }
 };
 template <>
-struct ExactFormat<Float16> {
-  static constexpr int kBins = 3;
-  static constexpr int kWords = 1;
-  static constexpr int kWordBits = 48;
+struct ExactFormat<Float16> : ExactWindow48 {
   static constexpr int kSignificand = 11;
   static constexpr int kMinLsb = -24;
   static constexpr int kMaxLead = 15;
@@ -86,10 +86,7 @@ struct ExactFormat<Float16> {
   KCOLL_INLINE_FUNCTION static Float16 Narrow(double v) { return ToFloat16(static_cast<float>(v)); }
 };
 template <>
-struct ExactFormat<Bfloat16> {
-  static constexpr int kBins = 3;
-  static constexpr int kWords = 1;
-  static constexpr int kWordBits = 48;
+struct ExactFormat<Bfloat16> : ExactWindow48 {
   static constexpr int kSignificand = 8;
   static constexpr int kMinLsb = -133;
   static constexpr int kMaxLead = 127;
@@ -105,7 +102,7 @@ inline int ExactBinCount(DataType type) {
     case DataType::kFloat32:
     case DataType::kFloat16:
     case DataType::kBfloat16:
-      return ExactFormat<float>::kBins;
+      return ExactWindow48::kBins;
     default:
       return 0;
   }

@@ -156,27 +156,6 @@ struct ExactFoldFunctor {
   }
 };
 
-// Calls `f.template operator()<T>()` with T the storage type of a floating-point `type`; false for the others.
-template <class F>
-bool DispatchFloatingType(DataType type, F&& f) {
-  switch (type) {
-    case DataType::kFloat16:
-      f.template operator()<Float16>();
-      return true;
-    case DataType::kBfloat16:
-      f.template operator()<Bfloat16>();
-      return true;
-    case DataType::kFloat32:
-      f.template operator()<float>();
-      return true;
-    case DataType::kFloat64:
-      f.template operator()<double>();
-      return true;
-    default:
-      return false;
-  }
-}
-
 template <class ExecSpace>
 class KokkosKernels final : public Kernels {
  public:
@@ -420,16 +399,21 @@ class KokkosKernels final : public Kernels {
     using type = T;
   };
 
-  // DispatchFloatingType's callee for LaunchExact.
+  // DispatchDataType's callee for LaunchExact: launches for the floating-point types only.
   template <class MakeFunctor>
   struct ExactLaunch {
     KokkosKernels* self;
     size_t n;
     MakeFunctor* make_functor;
+    bool* floating;
     template <class T>
     void operator()() const {
-      Kokkos::parallel_for("kcoll::exact", Policy(self->exec_, 0, static_cast<int64_t>(n)),
-                           (*make_functor)(TypeTag<T>{}));
+      if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
+                    std::is_same<T, Bfloat16>::value) {
+        *floating = true;
+        Kokkos::parallel_for("kcoll::exact", Policy(self->exec_, 0, static_cast<int64_t>(n)),
+                             (*make_functor)(TypeTag<T>{}));
+      }
     }
   };
 
@@ -437,7 +421,9 @@ class KokkosKernels final : public Kernels {
   template <class MakeFunctor>
   absl::Status LaunchExact(absl::string_view what, DataType type, size_t n, MakeFunctor make_functor) {
     if (n == 0) return absl::OkStatus();
-    if (!DispatchFloatingType(type, ExactLaunch<MakeFunctor>{this, n, &make_functor})) {
+    bool floating = false;
+    DispatchDataType(type, ExactLaunch<MakeFunctor>{this, n, &make_functor, &floating});
+    if (!floating) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": type ", static_cast<int>(type), " is not a floating-point type"));
     }
