@@ -5,6 +5,7 @@
 // of Reduce calls, and its 16-bit accumulation in float.
 #include <stdlib.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -249,6 +250,27 @@ TEST_P(CopyKernelTest, FoldInOrderGivesAChainOfReducesBitsAndRoundsHalvesOnce) {
               IsInvalidArgument("type 99"));
   EXPECT_THAT(kernels.FoldInOrder(static_cast<ReduceOp>(42), DataType::kInt32, &x, &x, 1, 1, 2),
               IsInvalidArgument("op 42"));
+}
+
+TEST_P(CopyKernelTest, ExactFoldSumsExactlyAndNamesItsErrors) {
+  auto made = MakeKernels(GetParam());
+  ASSERT_TRUE(made.ok()) << made.status();
+  Kernels& kernels = **made;
+  // 3 terms of 2 elements, stride 2: 1e16 + 1 - 1e16 is 1 (a chain gives 0), 1 + 2^-60 - 1 is 2^-60.
+  const double terms[6] = {1e16, 1.0, 1.0, std::ldexp(1.0, -60), -1e16, -1.0};
+  double out[2];
+  ASSERT_TRUE(kernels.ExactFold(DataType::kFloat64, out, terms, 2, 2, 3, 3).ok());
+  EXPECT_EQ(out[0], 1.0);
+  EXPECT_EQ(out[1], std::ldexp(1.0, -60));
+  // The prefix of 2 in the window of all 3: the same as the host's exact sum.
+  double prefix = 0;
+  ASSERT_TRUE(kernels.ExactFold(DataType::kFloat64, &prefix, terms, 2, 1, 3, 2).ok());
+  EXPECT_EQ(prefix, 1e16 + 1.0);
+  double x = 1;
+  EXPECT_THAT(kernels.ExactFold(DataType::kFloat64, &x, &x, 1, 1, 2, 3), IsInvalidArgument("sum_terms 3"));
+  EXPECT_THAT(kernels.ExactFold(DataType::kFloat64, &x, &x, 1, 1, 2, 0), IsInvalidArgument("sum_terms 0"));
+  int32_t i = 1;
+  EXPECT_THAT(kernels.ExactFold(DataType::kInt32, &i, &i, 1, 1, 1, 1), IsInvalidArgument("not a floating-point type"));
 }
 
 // The host backends this Kokkos has: a Serial+CUDA Kokkos has no OpenMP to test.

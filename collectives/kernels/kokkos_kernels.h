@@ -241,11 +241,15 @@ class KokkosKernels final : public Kernels {
       return absl::InvalidArgumentError(
           absl::StrCat("ExactFold: sum_terms ", sum_terms, " is not in 1..window_terms (", window_terms, ")"));
     }
-    return LaunchExact("ExactFold", type, n, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      return ExactFoldFunctor<T>{static_cast<T*>(dst), static_cast<const T*>(contributions),
-                                 static_cast<int64_t>(stride), window_terms, sum_terms};
-    });
+    if (n == 0) return absl::OkStatus();
+    bool floating = false;
+    DispatchDataType(type, TypedExactFold{this, dst, contributions, stride, n, window_terms, sum_terms, &floating});
+    if (!floating) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ExactFold: type ", static_cast<int>(type), " is not a floating-point type"));
+    }
+    Sync();
+    return absl::OkStatus();
   }
 
   void Fence() override { exec_.fence(); }
@@ -378,6 +382,28 @@ class KokkosKernels final : public Kernels {
     }
   };
 
+  // Launches ExactFoldFunctor for the floating-point types only (`floating` says whether it did).
+  struct TypedExactFold {
+    KokkosKernels* self;
+    void* dst;
+    const void* contributions;
+    size_t stride;
+    size_t n;
+    int window_terms;
+    int sum_terms;
+    bool* floating;
+    template <class T>
+    void operator()() const {
+      if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
+                    std::is_same<T, Bfloat16>::value) {
+        *floating = true;
+        ExactFoldFunctor<T> f{static_cast<T*>(dst), static_cast<const T*>(contributions), static_cast<int64_t>(stride),
+                              window_terms, sum_terms};
+        Kokkos::parallel_for("kcoll::exact_fold", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
+      }
+    }
+  };
+
   struct TypedDivide {
     KokkosKernels* self;
     void* data;
@@ -392,43 +418,6 @@ class KokkosKernels final : public Kernels {
 
   void Sync() {
     if (synchronous_) exec_.fence();
-  }
-
-  template <class T>
-  struct TypeTag {
-    using type = T;
-  };
-
-  // DispatchDataType's callee for LaunchExact: launches for the floating-point types only.
-  template <class MakeFunctor>
-  struct ExactLaunch {
-    KokkosKernels* self;
-    size_t n;
-    MakeFunctor* make_functor;
-    bool* floating;
-    template <class T>
-    void operator()() const {
-      if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
-                    std::is_same<T, Bfloat16>::value) {
-        *floating = true;
-        Kokkos::parallel_for("kcoll::exact", Policy(self->exec_, 0, static_cast<int64_t>(n)),
-                             (*make_functor)(TypeTag<T>{}));
-      }
-    }
-  };
-
-  // Runs the functor make_functor(TypeTag<T>{}) over n elements, T the storage type of the floating-point `type`.
-  template <class MakeFunctor>
-  absl::Status LaunchExact(absl::string_view what, DataType type, size_t n, MakeFunctor make_functor) {
-    if (n == 0) return absl::OkStatus();
-    bool floating = false;
-    DispatchDataType(type, ExactLaunch<MakeFunctor>{this, n, &make_functor, &floating});
-    if (!floating) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": type ", static_cast<int>(type), " is not a floating-point type"));
-    }
-    Sync();
-    return absl::OkStatus();
   }
 
   std::string name_;
