@@ -35,14 +35,16 @@ step() {  # step NAME COMMAND...
 }
 step "a Serial + CUDA Kokkos for sm_90 (tools/setup_cuda.sh)" tools/setup_cuda.sh sm_90
 # What the CUDA build changes: the library (every kernel and transport, the NCCL path), the examples, the benchmark
-# code that touches device memory or NCCL (device buffers, the NCCL peer, the kernel benchmark) and the tests that
-# run on a GPU, compiled and linked unoptimized (what nvcc accepts does not depend on -O, and fastbuild takes 15%
-# less time than -c opt; tools/gpu_bundle.sh builds -c opt for the node). The rest of the benchmarks (driver, reports,
-# calibration) is host code that the main build compiles and tests; tools/gpu_bundle.sh builds it with --config=cuda
-# when it packs a bundle for a GPU node, and check_install.sh checks the packing (--host).
+# code that touches device memory or NCCL (device buffers, the NCCL peer, the kernel benchmark), the tests that run on
+# a GPU and verify (its cuda columns run on device buffers), compiled and linked unoptimized (what nvcc accepts does
+# not depend on -O, and fastbuild takes 15% less time than -c opt; tools/gpu_bundle.sh builds -c opt for the node).
+# The rest of the benchmarks (driver, reports, calibration) is host code that the main build compiles and tests;
+# tools/gpu_bundle.sh builds it with --config=cuda when it packs a bundle for a GPU node, and check_install.sh checks
+# the packing (--host).
 gpu_targets=(//collectives/... //examples/... //bench/data:device_memory //bench/implementations:implementations
   //bench/implementations:nccl_collectives //bench:kernels //tests:gpu_collectives_test_bin
-  //tests:nccl_transport_test_bin //tests:nccl_host_test //tests:kernels_test //tests:gpu_placement_test)
+  //tests:nccl_transport_test_bin //tests:nccl_host_test //tests:kernels_test //tests:gpu_placement_test
+  //tools/verify:verify)
 [[ $failures -eq 0 ]] && step "the library, examples, device benchmark code and GPU tests with --config=cuda" \
   bazel build --config=cuda "${gpu_targets[@]}"
 exit $((failures > 0))

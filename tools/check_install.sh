@@ -35,7 +35,7 @@ check() {  # check NAME COMMAND...
     grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
+  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^all_reduce/auto\|passed, \|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
     cut -c1-300 | sed 's/^/    /'
 }
 
@@ -139,6 +139,14 @@ consumer_project() {  # consumer_project LANGUAGE...
 check "a CMake project of C++ alone (project(app CXX)) linking kcoll::kcoll" consumer_project CXX
 check "a CMake project of Fortran and C++ linking kcoll::kcoll" consumer_project Fortran CXX
 check "a C program on the C API, built with pkg-config" pkg_config_c_program
+installed_verify() {  # kcoll-verify as installed, started by mpirun: its matrix passes and closes with the count
+  local log
+  log="$("${mpirun[@]}" "$prefix/bin/kcoll-verify" --collectives all_reduce,alltoallv --counts 5,300 2>&1)" ||
+    { echo "$log"; return 1; }
+  grep -E "^all_reduce/auto|passed, " <<<"$log"
+  grep -Eq "^[1-9][0-9]* passed, 0 failed$" <<<"$log"
+}
+check "kcoll-verify, installed, under mpirun" installed_verify
 client_mpi="the default MPI"
 command -v mpicc.mpich > /dev/null && client_mpi="MPICH (MPICC=mpicc.mpich), with kcoll's tests there"
 check "the Bazel client workspace examples/bazel_client, against $client_mpi" bazel_client

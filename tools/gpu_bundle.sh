@@ -45,6 +45,7 @@ benches=(all_reduce all_gather reduce_scatter broadcast reduce alltoall gather s
 tests=(gpu_collectives_test_bin nccl_transport_test_bin nccl_host_test kernels_test gpu_placement_test)
 targets=()
 for b in "${benches[@]}"; do targets+=("//bench:$b"); done
+targets+=("//tools/verify:verify")  # the correctness matrix, with the cuda columns on the node
 for t in "${tests[@]}"; do
   # A test exists only where its dependencies do (NCCL, the CUDA runtime): pack those this build has.
   if bazel query "//tests:$t" > /dev/null 2>&1; then targets+=("//tests:$t"); fi

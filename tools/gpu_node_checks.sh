@@ -8,6 +8,7 @@
 #   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
 #   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
 #   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
+#   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json)
 #
 #   run_checks.sh OUT_DIR [--quick]        --quick: smaller sweeps (a minute, for a first look)
 #
@@ -161,6 +162,12 @@ watchdog=$!
 wait $lanes 2> /dev/null
 kill "$watchdog" 2> /dev/null
 [[ -e "$out/.failed" ]] && failed=1
+
+# 5. The correctness matrix with the cuda columns (verify.txt, verify.json): every collective x algorithm on
+# cuda over NCCL and MPI beside the host columns, on exact and rounding-sensitive data.
+step "verify 2 ranks, every column this node has" 240 verify.txt \
+  env NCCL_MULTI_RANK_GPU_ENABLE=1 verify --ranks 2 --json "$out/verify.json"
+tail -n 1 "$out/verify.txt" | tee -a "$out/node.txt"
 
 # What the tests said, per binary: passes, skips (with reasons) and failures.
 {

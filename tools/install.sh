@@ -9,6 +9,7 @@
 #                                      bucket_fusion.h, kcoll.h) and the base headers they include (names.h,
 #                                      types.h, topology.h, ...), at the same paths as in the repository
 #   lib/libkcoll.a, lib/libkcoll.so*   the library (static, and shared with its soname)
+#   bin/kcoll-verify                   the cross-backend correctness matrix (docs/verify.md): mpirun -np 4 kcoll-verify
 #   lib/libkcoll_mpi.so                the MPI drop-in library (mpi_drop_in/README.md): MPI's collectives on kcoll
 #                                      for unchanged MPI programs (LD_PRELOAD, or linked before the MPI library);
 #                                      it carries kcoll and Kokkos inside, and forwards to the MPI it was built with
@@ -54,7 +55,7 @@ major="${version%%.*}"
 say "building kcoll (-c $mode, position-independent)"
 # --symlink_prefix=/: the workspace's bazel-bin and bazel-testlogs links keep pointing where they did.
 bazel build -c "$mode" --force_pic --symlink_prefix=/ //:kcoll //tools:kcoll_link_line //mpi_drop_in:libkcoll_mpi.so \
-  || die "the build failed"
+  //tools/verify || die "the build failed"
 bin="$(bazel info -c "$mode" --force_pic bazel-bin 2>/dev/null)"
 execroot="$(bazel info -c "$mode" --force_pic execution_root 2>/dev/null)"
 params="$bin/tools/kcoll_link_line-2.params"
@@ -100,6 +101,8 @@ ln -sf "libkcoll.so.$version" "$prefix/lib/libkcoll.so.$major"
 ln -sf "libkcoll.so.$major" "$prefix/lib/libkcoll.so"
 say "lib/libkcoll_mpi.so"
 install -m 755 "$bin/mpi_drop_in/libkcoll_mpi.so" "$prefix/lib/libkcoll_mpi.so"
+say "bin/kcoll-verify"
+install -D -m 755 "$bin/tools/verify/verify" "$prefix/bin/kcoll-verify"
 
 # --- Profiles: the built-in ones `auto` reads at run time, found from lib/ (choice/shipped_profiles.h) -----------
 mkdir -p "$prefix/share/kcoll/profiles"

@@ -111,10 +111,12 @@ struct TypedFill {
   }
 };
 
+// Counts the wrong elements; with `first`, also records the first of them.
 struct TypedCount {
   const CheckSpec& spec;
   const void* result;
   int64_t* wrong;
+  std::optional<WrongElement>* first = nullptr;
   template <class T>
   void operator()() const {
     const T* got = static_cast<const T*>(result);
@@ -124,7 +126,12 @@ struct TypedCount {
       const std::vector<T> table = Table<T>(spec, seg.source, seg.base, seg.length);
       const T* g = got + seg.offset;
       for (size_t k = 0, t = 0; k < seg.length; ++k) {
-        if (std::memcmp(&table[t], &g[k], sizeof(T)) != 0) ++bad;
+        if (std::memcmp(&table[t], &g[k], sizeof(T)) != 0) {
+          if (first != nullptr && !first->has_value()) {
+            *first = WrongElement{seg.offset + k, reference::Decode<T>(table[t]), reference::Decode<T>(g[k])};
+          }
+          ++bad;
+        }
         if (++t == table.size()) t = 0;
       }
     }
@@ -177,6 +184,14 @@ int64_t CountWrong(const CheckSpec& spec, const void* result) {
   int64_t wrong = 0;
   DispatchDataType(spec.type, TypedCount{spec, result, &wrong});
   return wrong;
+}
+
+std::optional<WrongElement> FirstWrong(const CheckSpec& spec, const void* result) {
+  std::optional<WrongElement> first;
+  if (!HasResult(spec)) return first;
+  int64_t wrong = 0;
+  DispatchDataType(spec.type, TypedCount{spec, result, &wrong, &first});
+  return first;
 }
 
 }  // namespace bench

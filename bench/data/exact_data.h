@@ -56,6 +56,15 @@ bool HasResult(const CheckSpec& spec);
 // Elements of this rank's result that differ from the expected result; 0 when HasResult is false.
 int64_t CountWrong(const CheckSpec& spec, const void* result);
 
+// The first element of this rank's result that differs from the expected result: its index, the expected value and
+// the value found (decoded as doubles). Empty when every element matches or HasResult is false.
+struct WrongElement {
+  size_t index = 0;
+  double expected = 0;
+  double got = 0;
+};
+std::optional<WrongElement> FirstWrong(const CheckSpec& spec, const void* result);
+
 }  // namespace bench
 }  // namespace kcoll
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/reference_values.h"
 #include "gtest/gtest.h"
 
 namespace kcoll {
@@ -145,12 +146,21 @@ TEST(ExactDataTest, SimulatedResultsAreRightAndCorruptionIsCounted) {
             }
             ASSERT_GT(result.size(), 0u);
             EXPECT_EQ(CountWrong(spec, result.data()), 0);
-            // Flip one bit in two elements.
+            EXPECT_FALSE(FirstWrong(spec, result.data()).has_value());
+            // Flip one bit in two elements: the first of them is the one FirstWrong names.
             const size_t elem = DataTypeSize(type);
             const size_t elems = result.size() / elem;
-            result[0] ^= 0x01;
-            result[(elems / 2) * elem] ^= 0x01;
-            EXPECT_EQ(CountWrong(spec, result.data()), elems > 1 ? 2 : 1);
+            const size_t flipped = elems / 3, last = elems - 1;
+            const double before = reference::DecodeAt(type, result.data(), flipped);
+            result[flipped * elem] ^= 0x01;
+            if (last > flipped) result[last * elem] ^= 0x01;
+            EXPECT_EQ(CountWrong(spec, result.data()), last > flipped ? 2 : 1);
+            const std::optional<WrongElement> first = FirstWrong(spec, result.data());
+            ASSERT_TRUE(first.has_value());
+            EXPECT_EQ(first->index, flipped);
+            EXPECT_EQ(std::memcmp(&first->expected, &before, sizeof(double)), 0);
+            const double after = reference::DecodeAt(type, result.data(), flipped);
+            EXPECT_EQ(std::memcmp(&first->got, &after, sizeof(double)), 0);
             // Unwritten results (poison) are wrong everywhere.
             FillPoison(result.data(), result.size());
             EXPECT_EQ(CountWrong(spec, result.data()), static_cast<int64_t>(elems));

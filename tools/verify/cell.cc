@@ -1,0 +1,335 @@
+#include "tools/verify/cell.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/data/device_memory.h"
+#include "bench/data/exact_data.h"
+#include "bench/data/layout.h"
+#include "bench/data/rounding_data.h"
+#include "bench/implementations/mpi_peer.h"
+#include "collectives/kernels/reference_values.h"
+#include "collectives/transport/shm/inline_exchange.h"
+#include "tools/verify/injected_fault.h"
+#include "tools/verify/rounding_check.h"
+
+namespace kcoll {
+namespace verify {
+namespace {
+
+enum class Data { kExact, kRounding };
+
+bool IsFloatingType(DataType type) { return !reference::IsInteger(type); }
+
+// The layout of a call with `count` elements in NCCL's sense (per rank where the collective counts per rank).
+bench::Layout LayoutFor(Collective c, size_t count, size_t elem, int n) {
+  const size_t per = FactsOf(c).size_counts_every_rank ? static_cast<size_t>(n) : 1;
+  return bench::MakeLayout(c, count * per * elem, elem, n);
+}
+
+// Rooted collectives take the last rank as root: a schedule that assumes root 0 shows.
+int RootFor(int n) { return n - 1; }
+
+std::string Describe(const bench::CheckSpec& spec, Data data) {
+  return absl::StrCat(DataTypeName(spec.type), spec.op ? absl::StrCat(" ", ReduceOpName(*spec.op)) : "", " count ",
+                      spec.layout.count, ", ", data == Data::kExact ? "exact" : "rounding", " data");
+}
+
+std::string Number(double v) { return absl::StrCat(v); }
+
+// Why the library must refuse this call (InvalidArgument), or "".
+std::string OwedRefusal(const Row& row, Numerics numerics, const bench::CheckSpec& spec) {
+  const bool named = row.algorithm != Algorithm::kAuto && row.algorithm != Algorithm::kInline;
+  if (named && numerics != Numerics::kFast && Reduces(row.collective) && IsFloatingType(spec.type)) return "order";
+  if (row.algorithm == Algorithm::kInline &&
+      spec.layout.count * DataTypeSize(spec.type) > InlineExchange::kMaxPayloadBytes) {
+    return "size";
+  }
+  return "";
+}
+
+// Where one cell's calls keep their data: host vectors the checks read, and the memory the calls run on (the same
+// vectors, registered buffers for `direct`, or device buffers for cuda).
+class CellMemory {
+ public:
+  CellMemory(Communicator& comm, bool device, bool registered)
+      : comm_(comm), device_(device), registered_(registered) {}
+  ~CellMemory() {
+    if (device_) {
+      bench::DeviceFree(device_send_);
+      bench::DeviceFree(device_recv_);
+    }
+    if (registered_send_ != nullptr) comm_.Free(registered_send_).IgnoreError();
+    if (registered_recv_ != nullptr) comm_.Free(registered_recv_).IgnoreError();
+  }
+
+  // Collective: room for `bytes` in each buffer.
+  absl::Status Reserve(size_t bytes) {
+    bytes = std::max<size_t>(bytes, 64);
+    host_send.resize(bytes);
+    host_recv.resize(bytes);
+    if (registered_) {
+      auto send = comm_.Allocate(bytes);
+      if (!send.ok()) return send.status();
+      registered_send_ = *send;
+      auto recv = comm_.Allocate(bytes);
+      if (!recv.ok()) return recv.status();
+      registered_recv_ = *recv;
+    }
+    if (device_) {
+      auto send = bench::DeviceAlloc(bytes);
+      if (!send.ok()) return send.status();
+      device_send_ = *send;
+      auto recv = bench::DeviceAlloc(bytes);
+      if (!recv.ok()) return recv.status();
+      device_recv_ = *recv;
+    }
+    return absl::OkStatus();
+  }
+
+  // Copies the host buffers to where the call runs; returns the call's pointers.
+  absl::Status Stage(size_t bytes, const void** send, void** recv) {
+    *send = host_send.data();
+    *recv = host_recv.data();
+    if (registered_) {
+      std::memcpy(registered_send_, host_send.data(), bytes);
+      std::memcpy(registered_recv_, host_recv.data(), bytes);
+      *send = registered_send_;
+      *recv = registered_recv_;
+    } else if (device_) {
+      if (absl::Status s = bench::CopyToDevice(device_send_, host_send.data(), bytes); !s.ok()) return s;
+      if (absl::Status s = bench::CopyToDevice(device_recv_, host_recv.data(), bytes); !s.ok()) return s;
+      *send = device_send_;
+      *recv = device_recv_;
+    }
+    return absl::OkStatus();
+  }
+
+  // Copies the result back into host_recv.
+  absl::Status Unstage(size_t bytes) {
+    if (registered_) std::memcpy(host_recv.data(), registered_recv_, bytes);
+    if (device_) return bench::CopyToHost(host_recv.data(), device_recv_, bytes);
+    return absl::OkStatus();
+  }
+
+  std::vector<char> host_send, host_recv;
+
+ private:
+  Communicator& comm_;
+  bool device_, registered_;
+  void* registered_send_ = nullptr;
+  void* registered_recv_ = nullptr;
+  void* device_send_ = nullptr;
+  void* device_recv_ = nullptr;
+};
+
+class CellRun {
+ public:
+  CellRun(Communicator& comm, const VerifyOptions& options, const Row& row, const Setup& setup, Numerics numerics,
+          VendorResults& vendor)
+      : comm_(comm),
+        options_(options),
+        row_(row),
+        numerics_(numerics),
+        vendor_(vendor),
+        memory_(comm, setup.exec == ExecBackend::kCuda,
+                FactsOf(row.algorithm).needs == AlgorithmNeeds::kRegisteredBuffers),
+        memory_kind_(setup.exec == ExecBackend::kCuda ? MemoryKind::kDevice : MemoryKind::kHost) {}
+
+  CellResult Run() {
+    const std::vector<DataType>& types = options_.types.empty() ? AllDataTypes() : options_.types;
+    std::vector<std::optional<ReduceOp>> ops = {std::nullopt};
+    if (Reduces(row_.collective)) ops.assign(AllReduceOps().begin(), AllReduceOps().end());
+    if (absl::Status s = memory_.Reserve(LargestBytes()); !s.ok()) Fail(absl::StrCat("buffers: ", s.message()));
+    if (row_.collective == Collective::kBarrier) {
+      Check(DataType::kInt8, std::nullopt, 0, Data::kExact);
+    } else if (failed_ == 0) {
+      for (DataType type : types) {
+        for (const std::optional<ReduceOp>& op : ops) {
+          for (size_t count : options_.counts) {
+            Check(type, op, count, Data::kExact);
+            if (op.has_value() && IsFloatingType(type) && RoundingChecked(*op, numerics_)) {
+              Check(type, op, count, Data::kRounding);
+            }
+          }
+        }
+      }
+    }
+    return Gather();
+  }
+
+ private:
+  size_t LargestBytes() const {
+    size_t largest = 0;
+    for (size_t count : options_.counts) {
+      const bench::Layout l = LayoutFor(row_.collective, count, 8, comm_.size());
+      largest = std::max(largest, std::max(l.send_count, l.recv_count) * 8);
+    }
+    return largest;
+  }
+
+  void Fail(const std::string& what) {
+    if (failed_++ == 0) first_failure_ = what;
+  }
+
+  void Check(DataType type, std::optional<ReduceOp> op, size_t count, Data data) {
+    const int n = comm_.size(), rank = comm_.rank();
+    bench::CheckSpec spec{
+        row_.collective, type, op, RootFor(n), rank, n, LayoutFor(row_.collective, count, DataTypeSize(type), n)};
+    const size_t elem = DataTypeSize(type);
+    const size_t bytes = std::max(spec.layout.send_count, spec.layout.recv_count) * elem;
+    if (data == Data::kExact) {
+      bench::FillInput(spec, memory_.host_send.data(), 0, spec.layout.send_count);
+    } else {
+      bench::FillRoundingSensitive(spec, memory_.host_send.data(), spec.layout.send_count);
+    }
+    bench::FillPoison(memory_.host_recv.data(), bytes);
+    // MPI's result first: it is a collective call every rank makes, whatever this rank's checks find below.
+    const std::vector<char>* mpi =
+        data == Data::kExact && row_.collective != Collective::kBarrier ? vendor_.Get(spec) : nullptr;
+    ++calls_;
+    const void* send = nullptr;
+    void* recv = nullptr;
+    absl::Status status = memory_.Stage(bytes, &send, &recv);
+    if (status.ok()) {
+      CallOptions call_options;
+      call_options.algorithm = row_.algorithm;
+      call_options.numerics = numerics_;
+      status = comm_.Call(row_.collective, send, recv, spec.layout.count, type, op.value_or(ReduceOp::kSum), spec.root,
+                          call_options, memory_kind_);
+      if (status.ok()) status = memory_.Unstage(bytes);
+    }
+    const std::string what = Describe(spec, data);
+    if (const std::string owed = OwedRefusal(row_, numerics_, spec); !owed.empty()) {
+      if (status.code() == absl::StatusCode::kInvalidArgument) {
+        ++refused_;
+        if (owed == "order") ++refused_for_order_;
+      } else {
+        Fail(absl::StrCat(what, ": the library owes InvalidArgument (", owed, "), got ",
+                          status.ok() ? "OK" : status.ToString()));
+      }
+      return;
+    }
+    if (!status.ok()) return Fail(absl::StrCat(what, ": ", status.ToString()));
+    if (row_.collective == Collective::kBarrier) return;
+    char* got = memory_.host_recv.data();
+    if (Fault().wrong_row == row_.name && rank == std::min(1, n - 1) && spec.layout.recv_count > 0) {
+      got[(spec.layout.recv_count / 2) * elem] ^= 0x01;
+    }
+    if (data == Data::kRounding) {
+      if (const auto wrong = CheckRounding(spec, numerics_, got); wrong.has_value()) {
+        return Fail(absl::StrCat(what, ": index ", wrong->index, " expected ", Number(wrong->expected), " got ",
+                                 Number(wrong->got),
+                                 wrong->bound > 0 ? absl::StrCat(" (allowed error ", Number(wrong->bound), ")") : ""));
+      }
+      if (row_.collective == Collective::kAllReduce && type == DataType::kFloat64 && op == ReduceOp::kSum &&
+          count == *std::max_element(options_.counts.begin(), options_.counts.end())) {
+        fingerprint_ = bench::Fingerprint(got, spec.layout.recv_count * elem);
+      }
+      return;
+    }
+    if (const auto wrong = bench::FirstWrong(spec, got); wrong.has_value()) {
+      return Fail(absl::StrCat(what, ": index ", wrong->index, " expected ", Number(wrong->expected), " got ",
+                               Number(wrong->got)));
+    }
+    if (mpi != nullptr && bench::HasResult(spec)) {
+      const size_t result_bytes = spec.layout.recv_count * elem;
+      if (mpi->size() < result_bytes || std::memcmp(mpi->data(), got, result_bytes) != 0) {
+        Fail(absl::StrCat(what, ": matches the reference but not the vendor MPI's result"));
+      }
+    }
+  }
+
+  // Combines every rank's outcome; the first failure reported is the lowest failing rank's.
+  CellResult Gather() {
+    const int n = comm_.size(), rank = comm_.rank();
+    int64_t failed = 0;
+    MPI_Allreduce(&failed_, &failed, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int first_rank = failed_ > 0 ? rank : n;
+    MPI_Allreduce(MPI_IN_PLACE, &first_rank, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    CellResult result;
+    result.calls = calls_;
+    result.refused = refused_;
+    result.fingerprint = fingerprint_;
+    MPI_Bcast(&result.fingerprint, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (failed > 0) {
+      std::string message = absl::StrCat("rank ", rank, ": ", first_failure_);
+      int length = static_cast<int>(message.size());
+      MPI_Bcast(&length, 1, MPI_INT, first_rank, MPI_COMM_WORLD);
+      message.resize(length);
+      MPI_Bcast(message.data(), length, MPI_CHAR, first_rank, MPI_COMM_WORLD);
+      result.state = CellResult::State::kFail;
+      result.code = "FAIL";
+      result.first_failure = message;
+      return result;
+    }
+    // A named algorithm under deterministic or exact runs integer data only: it passes as "(order)".
+    if (refused_for_order_ > 0) {
+      result.state = CellResult::State::kNotApplicable;
+      result.code = "(order)";
+      return result;
+    }
+    result.code = "pass";
+    return result;
+  }
+
+  Communicator& comm_;
+  const VerifyOptions& options_;
+  const Row& row_;
+  Numerics numerics_;
+  VendorResults& vendor_;
+  CellMemory memory_;
+  MemoryKind memory_kind_;
+  int64_t calls_ = 0, refused_ = 0, refused_for_order_ = 0, failed_ = 0;
+  std::string first_failure_;
+  uint64_t fingerprint_ = 0;
+};
+
+}  // namespace
+
+const std::vector<char>* VendorResults::Get(const bench::CheckSpec& spec) {
+  const auto key = std::make_tuple(static_cast<int>(spec.collective), static_cast<int>(spec.type),
+                                   spec.op ? static_cast<int>(*spec.op) : -1, spec.layout.count);
+  if (unavailable_.count(key) != 0) return nullptr;
+  if (auto it = results_.find(key); it != results_.end()) return &it->second;
+  const size_t elem = DataTypeSize(spec.type);
+  const size_t bytes = std::max<size_t>(std::max(spec.layout.send_count, spec.layout.recv_count) * elem, 64);
+  std::vector<char> send(bytes), recv(bytes);
+  bench::FillInput(spec, send.data(), 0, spec.layout.send_count);
+  bench::FillPoison(recv.data(), bytes);
+  bench::Call call{spec.collective, send.data(), recv.data(), spec.layout, spec.type, spec.op, spec.root, false};
+  std::unique_ptr<bench::Implementation> peer = bench::MakeMpiPeer(spec.collective, comm_);
+  const absl::Status status = peer->Run(call);
+  if (!status.ok()) {  // MPI has no such reduction (16-bit floats, avg): the same on every rank
+    unavailable_[key] = true;
+    return nullptr;
+  }
+  const char* result = static_cast<const char*>(peer->Result(call));
+  std::vector<char>& kept = results_[key];
+  kept.assign(result, result + spec.layout.recv_count * elem);
+  ++calls_[spec.collective];
+  std::string& disagreement = disagreements_[spec.collective];
+  if (const auto wrong = bench::FirstWrong(spec, kept.data()); wrong.has_value() && disagreement.empty()) {
+    disagreement = absl::StrCat(Describe(spec, Data::kExact), ": index ", wrong->index, " expected ",
+                                Number(wrong->expected), " got ", Number(wrong->got));
+  }
+  if (!disagreement.empty()) {
+    unavailable_[key] = true;  // kcoll is compared with the reference alone where MPI disagrees with it
+    results_.erase(key);
+    return nullptr;
+  }
+  return &kept;
+}
+
+CellResult RunCell(Communicator& comm, const VerifyOptions& options, const Row& row, const Setup& setup,
+                   Numerics numerics, VendorResults& vendor) {
+  return CellRun(comm, options, row, setup, numerics, vendor).Run();
+}
+
+}  // namespace verify
+}  // namespace kcoll
