@@ -14,9 +14,10 @@
 #include "base/status_macros.h"
 #include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/args_check.h"
+#include "collectives/argument_checks.h"
+#include "collectives/argument_comparison.h"
+#include "collectives/call_sizes.h"
 #include "collectives/communicator_state.h"
-#include "collectives/execution.h"
 #include "collectives/inline_path.h"
 #include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
@@ -28,7 +29,7 @@
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/transport/mpi/stall_report.h"
 #include "collectives/transport/shm/inline_agreement.h"
-#include "collectives/validate.h"
+#include "collectives/transport_choice.h"
 
 namespace kcoll {
 namespace {
@@ -550,26 +551,26 @@ absl::Status Communicator::RejectCall(Collective collective, absl::Status reject
   // The ranks that accepted are in Run: this rank takes the same part in the call's agreement as they do.
   if (!state_->check_args) {
     return IsRooted(collective)
-               ? AgreeOnArguments(CollectiveName(collective), AlgorithmName(Algorithm::kAuto), rejection)
+               ? AgreeOnAcceptance(CollectiveName(collective), AlgorithmName(Algorithm::kAuto), rejection)
                : rejection;
   }
   CollectiveArgs args;
   args.collective = collective;
   absl::Status checked =
-      CheckArgsAcrossRanks(state_->control_comm, args, Algorithm::kAuto, rejection, state_->timeout.timeout);
+      CompareArgumentsAcrossRanks(state_->control_comm, args, Algorithm::kAuto, rejection, state_->timeout.timeout);
   if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
   return checked;
 }
 
-absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm,
-                                            const absl::Status& local) {
+absl::Status Communicator::AgreeOnAcceptance(absl::string_view call_name, absl::string_view algorithm,
+                                             const absl::Status& local) {
   if (state_->inline_exchange != nullptr) {
     // One node over shared memory: one exchange of cache lines. The signature is the call's name alone: a rank that
     // rejected its arguments resolved no algorithm, and must still meet the others.
     uint32_t signature = 2166136261u;  // FNV-1a of the name: the same on every rank
     for (char ch : call_name) signature = (signature ^ static_cast<unsigned char>(ch)) * 16777619u;
     const Transport::CallInfo info{call_name, algorithm, signature, &state_->clock, state_->clock.Now()};
-    absl::Status agreed = AgreeInline(*state_->inline_exchange, info, local);
+    absl::Status agreed = AgreeOnAcceptanceInline(*state_->inline_exchange, info, local);
     if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
     return agreed;
   }
@@ -578,7 +579,7 @@ absl::Status Communicator::AgreeOnArguments(absl::string_view call_name, absl::s
   call.algorithm = algorithm;
   call.timeout = state_->timeout.timeout;
   call.timeout_source = state_->timeout.source;
-  absl::Status agreed = AgreeBeforeCall(state_->control_comm, call, local);
+  absl::Status agreed = AgreeOnAcceptanceOverMpi(state_->control_comm, call, local);
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   return agreed;
 }
@@ -600,7 +601,7 @@ absl::Status Communicator::RunStages(const CollectiveCall& call, bool synchroniz
 
 absl::Status Communicator::Validate(const CollectiveArgs& args, MemoryKind memory) const {
   const bool reachable = state_->transport->CanReach(memory) && memory == state_->kernels->memory();
-  return ValidateArgs(args, rank(), size(), memory, reachable);
+  return CheckArguments(args, rank(), size(), memory, reachable);
 }
 
 absl::Status Communicator::Resolve(const CollectiveArgs& args, Algorithm requested, ResolvedCall* resolved) const {
@@ -612,7 +613,8 @@ absl::Status Communicator::Resolve(const CollectiveArgs& args, Algorithm request
 
 absl::Status Communicator::Agree(const CollectiveArgs& args, Algorithm algorithm, const absl::Status& local) {
   if (state_->check_args) {
-    absl::Status checked = CheckArgsAcrossRanks(state_->control_comm, args, algorithm, local, state_->timeout.timeout);
+    absl::Status checked =
+        CompareArgumentsAcrossRanks(state_->control_comm, args, algorithm, local, state_->timeout.timeout);
     if (checked.code() == absl::StatusCode::kDeadlineExceeded) return Break(checked);
     return checked;
   }
@@ -620,7 +622,7 @@ absl::Status Communicator::Agree(const CollectiveArgs& args, Algorithm algorithm
   // agree before any traffic, so that a rejection anywhere is an error everywhere and the next call finds every rank
   // in step. (The cross-rank check above makes the same agreement, and more.)
   if (IsRooted(args.collective))
-    return AgreeOnArguments(CollectiveName(args.collective), AlgorithmName(algorithm), local);
+    return AgreeOnAcceptance(CollectiveName(args.collective), AlgorithmName(algorithm), local);
   return absl::OkStatus();
 }
 

@@ -308,8 +308,8 @@ class Communicator {
   // A stream-ordered request's Wait: synchronises the stream, breaking the communicator on failure.
   absl::Status SynchronizeStream();
   // The agreement on `local` of a call whose arguments some rank sees alone (transport/mpi/agreement.h's
-  // AgreeBeforeCall): the rooted collectives, Split. Breaks the communicator on a timeout.
-  absl::Status AgreeOnArguments(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
+  // AgreeOnAcceptanceOverMpi): the rooted collectives, Split. Breaks the communicator on a timeout.
+  absl::Status AgreeOnAcceptance(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
                             Resources& resources, bool synchronize);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank

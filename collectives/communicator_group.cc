@@ -14,7 +14,6 @@
 #include "collectives/bucket_fusion.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
-#include "collectives/validate.h"
 
 namespace kcoll {
 namespace {

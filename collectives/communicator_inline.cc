@@ -7,7 +7,7 @@
 #include "base/names.h"
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
-#include "collectives/args_check.h"
+#include "collectives/argument_comparison.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
 #include "collectives/inline_path.h"

@@ -6,11 +6,11 @@
 #include "base/status_macros.h"
 #include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
+#include "collectives/call_sizes.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/shm/spin_policy.h"
-#include "collectives/validate.h"
 
 namespace kcoll {
 absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {

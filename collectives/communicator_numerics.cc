@@ -28,10 +28,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "collectives/call_sizes.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
 #include "collectives/kernels/exact_sum.h"
-#include "collectives/validate.h"
 
 namespace kcoll {
 namespace {

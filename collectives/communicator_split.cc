@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Split(int color, int
     local = absl::InvalidArgumentError(absl::StrCat(
         "Split: color ", color, " is negative (a color is >= 0, or MPI_UNDEFINED to join no communicator)"));
   }
-  KCOLL_RETURN_IF_ERROR(AgreeOnArguments("Split", "MPI_Comm_split", local));
+  KCOLL_RETURN_IF_ERROR(AgreeOnAcceptance("Split", "MPI_Comm_split", local));
   MPI_Comm sub = MPI_COMM_NULL;
   if (MPI_Comm_split(state_->control_comm, color, key, &sub) != MPI_SUCCESS) {
     return absl::InternalError(absl::StrCat("Split: MPI_Comm_split failed (color ", color, ", key ", key, ")"));

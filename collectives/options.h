@@ -78,7 +78,7 @@ struct CommunicatorOptions {
   // Execution space for the reduce/copy kernels. Unset: $KCOLL_EXEC if set, else serial (one thread per rank,
   // the right choice when the ranks already occupy the cores), or cuda when the transport is NCCL.
   std::optional<ExecBackend> backend;
-  // Network for the transfers (see collectives/execution.h). Unset: $KCOLL_TRANSPORT if set (mpi, shm, nccl or
+  // Network for the transfers (see collectives/transport_choice.h). Unset: $KCOLL_TRANSPORT if set (mpi, shm, nccl or
   // auto), else auto: with host kernels, shared memory within each node and MPI between nodes; else MPI.
   std::optional<TransportKind> transport;
   // Devices and MPI CUDA-awareness for the cuda backend.

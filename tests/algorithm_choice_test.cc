@@ -5,7 +5,7 @@
 
 #include "choice/default_algorithm.h"
 #include "collectives/algorithms/registry.h"
-#include "collectives/args_check.h"
+#include "collectives/argument_comparison.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"

@@ -24,7 +24,6 @@
 #include "absl/time/time.h"
 #include "collectives/algorithms/registry.h"
 #include "collectives/communicator.h"
-#include "collectives/validate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/collective_test_util.h"

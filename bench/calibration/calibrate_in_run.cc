@@ -11,9 +11,9 @@
 #include "base/status_macros.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
-#include "collectives/execution.h"
 #include "collectives/topology/discover.h"
 #include "collectives/transport/mpi/mpi_transport.h"
+#include "collectives/transport_choice.h"
 #include "models/profile_json.h"
 
 namespace kcoll {

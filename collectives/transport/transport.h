@@ -42,7 +42,7 @@ class Transport {
   struct CallInfo {
     absl::string_view collective;  // "all_reduce"
     absl::string_view algorithm;   // "ring"
-    uint32_t signature = 0;        // the same on every rank for the same call (collectives/args_check.h)
+    uint32_t signature = 0;        // the same on every rank for the same call (collectives/argument_comparison.h)
     // When the call began, for "n s after the call began" in errors, on the caller's clock (it reads it anyway);
     // without a clock the transport reads steady_clock itself.
     const TickClock* clock = nullptr;

@@ -48,7 +48,7 @@ struct RootedAgreement {
 
 }  // namespace
 
-absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local) {
+absl::Status AgreeOnAcceptanceOverMpi(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);

@@ -31,7 +31,7 @@ struct CallToAgreeOn {
 // rejecting rank returns its own `local`), and no rank has acted. Collective over `comm` (point-to-point on a tag
 // of its own). A wait in which nothing arrives for the timeout is DeadlineExceeded naming the ranks it waited for,
 // worded as the transports word theirs.
-absl::Status AgreeBeforeCall(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local);
+absl::Status AgreeOnAcceptanceOverMpi(MPI_Comm comm, const CallToAgreeOn& call, const absl::Status& local);
 
 // The error path of an agreement over MPI, once every rank knows that rank `first` rejected its arguments of `call`:
 // its message travels to every rank (MPI_Ibcast on `comm`, its first kRejectionMessageBytes). Returns `local` where

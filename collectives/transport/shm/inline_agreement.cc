@@ -8,7 +8,8 @@
 
 namespace kcoll {
 
-absl::Status AgreeInline(InlineExchange& exchange, const Transport::CallInfo& call, const absl::Status& local) {
+absl::Status AgreeOnAcceptanceInline(InlineExchange& exchange, const Transport::CallInfo& call,
+                                     const absl::Status& local) {
   exchange.BeginCall(call);
   const uint32_t accepted = local.ok() ? 1 : 0;
   if (absl::Status s = exchange.Exchange(&accepted, sizeof(accepted)); !s.ok()) return s;

@@ -1,5 +1,5 @@
-// The agreement of a call whose arguments some rank sees alone (transport/mpi/agreement.h's AgreeBeforeCall), over
-// the node's inline exchange when the ranks share one: one cache-line exchange instead of 2 log2 P MPI messages.
+// The agreement of a call whose arguments some rank sees alone (transport/mpi/agreement.h's AgreeOnAcceptanceOverMpi),
+// over the node's inline exchange when the ranks share one: one cache-line exchange instead of 2 log2 P MPI messages.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_INLINE_AGREEMENT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_INLINE_AGREEMENT_H_
 
@@ -13,7 +13,8 @@ namespace kcoll {
 // returns InvalidArgument naming the lowest rejecting rank and its message (sent in a second exchange, on this error
 // path only; a rejecting rank returns its own `local`). `call.signature` must be the same on every rank whatever
 // its arguments. DeadlineExceeded, worded as the transports word theirs, when a rank did not arrive in time.
-absl::Status AgreeInline(InlineExchange& exchange, const Transport::CallInfo& call, const absl::Status& local);
+absl::Status AgreeOnAcceptanceInline(InlineExchange& exchange, const Transport::CallInfo& call,
+                                     const absl::Status& local);
 
 }  // namespace kcoll
 

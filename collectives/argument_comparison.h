@@ -1,8 +1,8 @@
 // The optional cross-rank argument check (CommunicatorOptions::check_args, $KCOLL_CHECK_ARGS=1): before a
 // collective moves any data, the ranks exchange what they were asked to do and fail together, with a message
 // naming the first rank and field that differ, instead of hanging in mismatched transfers.
-#ifndef KCOLL_COLLECTIVES_ARGS_CHECK_H_
-#define KCOLL_COLLECTIVES_ARGS_CHECK_H_
+#ifndef KCOLL_COLLECTIVES_ARGUMENT_COMPARISON_H_
+#define KCOLL_COLLECTIVES_ARGUMENT_COMPARISON_H_
 
 #include <mpi.h>
 
@@ -36,8 +36,8 @@ absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records);
 // Allgathers this rank's record over `comm` and compares. If this rank rejected its own arguments (`local` not
 // OK), returns `local`. Collective over `comm`. When `timeout` passes before every rank has joined, returns
 // DeadlineExceeded (the exchange's buffers are then left to MPI, never freed).
-absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
-                                  const absl::Status& local, absl::Duration timeout = absl::InfiniteDuration());
+absl::Status CompareArgumentsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
+                                         const absl::Status& local, absl::Duration timeout = absl::InfiniteDuration());
 
 // AllToAllV under the check: every rank's sendcounts[j] equals rank j's recvcounts[rank]. Collective; every rank
 // returns the same verdict (InvalidArgument naming the first pair that differs), DeadlineExceeded after `timeout`.
@@ -49,4 +49,4 @@ uint32_t CallSignature(const CollectiveArgs& args, Algorithm algorithm);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_ARGS_CHECK_H_
+#endif  // KCOLL_COLLECTIVES_ARGUMENT_COMPARISON_H_

@@ -1,4 +1,4 @@
-#include "collectives/execution.h"
+#include "collectives/transport_choice.h"
 
 #include <string>
 

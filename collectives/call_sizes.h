@@ -1,19 +1,14 @@
-// Argument checks shared by every collective, run before any traffic so that every rank given the same arguments
-// fails the same way. Messages name the argument and its value.
-#ifndef KCOLL_COLLECTIVES_VALIDATE_H_
-#define KCOLL_COLLECTIVES_VALIDATE_H_
+// The sizes of a collective call, from its arguments: the elements each rank's buffers hold, nccl-tests' size S, and
+// the size `auto` prices.
+#ifndef KCOLL_COLLECTIVES_CALL_SIZES_H_
+#define KCOLL_COLLECTIVES_CALL_SIZES_H_
 
-#include "absl/status/status.h"
+#include <cstddef>
+#include <cstdint>
+
 #include "collectives/algorithms/algorithm.h"
-#include "collectives/kernels/kernels.h"
 
 namespace kcoll {
-
-// Checks type, op, root and the buffers `args` names for a communicator of `nranks` ranks whose transport
-// can reach `memory` when `reachable`. Send and recv may overlap only in NCCL's in-place positions: send == recv
-// (AllReduce, Broadcast, Reduce, AllToAll, SendRecv), send == recv + rank * count (AllGather; Gather on the root),
-// recv == send + rank * count (ReduceScatter; Scatter on the root).
-absl::Status ValidateArgs(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable);
 
 // Elements the send and recv buffers of `args` hold on `rank` (NCCL's conventions; see CollectiveArgs).
 size_t SendCount(const CollectiveArgs& args, int rank, int nranks);
@@ -30,4 +25,4 @@ uint64_t TotalCount(const size_t* counts, int nranks);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_VALIDATE_H_
+#endif  // KCOLL_COLLECTIVES_CALL_SIZES_H_

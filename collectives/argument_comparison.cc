@@ -1,14 +1,14 @@
-#include "collectives/args_check.h"
+#include "collectives/argument_comparison.h"
 
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "collectives/call_sizes.h"
 #include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
-#include "collectives/validate.h"
 
 namespace kcoll {
 namespace {
@@ -87,8 +87,8 @@ absl::Status CompareArgsRecords(const std::vector<ArgsRecord>& records) {
   return absl::OkStatus();
 }
 
-absl::Status CheckArgsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
-                                  const absl::Status& local, absl::Duration timeout) {
+absl::Status CompareArgumentsAcrossRanks(MPI_Comm comm, const CollectiveArgs& args, Algorithm algorithm,
+                                         const absl::Status& local, absl::Duration timeout) {
   int nranks = 1;
   MPI_Comm_size(comm, &nranks);
   // On the heap: a timed-out exchange cannot be cancelled, and MPI may still write into it later.

@@ -6,8 +6,8 @@
 //   cuda kernels     mpi   MPI point-to-point (device buffers: CUDA-aware MPI or staged)
 //
 // NCCL is chosen only when asked for. collectives/transport/transports.h lists the transports and builds them.
-#ifndef KCOLL_COLLECTIVES_EXECUTION_H_
-#define KCOLL_COLLECTIVES_EXECUTION_H_
+#ifndef KCOLL_COLLECTIVES_TRANSPORT_CHOICE_H_
+#define KCOLL_COLLECTIVES_TRANSPORT_CHOICE_H_
 
 #include <optional>
 
@@ -28,4 +28,4 @@ TransportKind AutoTransport(const Topology& topology, ExecBackend backend);
 
 }  // namespace kcoll
 
-#endif  // KCOLL_COLLECTIVES_EXECUTION_H_
+#endif  // KCOLL_COLLECTIVES_TRANSPORT_CHOICE_H_
