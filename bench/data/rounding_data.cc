@@ -59,6 +59,14 @@ void FillRoundingSensitive(const CheckSpec& spec, void* buffer, size_t count) {
   }
 }
 
+std::vector<char> RoundingSensitiveInput(const CheckSpec& spec, int rank) {
+  CheckSpec of = spec;
+  of.rank = rank;
+  std::vector<char> bytes(spec.layout.send_count * DataTypeSize(spec.type));
+  FillRoundingSensitive(of, bytes.data(), spec.layout.send_count);
+  return bytes;
+}
+
 uint64_t Fingerprint(const void* data, size_t bytes, uint64_t hash) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
   for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "bench/data/exact_data.h"
 
@@ -26,6 +27,8 @@ int RoundingSpan(DataType type);
 
 // Fills this rank's `count` send elements (spec.rank) with the data above; spec.type must be floating-point.
 void FillRoundingSensitive(const CheckSpec& spec, void* buffer, size_t count);
+// Rank `rank`'s whole send buffer (spec.layout.send_count elements) as FillRoundingSensitive fills it there.
+std::vector<char> RoundingSensitiveInput(const CheckSpec& spec, int rank);
 
 // FNV-1a, 64 bits, of `bytes` bytes, continuing from `hash` (start with kFingerprintSeed).
 inline constexpr uint64_t kFingerprintSeed = 0xcbf29ce484222325ull;

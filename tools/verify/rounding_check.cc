@@ -87,18 +87,13 @@ struct TypedCheck {
           spec.collective == Collective::kReduceScatter || spec.collective == Collective::kReduceScatterV;
       const size_t base = scattered ? static_cast<size_t>(spec.rank) * count : 0;
       // Every rank's send data, as that rank filled it.
-      std::vector<std::vector<T>> inputs(n);
-      for (int s = 0; s < n; ++s) {
-        bench::CheckSpec of = spec;
-        of.rank = s;
-        inputs[s].resize(spec.layout.send_count);
-        bench::FillRoundingSensitive(of, inputs[s].data(), inputs[s].size());
-      }
+      std::vector<std::vector<char>> inputs(n);
+      for (int s = 0; s < n; ++s) inputs[s] = bench::RoundingSensitiveInput(spec, s);
       const ReduceOp op = *spec.op;
       const T* got = static_cast<const T*>(result);
       std::vector<T> terms(n);
       for (size_t k = 0; k < count; ++k) {
-        for (int s = 0; s < n; ++s) terms[s] = inputs[s][base + k];
+        for (int s = 0; s < n; ++s) terms[s] = reinterpret_cast<const T*>(inputs[s].data())[base + k];
         RoundingMismatch wrong{k, 0, reference::Decode<T>(got[k]), 0};
         const bool sum = op == ReduceOp::kSum || op == ReduceOp::kAvg;
         if (numerics == Numerics::kFast && sum) {

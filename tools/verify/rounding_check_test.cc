@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "bench/data/layout.h"
@@ -29,14 +30,21 @@ bench::CheckSpec Spec(Collective c, ReduceOp op, int rank) {
 }
 
 std::vector<std::vector<double>> Inputs(const bench::CheckSpec& spec) {
-  std::vector<std::vector<double>> inputs(kRanks);
+  std::vector<std::vector<double>> inputs(kRanks, std::vector<double>(spec.layout.send_count));
   for (int r = 0; r < kRanks; ++r) {
-    bench::CheckSpec of = spec;
-    of.rank = r;
-    inputs[r].resize(spec.layout.send_count);
-    bench::FillRoundingSensitive(of, inputs[r].data(), inputs[r].size());
+    std::memcpy(inputs[r].data(), bench::RoundingSensitiveInput(spec, r).data(), inputs[r].size() * sizeof(double));
   }
   return inputs;
+}
+
+// The mismatch CheckRounding reports, which must be at `index`.
+RoundingMismatch FailureAt(const bench::CheckSpec& spec, Numerics numerics, const std::vector<double>& result,
+                           size_t index) {
+  const std::optional<RoundingMismatch> wrong = CheckRounding(spec, numerics, result.data());
+  EXPECT_TRUE(wrong.has_value());
+  if (!wrong.has_value()) return {};
+  EXPECT_EQ(wrong->index, index);
+  return *wrong;
 }
 
 // Ranks 0..m-1 of element i summed from the last rank down: another order than the rank order.
@@ -60,10 +68,7 @@ TEST(RoundingCheckTest, DeterministicTakesTheRankOrderBitForBit) {
     for (size_t i = 0; i < kCount; ++i) result[i] = SumInRankOrder(in, i, rank + 1);
     EXPECT_FALSE(CheckRounding(spec, Numerics::kDeterministic, result.data()).has_value());
     result[7] = std::nextafter(result[7], INFINITY);
-    const auto wrong = CheckRounding(spec, Numerics::kDeterministic, result.data());
-    ASSERT_TRUE(wrong.has_value());
-    EXPECT_EQ(wrong->index, 7u);
-    EXPECT_EQ(wrong->bound, 0);
+    EXPECT_EQ(FailureAt(spec, Numerics::kDeterministic, result, 7).bound, 0);
   }
 }
 
@@ -81,10 +86,7 @@ TEST(RoundingCheckTest, TheDataTellsOrdersApartAndFastAcceptsAnyOrder) {
   EXPECT_TRUE(CheckRounding(spec, Numerics::kDeterministic, backwards.data()).has_value());
   // Off by far more than (n - 1) u sum|x|: fast fails it, naming the bound.
   backwards[5] += std::ldexp(std::fabs(backwards[5]) + 1, -20);
-  const auto wrong = CheckRounding(spec, Numerics::kFast, backwards.data());
-  ASSERT_TRUE(wrong.has_value());
-  EXPECT_EQ(wrong->index, 5u);
-  EXPECT_GT(wrong->bound, 0);
+  EXPECT_GT(FailureAt(spec, Numerics::kFast, backwards, 5).bound, 0);
 }
 
 TEST(RoundingCheckTest, AvgAndScatteredBlocks) {
