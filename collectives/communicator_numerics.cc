@@ -7,6 +7,8 @@
 //   (one latency-bound all-gather). Above it, "owner computes": the elements are cut into n blocks, rank j owning
 //   block j; an all-to-all brings each owner its block from every rank, in rank order, the owner folds them, and an
 //   all-gather of the folded blocks fills every rank's result (the traffic of a reduce-scatter and an all-gather).
+//   For float and double the all-to-all and the fold are one phase: the linear ReduceScatterV, which folds each copy
+//   in rank order as it arrives (reduced out of the shared-memory slots), the same steps in the same order.
 // - ReduceScatter(V): the owners are the ranks whose blocks the call defines; the all-to-all and the fold alone.
 // - Reduce: small, the root gathers every contribution and folds; large, the owners fold and the root gathers the
 //   folded blocks.
@@ -110,6 +112,22 @@ struct RankOrder {
     return static_cast<char*>(blocks);
   }
 
+  // float and double under deterministic: the fold is a chain of steps in the type itself, which the linear
+  // ReduceScatterV runs as the copies arrive (reduce_scatterv/linear.cc): no array of n blocks, no separate pass.
+  bool FoldsOnArrival() const { return !exact && (call.type == DataType::kFloat32 || call.type == DataType::kFloat64); }
+
+  // This rank's elements (as owner) of every rank's `send`, folded in rank order into `out`.
+  absl::Status FoldOwnBlock(const void* send, const Owners& owners, void* out) const {
+    if (FoldsOnArrival()) {
+      CallOptions linear = phase;
+      linear.algorithm = Algorithm::kLinear;
+      return move(CollectiveCall::ReduceScatterV(send, out, owners.counts.data(), call.type, op, linear, call.memory));
+    }
+    KCOLL_ASSIGN_OR_RETURN(char* blocks, ToOwners(send, owners));
+    const size_t own = owners.Own(rank);
+    return own == 0 ? absl::OkStatus() : Fold(out, blocks, own, own, n);
+  }
+
   // Every rank's `count` elements of `send`, rank after rank, on every rank.
   absl::StatusOr<char*> Gathered(const void* send, size_t count) const {
     KCOLL_ASSIGN_OR_RETURN(void* gathered, kernels.Scratch(kGatheredSlot, n * count * elem));
@@ -126,9 +144,8 @@ absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);
-  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
   KCOLL_ASSIGN_OR_RETURN(void* folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
-  KCOLL_RETURN_IF_ERROR(ro.Fold(folded, blocks, own, own, ro.n));
+  KCOLL_RETURN_IF_ERROR(ro.FoldOwnBlock(call.send, owners, folded));
   return ro.move(CollectiveCall::AllGatherV(folded, own, call.recv, owners.counts.data(), owners.starts.data(),
                                             call.type, ro.phase, call.memory));
 }
@@ -143,6 +160,12 @@ absl::Status ReduceScatterInRankOrder(const RankOrder& ro) {
   }
   const Owners owners = OwnersOf(counts, ro.n);
   const size_t own = owners.Own(ro.rank);
+  // In place (recv inside send), the owner's block must not be written before every copy of it has been read.
+  const char* send = static_cast<const char*>(call.send);
+  const char* recv = static_cast<const char*>(call.recv);
+  const size_t total_bytes = (owners.starts.back() + owners.counts.back()) * ro.elem;
+  const bool apart = recv == nullptr || recv + own * ro.elem <= send || send + total_bytes <= recv;
+  if (apart) return ro.FoldOwnBlock(call.send, owners, call.recv);
   KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
   if (own == 0) return absl::OkStatus();
   return ro.Fold(call.recv, blocks, own, own, ro.n);
@@ -159,9 +182,8 @@ absl::Status ReduceInRankOrder(const RankOrder& ro) {
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);
-  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
   KCOLL_ASSIGN_OR_RETURN(void* folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
-  KCOLL_RETURN_IF_ERROR(ro.Fold(folded, blocks, own, own, ro.n));
+  KCOLL_RETURN_IF_ERROR(ro.FoldOwnBlock(call.send, owners, folded));
   // Non-root ranks' recv is not theirs to write (it may be null): they name the folded block, which GatherV leaves.
   return ro.move(CollectiveCall::GatherV(folded, own, root ? call.recv : folded, owners.counts.data(),
                                          owners.starts.data(), call.type, call.root, ro.phase, call.memory));
