@@ -1,10 +1,15 @@
-/* A plain MPI program for the drop-in library under KCOLL_NUMERICS=deterministic: MPI_Allreduce, MPI_Reduce,
- * MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block of doubles whose sums rounding changes (wide exponents, signs,
- * pairs of large terms on two ranks that cancel) must give, byte for byte, the terms folded in rank order,
- * ((x0 + x1) + x2) + ..., which every rank computes itself from the terms every rank can regenerate. At 4, 100 and
- * 3000 elements: the inline lane, the gathering schedules and the owners' schedules.
+/* A plain MPI program for the drop-in library under KCOLL_NUMERICS=deterministic or exact, on doubles whose sums
+ * rounding changes (wide exponents, signs, pairs of large terms on two ranks that cancel), at 4, 100 and 3000
+ * elements: the inline lane, the gathering schedules and the owners' schedules.
  *
- * drop_in_numerics; prints "drop_in_numerics on N ranks: PASSED" from rank 0 and exits 0 when all hold. */
+ *   drop_in_numerics [deterministic]   MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block
+ *                                      must give, byte for byte, the terms folded in rank order, ((x0 + x1) + x2) +
+ * ..., which every rank computes itself from the terms every rank can regenerate. drop_in_numerics exact the bits may
+ * depend only on the terms: the same terms held by other ranks (rank r holds rank n-1-r's) give the same MPI_Allreduce
+ * bytes, where the rank-order fold of the two distributions differs (checked here: the data can show an order);
+ * MPI_Reduce and MPI_Reduce_scatter_block give the AllReduce's bytes.
+ *
+ * Prints "drop_in_numerics on N ranks: PASSED" from rank 0 and exits 0 when all hold. */
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -51,13 +56,61 @@ static int SameBytes(const double* got, int at, int count, int n, int terms) {
   return 1;
 }
 
+/* Element i folded over ranks n-1 .. 0: the rank-order fold of the terms when rank r holds rank n-1-r's. */
+static double FoldReversed(int i, int n) {
+  double acc = Term(n - 1, i, n);
+  for (int r = n - 2; r >= 0; --r) acc += Term(r, i, n);
+  return acc;
+}
+
+static void CheckSameBytes(const double* got, const double* want, int count, int rank, const char* what) {
+  if (memcmp(got, want, sizeof(double) * (size_t)count) == 0) return;
+  ++failures;
+  fprintf(stderr, "rank %d: %s of %d doubles differs from the exact MPI_Allreduce\n", rank, what, count);
+}
+
+/* numerics=exact: the result depends on the terms alone. */
+static void CheckExact(int n, int me, int count) {
+  const int all = count * n;
+  double* send = malloc(sizeof(double) * (size_t)all);
+  double* reversed = malloc(sizeof(double) * (size_t)all);
+  double* sum = malloc(sizeof(double) * (size_t)all);
+  double* got = malloc(sizeof(double) * (size_t)all);
+  for (int i = 0; i < all; ++i) {
+    send[i] = Term(me, i, n);
+    reversed[i] = Term(n - 1 - me, i, n);
+  }
+  MPI_Allreduce(send, sum, all, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(reversed, got, all, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  CheckSameBytes(got, sum, all, me, "MPI_Allreduce of the terms on other ranks");
+  int orders_differ = 0;
+  for (int i = 0; i < all && !orders_differ; ++i) {
+    const double forward = Fold(i, n, n), backward = FoldReversed(i, n);
+    orders_differ = memcmp(&forward, &backward, sizeof(double)) != 0;
+  }
+  if (n >= 3 && all >= 100 && !orders_differ) {
+    ++failures;
+    fprintf(stderr, "rank %d: the data cannot show an order at %d doubles (negative control)\n", me, all);
+  }
+  MPI_Reduce(send, got, all, MPI_DOUBLE, MPI_SUM, n - 1, MPI_COMM_WORLD);
+  if (me == n - 1) CheckSameBytes(got, sum, all, me, "MPI_Reduce");
+  MPI_Reduce_scatter_block(send, got, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  CheckSameBytes(got, sum + (size_t)me * (size_t)count, count, me, "MPI_Reduce_scatter_block");
+  free(send);
+  free(reversed);
+  free(sum);
+  free(got);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int n, me;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int exact = argc > 1 && strcmp(argv[1], "exact") == 0;
   const int counts[] = {4, 100, 3000};
-  for (int c = 0; c < 3; ++c) {
+  for (int c = 0; c < 3 && exact; ++c) CheckExact(n, me, counts[c]);
+  for (int c = 0; c < 3 && !exact; ++c) {
     const int count = counts[c];
     double* send = malloc(sizeof(double) * (size_t)count * (size_t)n);
     double* recv = malloc(sizeof(double) * (size_t)count);
@@ -80,7 +133,8 @@ int main(int argc, char** argv) {
   int total = 0;
   PMPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0)
-    printf("drop_in_numerics on %d ranks: %s (%d failed checks)\n", n, total == 0 ? "PASSED" : "FAILED", total);
+    printf("drop_in_numerics on %d ranks: %s (%s, %d failed checks)\n", n, total == 0 ? "PASSED" : "FAILED",
+           exact ? "exact" : "deterministic", total);
   MPI_Finalize();
   return total == 0 ? 0 : 1;
 }

@@ -5,7 +5,8 @@
 # type and op kcoll has, on a communicator of two or more ranks, runs on kcoll: KCOLL_DEBUG=INFO's lines at
 # MPI_Finalize), and with it preloaded under KCOLL_MPI=off (every call forwarded). On 3 and 4 ranks, under
 # KCOLL_NUMERICS=deterministic, the reductions of doubles that rounding changes have the rank-order fold's bits, all
-# of them on kcoll. Then the Fortran program, built here with Open MPI's mpifort, with the library.
+# of them on kcoll; under KCOLL_NUMERICS=exact their bits are the same whichever ranks hold the terms (which plain MPI's
+# are not). Then the Fortran program, built here with Open MPI's mpifort, with the library.
 set -euo pipefail
 launch="$1"
 library="$(readlink -f "$2")"
@@ -51,7 +52,7 @@ for n in 2 3 4; do
   echo "drop_in_test: $n ranks: passed without the library, with it, and with KCOLL_MPI=off"
 done
 
-# KCOLL_NUMERICS=deterministic reaches the applications' calls through the library.
+# KCOLL_NUMERICS=deterministic and exact reach the applications' calls through the library.
 if [[ -n "$numerics" ]]; then
   for n in 3 4; do
     rm -f "$out"/kcoll.*.log
@@ -65,6 +66,23 @@ if [[ -n "$numerics" ]]; then
       [[ "$taken" -gt 0 && "$taken" == "$calls" ]] || fail "numerics on $n ranks: not every $f ran on kcoll: $line"
     done
     echo "drop_in_test: numerics=deterministic on $n ranks: the rank-order fold's bits, every call on kcoll"
+    # KCOLL_NUMERICS=exact: the bits of the terms alone, whichever ranks hold them.
+    rm -f "$out"/kcoll.*.log
+    KCOLL_NUMERICS=exact KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" \
+      env LD_PRELOAD="$library" "$numerics" exact >"$out/exact.txt" 2>&1 || { cat "$out/exact.txt"; fail "exact on $n ranks"; }
+    grep -q "drop_in_numerics on $n ranks: PASSED (exact" "$out/exact.txt" || { cat "$out/exact.txt"; fail "exact on $n ranks"; }
+    for f in MPI_Allreduce MPI_Reduce MPI_Reduce_scatter_block; do
+      line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "exact on $n ranks: no line for $f"
+      calls="$(sed -E 's/.*: ([0-9]+) calls.*/\1/' <<<"$line")"
+      taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
+      [[ "$taken" -gt 0 && "$taken" == "$calls" ]] || fail "exact on $n ranks: not every $f ran on kcoll: $line"
+    done
+    # The negative control: plain MPI sums in an order of its own, and the check sees it.
+    if "$launch" "$n" "$numerics" exact >"$out/exact_mpi.txt" 2>&1; then
+      cat "$out/exact_mpi.txt"
+      fail "exact on $n ranks: plain MPI passed the order-independence check, which cannot then fail"
+    fi
+    echo "drop_in_test: numerics=exact on $n ranks: the same bits whichever ranks hold the terms, every call on kcoll"
   done
 fi
 
