@@ -142,6 +142,28 @@ bool DispatchDataType(DataType type, F&& f) {
   return false;
 }
 
+// Calls `f(std::integral_constant<ReduceOp, Op>())` with Op the compile-time form of `op` (kAvg combines as kSum:
+// its division is the caller's); returns false for an op out of range.
+template <class F>
+bool DispatchReduceOp(ReduceOp op, F&& f) {
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kAvg:
+      f(std::integral_constant<ReduceOp, ReduceOp::kSum>());
+      return true;
+    case ReduceOp::kProd:
+      f(std::integral_constant<ReduceOp, ReduceOp::kProd>());
+      return true;
+    case ReduceOp::kMin:
+      f(std::integral_constant<ReduceOp, ReduceOp::kMin>());
+      return true;
+    case ReduceOp::kMax:
+      f(std::integral_constant<ReduceOp, ReduceOp::kMax>());
+      return true;
+  }
+  return false;
+}
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_KERNELS_ELEMENT_OPS_H_

@@ -39,18 +39,8 @@ struct FoldOfType {
 
   template <class T>
   void operator()() {
-    switch (op) {
-      case ReduceOp::kSum:
-      case ReduceOp::kAvg:
-        return FoldInOrder<T, ReduceOp::kSum>(out, inputs, n, count);
-      case ReduceOp::kProd:
-        return FoldInOrder<T, ReduceOp::kProd>(out, inputs, n, count);
-      case ReduceOp::kMin:
-        return FoldInOrder<T, ReduceOp::kMin>(out, inputs, n, count);
-      case ReduceOp::kMax:
-        return FoldInOrder<T, ReduceOp::kMax>(out, inputs, n, count);
-    }
-    known_op = false;
+    known_op =
+        DispatchReduceOp(op, [this](auto op_tag) { FoldInOrder<T, decltype(op_tag)::value>(out, inputs, n, count); });
   }
 };
 

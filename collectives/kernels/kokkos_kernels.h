@@ -276,18 +276,9 @@ class KokkosKernels final : public Kernels {
     bool* launched;  // false when the reduction ran inline on the calling thread: nothing to fence
     template <class T>
     void operator()() const {
-      switch (op) {
-        case ReduceOp::kSum:
-        case ReduceOp::kAvg:
-          return Launch<T, ReduceOp::kSum>();
-        case ReduceOp::kProd:
-          return Launch<T, ReduceOp::kProd>();
-        case ReduceOp::kMin:
-          return Launch<T, ReduceOp::kMin>();
-        case ReduceOp::kMax:
-          return Launch<T, ReduceOp::kMax>();
+      if (!DispatchReduceOp(op, [this](auto op_tag) { this->template Launch<T, decltype(op_tag)::value>(); })) {
+        *op_ok = false;
       }
-      *op_ok = false;
     }
     template <class T, ReduceOp Op>
     void Launch() const {
@@ -353,18 +344,9 @@ class KokkosKernels final : public Kernels {
     bool* op_ok;
     template <class T>
     void operator()() const {
-      switch (op) {
-        case ReduceOp::kSum:
-        case ReduceOp::kAvg:
-          return Launch<T, ReduceOp::kSum>();
-        case ReduceOp::kProd:
-          return Launch<T, ReduceOp::kProd>();
-        case ReduceOp::kMin:
-          return Launch<T, ReduceOp::kMin>();
-        case ReduceOp::kMax:
-          return Launch<T, ReduceOp::kMax>();
+      if (!DispatchReduceOp(op, [this](auto op_tag) { this->template Launch<T, decltype(op_tag)::value>(); })) {
+        *op_ok = false;
       }
-      *op_ok = false;
     }
     template <class T, ReduceOp Op>
     void Launch() const {
