@@ -27,6 +27,16 @@ struct Blocks {
   const char* Own() const { return in + offset[r] * elem; }
 };
 
+// Posts the send of every other rank's block to that rank.
+absl::Status SendEveryBlock(Resources& res, const Blocks& b) {
+  for (int s = 1; s < b.n; ++s) {
+    const int to = Mod(b.r + s, b.n);
+    KCOLL_RETURN_IF_ERROR(
+        res.transport.Send(to, b.in + b.offset[to] * b.elem, (b.offset[to + 1] - b.offset[to]) * b.elem, 0).status());
+  }
+  return absl::OkStatus();
+}
+
 // Receives every copy into scratch, then folds them in rank order.
 absl::Status FoldAfterReceiving(const CollectiveArgs& args, Resources& res, const Blocks& b) {
   KCOLL_ASSIGN_OR_RETURN(void* copies_ptr, res.kernels.Scratch(0, std::max<size_t>(b.n * b.bytes, 1)));
@@ -35,11 +45,7 @@ absl::Status FoldAfterReceiving(const CollectiveArgs& args, Resources& res, cons
     const int from = Mod(b.r - s, b.n);
     KCOLL_RETURN_IF_ERROR(res.transport.Recv(from, copies + from * b.bytes, b.bytes, /*tag=*/0).status());
   }
-  for (int s = 1; s < b.n; ++s) {
-    const int to = Mod(b.r + s, b.n);
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Send(to, b.in + b.offset[to] * b.elem, (b.offset[to + 1] - b.offset[to]) * b.elem, 0).status());
-  }
+  KCOLL_RETURN_IF_ERROR(SendEveryBlock(res, b));
   KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
   if (b.mine == 0) return absl::OkStatus();
   auto copy_of = [&](int j) -> const void* { return j == b.r ? b.Own() : copies + j * b.bytes; };
@@ -53,11 +59,7 @@ absl::Status FoldAfterReceiving(const CollectiveArgs& args, Resources& res, cons
 
 // Reduces each copy out of the transport's slots as it arrives, in rank order (every peer fuses, n >= 2, mine > 0).
 absl::Status FoldOnArrival(const CollectiveArgs& args, Resources& res, const Blocks& b, ReceiveReduce& rr) {
-  for (int s = 1; s < b.n; ++s) {
-    const int to = Mod(b.r + s, b.n);
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Send(to, b.in + b.offset[to] * b.elem, (b.offset[to + 1] - b.offset[to]) * b.elem, 0).status());
-  }
+  KCOLL_RETURN_IF_ERROR(SendEveryBlock(res, b));
   char* out = static_cast<char*>(args.recv);
   // The fold so far: rank 0's copy (this rank's own block, read in place, or received into recv), then recv.
   const void* so_far = b.Own();
