@@ -40,7 +40,10 @@ std::string Describe(const bench::CheckSpec& spec, Data data) {
                       spec.layout.count, ", ", data == Data::kExact ? "exact" : "rounding", " data");
 }
 
-std::string Number(double v) { return absl::StrCat(v); }
+// "index I expected E got G": how every mismatch is reported.
+std::string Mismatch(size_t index, double expected, double got) {
+  return absl::StrCat("index ", index, " expected ", expected, " got ", got);
+}
 
 // Why the library must refuse this call (InvalidArgument), or "".
 std::string OwedRefusal(const Row& row, Numerics numerics, const bench::CheckSpec& spec) {
@@ -223,9 +226,8 @@ class CellRun {
     }
     if (data == Data::kRounding) {
       if (const auto wrong = CheckRounding(spec, numerics_, got); wrong.has_value()) {
-        return Fail(absl::StrCat(what, ": index ", wrong->index, " expected ", Number(wrong->expected), " got ",
-                                 Number(wrong->got),
-                                 wrong->bound > 0 ? absl::StrCat(" (allowed error ", Number(wrong->bound), ")") : ""));
+        return Fail(absl::StrCat(what, ": ", Mismatch(wrong->index, wrong->expected, wrong->got),
+                                 wrong->bound > 0 ? absl::StrCat(" (allowed error ", wrong->bound, ")") : ""));
       }
       if (row_.collective == Collective::kAllReduce && type == DataType::kFloat64 && op == ReduceOp::kSum &&
           count == *std::max_element(options_.counts.begin(), options_.counts.end())) {
@@ -234,8 +236,7 @@ class CellRun {
       return;
     }
     if (const auto wrong = bench::FirstWrong(spec, got); wrong.has_value()) {
-      return Fail(absl::StrCat(what, ": index ", wrong->index, " expected ", Number(wrong->expected), " got ",
-                               Number(wrong->got)));
+      return Fail(absl::StrCat(what, ": ", Mismatch(wrong->index, wrong->expected, wrong->got)));
     }
     if (mpi != nullptr && bench::HasResult(spec)) {
       const size_t result_bytes = spec.layout.recv_count * elem;
@@ -295,8 +296,8 @@ class CellRun {
 const std::vector<char>* VendorResults::Get(const bench::CheckSpec& spec) {
   const auto key = std::make_tuple(static_cast<int>(spec.collective), static_cast<int>(spec.type),
                                    spec.op ? static_cast<int>(*spec.op) : -1, spec.layout.count);
-  if (unavailable_.count(key) != 0) return nullptr;
-  if (auto it = results_.find(key); it != results_.end()) return &it->second;
+  if (auto it = results_.find(key); it != results_.end()) return it->second ? &*it->second : nullptr;
+  std::optional<std::vector<char>>& kept = results_[key];  // stays empty unless MPI's result agrees
   const size_t elem = DataTypeSize(spec.type);
   const size_t bytes = std::max<size_t>(std::max(spec.layout.send_count, spec.layout.recv_count) * elem, 64);
   std::vector<char> send(bytes), recv(bytes);
@@ -305,25 +306,18 @@ const std::vector<char>* VendorResults::Get(const bench::CheckSpec& spec) {
   bench::Call call{spec.collective, send.data(), recv.data(), spec.layout, spec.type, spec.op, spec.root, false};
   std::unique_ptr<bench::Implementation> peer = bench::MakeMpiPeer(spec.collective, comm_);
   const absl::Status status = peer->Run(call);
-  if (!status.ok()) {  // MPI has no such reduction (16-bit floats, avg): the same on every rank
-    unavailable_[key] = true;
-    return nullptr;
-  }
+  if (!status.ok()) return nullptr;  // MPI has no such reduction (16-bit floats, avg): the same on every rank
   const char* result = static_cast<const char*>(peer->Result(call));
-  std::vector<char>& kept = results_[key];
-  kept.assign(result, result + spec.layout.recv_count * elem);
   ++calls_[spec.collective];
   std::string& disagreement = disagreements_[spec.collective];
-  if (const auto wrong = bench::FirstWrong(spec, kept.data()); wrong.has_value() && disagreement.empty()) {
-    disagreement = absl::StrCat(Describe(spec, Data::kExact), ": index ", wrong->index, " expected ",
-                                Number(wrong->expected), " got ", Number(wrong->got));
+  if (const auto wrong = bench::FirstWrong(spec, result); wrong.has_value() && disagreement.empty()) {
+    disagreement =
+        absl::StrCat(Describe(spec, Data::kExact), ": ", Mismatch(wrong->index, wrong->expected, wrong->got));
   }
-  if (!disagreement.empty()) {
-    unavailable_[key] = true;  // kcoll is compared with the reference alone where MPI disagrees with it
-    results_.erase(key);
-    return nullptr;
-  }
-  return &kept;
+  // kcoll is compared with the reference alone where MPI disagrees with it.
+  if (!disagreement.empty()) return nullptr;
+  kept.emplace(result, result + spec.layout.recv_count * elem);
+  return &*kept;
 }
 
 CellResult RunCell(Communicator& comm, const VerifyOptions& options, const Row& row, const Setup& setup,

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -51,8 +52,8 @@ class VendorResults {
 
  private:
   MPI_Comm comm_;
-  std::map<std::tuple<int, int, int, size_t>, std::vector<char>> results_;
-  std::map<std::tuple<int, int, int, size_t>, bool> unavailable_;
+  // Per call shape: MPI's result, or nothing where MPI has no such reduction or disagrees with the reference.
+  std::map<std::tuple<int, int, int, size_t>, std::optional<std::vector<char>>> results_;
   std::map<Collective, std::string> disagreements_;
   std::map<Collective, int64_t> calls_;
 };
