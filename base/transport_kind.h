@@ -3,11 +3,13 @@
 // device buffers reach a transport (collectives/transport/device_path.cc) are expanded from it, so a new transport
 // is a folder under collectives/transport/ with its factory, its row here and its dependency in that folder's BUILD.
 //
-// KCOLL_TRANSPORTS(X): X(Enumerator, name, moves, factory):
-//   Enumerator  the transport is TransportKind::k<Enumerator>
-//   name        what KCOLL_TRANSPORT, the logs and the benchmark call it
-//   moves       the memory it moves (TransportMemory below)
-//   factory     absl::StatusOr<Execution> factory(ExecutionRequest request) (collectives/transport/execution.h)
+// KCOLL_TRANSPORTS(X): X(Enumerator, name, moves, node_memory, factory):
+//   Enumerator   the transport is TransportKind::k<Enumerator>
+//   name         what KCOLL_TRANSPORT, the logs and the benchmark call it
+//   moves        the memory it moves (TransportMemory below)
+//   node_memory  true when the ranks of a node read and write each other's buffers directly: no MPI call on the
+//                path of a transfer within a node, so the inline lane, zero-copy algorithms and the shm profile apply
+//   factory      absl::StatusOr<Execution> factory(ExecutionRequest request) (collectives/transport/execution.h)
 #ifndef KCOLL_BASE_TRANSPORT_KIND_H_
 #define KCOLL_BASE_TRANSPORT_KIND_H_
 
@@ -16,9 +18,9 @@
 
 // clang-format off
 #define KCOLL_TRANSPORTS(X)                                                                                            \
-  X(Mpi, "mpi", kHostStagingDevice, MakeMpiExecution)   /* MPI point-to-point */                                       \
-  X(Shm, "shm", kHost, MakeShmExecution)                /* shared memory between the ranks of one host */              \
-  X(Nccl, "nccl", kDevice, MakeNcclExecution)           /* NCCL send/recv on the kernels' CUDA stream */
+  X(Mpi, "mpi", kHostStagingDevice, false, MakeMpiExecution)   /* MPI point-to-point */                                \
+  X(Shm, "shm", kHost, true, MakeShmExecution)                 /* shared memory between the ranks of one host */       \
+  X(Nccl, "nccl", kDevice, false, MakeNcclExecution)           /* NCCL send/recv on the kernels' CUDA stream */
 // clang-format on
 
 namespace kcoll {
@@ -38,7 +40,7 @@ enum class TransportMemory {
 };
 
 enum class TransportKind {
-#define KCOLL_TRANSPORT_ENUMERATOR(enumerator, name, moves, factory) k##enumerator,
+#define KCOLL_TRANSPORT_ENUMERATOR(enumerator, name, moves, node_memory, factory) k##enumerator,
   KCOLL_TRANSPORTS(KCOLL_TRANSPORT_ENUMERATOR)
 #undef KCOLL_TRANSPORT_ENUMERATOR
 };
@@ -49,6 +51,12 @@ absl::StatusOr<TransportKind> ParseTransportKind(absl::string_view text);
 
 // The memory `kind` moves.
 TransportMemory MemoryMovedBy(TransportKind kind);
+
+// Whether the ranks of a node reach each other's buffers directly over `kind` (the node_memory column above).
+bool SharesNodeMemory(TransportKind kind);
+
+// A transport that moves device memory only runs with device kernels and is priced with NCCL's channel count.
+inline bool MovesDeviceMemoryOnly(TransportKind kind) { return MemoryMovedBy(kind) == TransportMemory::kDevice; }
 
 absl::string_view MemoryKindName(MemoryKind memory);  // "host", "device"
 

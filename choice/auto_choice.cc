@@ -40,8 +40,8 @@ models::Profile GenericProfile() {
 }
 
 // The shipped profile of `transport` (shipped_profiles.h), or the generic one with the reason in `source`.
-ProfileChoice LoadShipped(TransportKind transport) {
-  const bool shm = transport == TransportKind::kShm;
+// `shm`: the profile of kcoll's shared-memory channels, else MPI's.
+ProfileChoice LoadShipped(bool shm) {
   ProfileChoice choice;
   absl::StatusOr<std::string> path = FindShippedProfile(shm ? kShippedShmProfile : kShippedMpiProfile);
   absl::StatusOr<models::Profile> profile = path.ok() ? models::LoadProfile(*path) : path.status();
@@ -59,10 +59,10 @@ ProfileChoice LoadShipped(TransportKind transport) {
 }  // namespace
 
 ProfileChoice BuiltInProfileChoice(TransportKind transport) {
-  ProfileChoice mpi = LoadShipped(TransportKind::kMpi);
-  if (transport != TransportKind::kShm) return mpi;
+  ProfileChoice mpi = LoadShipped(false);
+  if (!SharesNodeMemory(transport)) return mpi;
   // Intra-node links are the shared-memory channels'; inter-node ones go over MPI.
-  ProfileChoice shm = LoadShipped(TransportKind::kShm);
+  ProfileChoice shm = LoadShipped(true);
   shm.profile.inter = mpi.profile.inter;
   return shm;
 }

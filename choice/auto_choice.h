@@ -42,8 +42,9 @@ namespace kcoll {
 // The profile used when none is given, per transport, shipped beside the library as data (shipped_profiles.h says
 // where it is found): one shared-memory CPU node measured by //bench:calibrate with 2 ranks (the machine is named in
 // the profile's own fields), through MPI point-to-point (models/profiles/this_machine_2ranks.json: Open MPI 4.1's
-// shared memory) or through kcoll's shared-memory channels (this_machine_2ranks_shm.json, for TransportKind::kShm;
-// its inter-node link is the MPI profile's, as a shm communicator's inter-node transfers go over MPI). Each has the
+// shared memory) or through kcoll's shared-memory channels (this_machine_2ranks_shm.json, for a transport that
+// shares node memory, base/transport_kind.h; its inter-node link is the MPI profile's, as a shm communicator's
+// inter-node transfers go over MPI). Each has the
 // exchange curve of the link and the reduction curve from 8 B (4 KiB) to 64 MiB, so small-message steps and the fall
 // of the bandwidth once buffers leave the caches are priced (models/measured_curve.h). The MPI profile's inter-node
 // link is its intra-node one: a machine without a profile is taken for one node (or emulated nodes on one machine).

@@ -44,7 +44,7 @@ absl::StatusOr<ExecBackend> ChooseBackend(const CommunicatorOptions& options, Tr
     if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_EXEC: ", parsed.status().message()));
     return *parsed;
   }
-  return transport == TransportKind::kNccl ? ExecBackend::kCuda : ExecBackend::kSerial;
+  return MovesDeviceMemoryOnly(transport) ? ExecBackend::kCuda : ExecBackend::kSerial;
 }
 
 absl::StatusOr<bool> ChooseCheckArgs(const CommunicatorOptions& options) {
@@ -115,7 +115,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;
-  topology_options.default_nchannels = asked == TransportKind::kNccl ? kDefaultChannels : kHostDefaultChannels;
+  topology_options.default_nchannels =
+      MovesDeviceMemoryOnly(asked.value_or(TransportKind::kMpi)) ? kDefaultChannels : kHostDefaultChannels;
   topology_options.emulated_node = emulated_node;
   absl::Status gpu_status;
   if (backend == ExecBackend::kCuda) {
@@ -172,7 +173,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   ProgressSituation situation;
   situation.backend = backend;
   situation.stream_ordered = c->state_->transport->StreamOrdered();
-  situation.calls_mpi = !(transport == TransportKind::kShm && c->state_->topology.nnodes == 1 && !check_args);
+  situation.calls_mpi = !(SharesNodeMemory(transport) && c->state_->topology.nnodes == 1 && !check_args);
   MPI_Query_thread(&situation.mpi_thread_level);
   KCOLL_ASSIGN_OR_RETURN(c->state_->progress, ChooseProgress(options.progress, situation));
   if (c->state_->progress.way == ProgressWay::kStream) {
@@ -228,7 +229,7 @@ void Communicator::ResetCounters() {
 bool Communicator::finalized() const { return state_->transport == nullptr; }
 
 bool Communicator::CanRunZeroCopy() const {
-  return state_->topology.nnodes == 1 && state_->transport_kind == TransportKind::kShm;
+  return state_->topology.nnodes == 1 && SharesNodeMemory(state_->transport_kind);
 }
 
 std::vector<std::string> Communicator::Describe() const {

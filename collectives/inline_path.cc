@@ -24,7 +24,7 @@ absl::StatusOr<std::unique_ptr<InlineExchange>> MakeInlineExchange(MPI_Comm comm
                                                                    TransportKind transport, ExecBackend backend,
                                                                    const TimeoutSettings& timeout) {
   // The same on every rank: the transport and backend are agreed, the topology is every rank's view of one layout.
-  const bool one_node_shm = transport == TransportKind::kShm && topology.nnodes == 1 && backend != ExecBackend::kCuda;
+  const bool one_node_shm = SharesNodeMemory(transport) && topology.nnodes == 1 && backend != ExecBackend::kCuda;
   if (!one_node_shm || topology.nranks < 2) return std::unique_ptr<InlineExchange>();
   absl::StatusOr<std::unique_ptr<InlineExchange>> exchange = InlineExchange::Create(comm, {});
   if (!exchange.ok()) return exchange.status();

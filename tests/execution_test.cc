@@ -75,7 +75,7 @@ TEST(Execution, UnknownTransportInTheEnvironment) {
   ASSERT_FALSE(AllRanks(comm.ok()));
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
   std::vector<std::string> listed;  // every transport of base/transport_kind.h, in its order
-#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, factory) listed.push_back(name);
+#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, node_memory, factory) listed.push_back(name);
   KCOLL_TRANSPORTS(KCOLL_LISTED_TRANSPORT)
 #undef KCOLL_LISTED_TRANSPORT
   EXPECT_THAT(comm.status().message(), HasSubstr(absl::StrCat("KCOLL_TRANSPORT: transport 'gloo' is not one of: ",

@@ -130,7 +130,7 @@ TEST(TransportKind, NamesRoundTrip) {
   auto bad = ParseTransportKind("gloo");
   ASSERT_FALSE(bad.ok());
   std::vector<std::string> listed;  // every transport of base/transport_kind.h, in its order
-#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, factory) listed.push_back(name);
+#define KCOLL_LISTED_TRANSPORT(enumerator, name, moves, node_memory, factory) listed.push_back(name);
   KCOLL_TRANSPORTS(KCOLL_LISTED_TRANSPORT)
 #undef KCOLL_LISTED_TRANSPORT
   EXPECT_THAT(bad, IsInvalidArgument(absl::StrCat("'gloo' is not one of: ", absl::StrJoin(listed, ", "))));

@@ -17,7 +17,7 @@ constexpr NamedValue<DevicePath> kDevicePathNames[] = {{DevicePath::kDirect, "di
 std::string TransportsFor(MemoryKind memory) {
   std::string out;
   for (TransportKind kind : {
-#define KCOLL_TRANSPORT_KIND(enumerator, name, moves, factory) TransportKind::k##enumerator,
+#define KCOLL_TRANSPORT_KIND(enumerator, name, moves, node_memory, factory) TransportKind::k##enumerator,
            KCOLL_TRANSPORTS(KCOLL_TRANSPORT_KIND)
 #undef KCOLL_TRANSPORT_KIND
        }) {

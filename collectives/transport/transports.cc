@@ -7,7 +7,7 @@
 namespace kcoll {
 
 // Every transport's factory, declared here from base/transport_kind.h's list: each is defined in its folder.
-#define KCOLL_DECLARE_FACTORY(enumerator, name, moves, factory) \
+#define KCOLL_DECLARE_FACTORY(enumerator, name, moves, node_memory, factory) \
   absl::StatusOr<Execution> factory(ExecutionRequest request);
 KCOLL_TRANSPORTS(KCOLL_DECLARE_FACTORY)
 #undef KCOLL_DECLARE_FACTORY
@@ -17,7 +17,7 @@ namespace {
 using Factory = absl::StatusOr<Execution> (*)(ExecutionRequest request);
 
 constexpr Factory kFactories[] = {
-#define KCOLL_FACTORY(enumerator, name, moves, factory) &factory,
+#define KCOLL_FACTORY(enumerator, name, moves, node_memory, factory) &factory,
     KCOLL_TRANSPORTS(KCOLL_FACTORY)
 #undef KCOLL_FACTORY
 };

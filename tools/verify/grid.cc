@@ -44,7 +44,8 @@ std::vector<Setup> MakeSetups(const VerifyOptions& options, std::vector<std::str
     for (TransportKind transport : {TransportKind::kShm, TransportKind::kMpi, TransportKind::kNccl}) {
       if (!Selected(options.transports, transport)) continue;
       // shm moves host memory and NCCL device memory; MPI moves either (staged through the host, or CUDA-aware).
-      if ((transport == TransportKind::kShm && device) || (transport == TransportKind::kNccl && !device)) continue;
+      const TransportMemory moves = MemoryMovedBy(transport);
+      if ((moves == TransportMemory::kHost && device) || (moves == TransportMemory::kDevice && !device)) continue;
       setups.push_back({transport, exec, absl::StrCat(TransportKindName(transport), "/", ExecBackendName(exec))});
     }
   }
@@ -64,7 +65,7 @@ std::vector<Column> MakeColumns(const VerifyOptions& options, const std::vector<
 std::string NotApplicable(const Row& row, const Setup& setup, Numerics numerics) {
   if (numerics != Numerics::kFast && !Reduces(row.collective)) return "(data)";
   const AlgorithmNeeds needs = FactsOf(row.algorithm).needs;
-  const bool node_shm = setup.transport == TransportKind::kShm && setup.exec != ExecBackend::kCuda;
+  const bool node_shm = SharesNodeMemory(setup.transport) && setup.exec != ExecBackend::kCuda;
   if ((needs == AlgorithmNeeds::kOneNodeShm || needs == AlgorithmNeeds::kRegisteredBuffers) && !node_shm) {
     return "(shm)";
   }
