@@ -19,22 +19,8 @@ struct Bfloat16 {
 
 namespace half_internal {
 
-union FloatBits {
-  float f;
-  uint32_t u;
-};
-
-KCOLL_INLINE_FUNCTION uint32_t BitsOf(float f) {
-  FloatBits fb;
-  fb.f = f;
-  return fb.u;
-}
-
-KCOLL_INLINE_FUNCTION float FloatOf(uint32_t u) {
-  FloatBits fb;
-  fb.u = u;
-  return fb.f;
-}
+KCOLL_INLINE_FUNCTION uint32_t BitsOf(float f) { return BitCast<uint32_t>(f); }
+KCOLL_INLINE_FUNCTION float FloatOf(uint32_t u) { return BitCast<float>(u); }
 
 }  // namespace half_internal
 
@@ -102,6 +88,23 @@ KCOLL_INLINE_FUNCTION Bfloat16 ToBfloat16(float f) {
   if ((x & 0x7fffffffu) > 0x7f800000u) return Bfloat16{static_cast<uint16_t>((x >> 16) | 0x40u)};  // quiet NaN
   const uint32_t rounded = x + 0x7fffu + ((x >> 16) & 1u);
   return Bfloat16{static_cast<uint16_t>(rounded >> 16)};
+}
+
+// ToFloat16 and ToBfloat16 by the type they make, and float itself both ways, for code written once for each.
+KCOLL_INLINE_FUNCTION float ToFloat(float f) { return f; }
+template <class T>
+KCOLL_INLINE_FUNCTION T FromFloat(float f);
+template <>
+KCOLL_INLINE_FUNCTION float FromFloat<float>(float f) {
+  return f;
+}
+template <>
+KCOLL_INLINE_FUNCTION Float16 FromFloat<Float16>(float f) {
+  return ToFloat16(f);
+}
+template <>
+KCOLL_INLINE_FUNCTION Bfloat16 FromFloat<Bfloat16>(float f) {
+  return ToBfloat16(f);
 }
 
 }  // namespace kcoll

@@ -17,6 +17,14 @@
 
 namespace kcoll {
 
+// The `field` of every row of `table`, in order: an enumeration's values from its table of facts.
+template <typename Value, typename Row, size_t N>
+std::vector<Value> ColumnOf(const Row (&table)[N], Value Row::*field) {
+  std::vector<Value> column;
+  for (const Row& row : table) column.push_back(row.*field);
+  return column;
+}
+
 template <typename Enum>
 struct NamedValue {
   Enum value;

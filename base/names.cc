@@ -77,11 +77,7 @@ constexpr CollectiveFacts kInvalidCollective = {Collective::kBarrier, "invalid",
 }  // namespace
 
 const std::vector<Collective>& AllCollectives() {
-  static const auto* all = [] {
-    auto* v = new std::vector<Collective>;
-    for (const CollectiveFacts& f : kCollectives) v->push_back(f.collective);
-    return v;
-  }();
+  static const auto* all = new std::vector<Collective>(ColumnOf(kCollectives, &CollectiveFacts::collective));
   return *all;
 }
 

@@ -40,11 +40,7 @@ constexpr absl::string_view kOpNames[] = {"sum", "prod", "min", "max", "avg"};
 }  // namespace
 
 const std::vector<DataType>& AllDataTypes() {
-  static const auto* all = [] {
-    auto* v = new std::vector<DataType>;
-    for (const TypeInfo& t : kTypes) v->push_back(t.type);
-    return v;
-  }();
+  static const auto* all = new std::vector<DataType>(ColumnOf(kTypes, &TypeInfo::type));
   return *all;
 }
 

@@ -17,12 +17,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/env.h"
+#include "base/flags_only.h"
 #include "base/topology.h"
 #include "bench/calibration/calibrate_in_run.h"
 #include "bench/calibration/calibrate_launch.h"
@@ -229,12 +228,10 @@ int RunRank(int argc, char** argv) {
 }  // namespace kcoll
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Measures alpha/beta per link class, gamma and memcpy bandwidth and saves a kcoll profile.\n"
-      "  bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
-  if (rest.size() > 1) {
-    std::fprintf(stderr, "calibrate: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
+  if (!kcoll::ParseFlagsOnly(
+          argc, argv, "calibrate",
+          "Measures alpha/beta per link class, gamma and memcpy bandwidth and saves a kcoll profile.\n"
+          "  bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]")) {
     return 2;
   }
   const std::string fit = absl::GetFlag(FLAGS_fit);

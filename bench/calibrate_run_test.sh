@@ -14,6 +14,15 @@ fail() {
   failed=1
 }
 
+# expect FILE: each line of stdin is "PATTERN | WHAT FAILS": PATTERN (grep) must occur in FILE.
+expect() {
+  local pattern message
+  while IFS= read -r line; do
+    pattern="${line%% | *}" message="${line#* | }"
+    grep -q -- "$pattern" "$1" || fail "$message"
+  done
+}
+
 # Few sizes, far apart, and the 10th percentile of the repetitions, so that the slope stays clear even on a busy
 # machine (a rank descheduled for a few milliseconds would otherwise drown a microsecond).
 QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=20 --max_reps=400
@@ -25,20 +34,22 @@ if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two
   cat "${TMP}/two.out"
 fi
 # Measured through the transport a communicator on these ranks runs on: shared memory on one node.
-grep -q "intra-node link: ping-pong through kcoll's shm transport, pair(s) 0-1" "${TMP}/two.out" || fail "no intra report"
-grep -q "inter-node link: no such pair" "${TMP}/two.out" || fail "2 ranks on one node should have no inter pair"
-grep -q "fit on relative errors; saved: alpha = .*R^2 = " "${TMP}/two.out" || fail "no fit line"
-grep -q "gamma = " "${TMP}/two.out" || fail "no gamma"
-grep -q '"schema_version": 1' "${TMP}/two.json" || fail "profile not saved"
-grep -q "collective step, pair(s) 0-1 at once (a 2-rank ring AllReduce on twice the size): its exchange" "${TMP}/two.out" ||
-  fail "no collective step sweep"
-grep -q "and its reduction (bytes reduced, one input; the profile's gamma curve)" "${TMP}/two.out" ||
-  fail "no reduction inside the step"
-grep -q '"curve_buffer_per_message": 2' "${TMP}/two.json" || fail "the link curve does not say it was measured in a step"
-grep -q '"gamma_curve_buffer_per_message": 2' "${TMP}/two.json" || fail "the gamma curve is not the step's reduction"
-grep -q '"curve": \[' "${TMP}/two.json" || fail "no link curve in the profile"
-grep -q '"gamma_curve": \[' "${TMP}/two.json" || fail "no reduction curve in the profile"
-grep -q '"transfers_use_cores": true' "${TMP}/two.json" || fail "one node: the cores should move the data"
+expect "${TMP}/two.out" <<'END'
+intra-node link: ping-pong through kcoll's shm transport, pair(s) 0-1 | no intra report
+inter-node link: no such pair | 2 ranks on one node should have no inter pair
+fit on relative errors; saved: alpha = .*R^2 =  | no fit line
+gamma =  | no gamma
+collective step, pair(s) 0-1 at once (a 2-rank ring AllReduce on twice the size): its exchange | no collective step sweep
+and its reduction (bytes reduced, one input; the profile's gamma curve) | no reduction inside the step
+END
+expect "${TMP}/two.json" <<'END'
+"schema_version": 1 | profile not saved
+"curve_buffer_per_message": 2 | the link curve does not say it was measured in a step
+"gamma_curve_buffer_per_message": 2 | the gamma curve is not the step's reduction
+"curve": \[ | no link curve in the profile
+"gamma_curve": \[ | no reduction curve in the profile
+"transfers_use_cores": true | one node: the cores should move the data
+END
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
   { fail "the saved profile does not load"; cat "${TMP}/predict.out"; }
 
@@ -47,10 +58,12 @@ if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUI
   fail "4-rank calibration exited with an error"
   cat "${TMP}/four.out"
 fi
-grep -q "pair(s) 0-2; one-way = 10th-percentile round trip / 2" "${TMP}/four.out" || fail "no inter-node pair 0-2"
-grep -q "intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MPI" "${TMP}/four.out" || fail "no emulation note"
-grep -q "collective step, pair(s) 0-2, 1-3 at once" "${TMP}/four.out" || fail "no inter-node steps on pairs 0-2, 1-3"
-grep -q "emulated nodes: shared memory, not a network" "${TMP}/four.json" || fail "profile does not say emulated"
+expect "${TMP}/four.out" <<'END'
+pair(s) 0-2; one-way = 10th-percentile round trip / 2 | no inter-node pair 0-2
+intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MPI | no emulation note
+collective step, pair(s) 0-2, 1-3 at once | no inter-node steps on pairs 0-2, 1-3
+END
+expect "${TMP}/four.json" <<<"emulated nodes: shared memory, not a network | profile does not say emulated"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
 "${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"

@@ -21,7 +21,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/byte_size.h"
-#include "bench/options/launcher.h"
+#include "bench/options/rank_program.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
 
@@ -29,39 +29,16 @@ namespace kcoll {
 namespace bench {
 namespace {
 
-struct DropInOptions {
-  int ranks = 2;
-  size_t min_bytes = 8, max_bytes = size_t{64} << 20, factor = 8;
-  int iters = 200, warmup = 20, rounds = 5;
+struct DropInOptions : SweepOptions {
+  DropInOptions() {
+    max_bytes = size_t{64} << 20;
+    rounds = 5;
+  }
 };
 
 absl::StatusOr<DropInOptions> Parse(const std::vector<std::string>& args) {
-  DropInOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag.rfind("--kokkos", 0) == 0) continue;
-    if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(flag, ": needs a value"));
-    const std::string& value = args[++i];
-    auto bad = [&] { return absl::InvalidArgumentError(absl::StrCat(flag, ": '", value, "' is not valid")); };
-    if (flag == "--ranks") {
-      if (!absl::SimpleAtoi(value, &o.ranks) || o.ranks < 2) return bad();
-    } else if (flag == "-b" || flag == "-e") {
-      absl::StatusOr<size_t> bytes = ParseByteSize(value);
-      if (!bytes.ok() || *bytes < 4) return bad();
-      (flag == "-b" ? o.min_bytes : o.max_bytes) = *bytes;
-    } else if (flag == "-f") {
-      if (!absl::SimpleAtoi(value, &o.factor) || o.factor < 2) return bad();
-    } else if (flag == "-n") {
-      if (!absl::SimpleAtoi(value, &o.iters) || o.iters < 1) return bad();
-    } else if (flag == "-w") {
-      if (!absl::SimpleAtoi(value, &o.warmup) || o.warmup < 0) return bad();
-    } else if (flag == "--rounds") {
-      if (!absl::SimpleAtoi(value, &o.rounds) || o.rounds < 1) return bad();
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", flag, "'"));
-    }
-  }
-  if (o.min_bytes > o.max_bytes) return absl::InvalidArgumentError("-b is larger than -e");
+  absl::StatusOr<DropInOptions> o = ParseFlags(args, SweepFlags<DropInOptions>(/*min_ranks=*/2));
+  if (o.ok() && o->min_bytes > o->max_bytes) return absl::InvalidArgumentError("-b is larger than -e");
   return o;
 }
 
@@ -96,16 +73,9 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-int RunRanks(const DropInOptions& o) {
-  absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD);
-  if (!comm.ok()) {
-    std::fprintf(stderr, "drop_in: %s\n", comm.status().ToString().c_str());
-    return 1;
-  }
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<size_t> sizes;
-  for (size_t b = o.min_bytes; b <= o.max_bytes; b *= o.factor) sizes.push_back(b);
+int RunRanks(const DropInOptions& o, Communicator& comm) {
+  const int rank = comm.rank();
+  const std::vector<size_t> sizes = SweepSizes(o);
   std::vector<float> data(o.max_bytes / sizeof(float), 1.0f / 1024);
   // [size][row] -> one time per round
   std::vector<std::vector<std::vector<double>>> times(sizes.size(), std::vector<std::vector<double>>(kRows));
@@ -114,13 +84,13 @@ int RunRanks(const DropInOptions& o) {
       for (int r = 0; r < kRows; ++r) {
         // The order of the rows turns with the round, so that none always runs first.
         const Row row = static_cast<Row>((r + round) % kRows);
-        times[s][row].push_back(Time(row, **comm, data, std::max<size_t>(1, sizes[s] / sizeof(float)), o));
+        times[s][row].push_back(Time(row, comm, data, std::max<size_t>(1, sizes[s] / sizeof(float)), o));
       }
     }
   }
   if (rank == 0) {
     std::printf("# MPI_Allreduce through the drop-in library beside kcoll's AllReduce and MPI's own, %d ranks\n",
-                (*comm)->size());
+                comm.size());
     std::printf("# float32 sum in place; us per call, the largest across ranks, medians of %d rounds of %d calls\n",
                 o.rounds, o.iters);
     std::printf("%12s %12s %12s %12s %16s %14s\n", "bytes", "mpi_us", "drop-in_us", "kcoll_us", "drop-in-kcoll_us",
@@ -137,35 +107,13 @@ int RunRanks(const DropInOptions& o) {
     }
     std::fflush(stdout);
   }
-  (*comm)->Finalize().IgnoreError();
   return 0;
-}
-
-int Main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<DropInOptions> options = Parse(args);
-  if (!options.ok()) {
-    if (!StartedByMpiLauncher() || RankFromEnvironment() == 0) {
-      std::fprintf(stderr, "drop_in: %s\n", std::string(options.status().message()).c_str());
-    }
-    return 2;
-  }
-  if (!StartedByMpiLauncher()) {
-    BenchOptions launch;
-    launch.ranks = options->ranks;
-    return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), "drop_in");
-  }
-  MPI_Init(&argc, &argv);
-  InitializeKokkosQuietly(argc, argv);
-  const int code = RunRanks(*options);
-  // MPI_Finalize (the library's) releases its communicators; Kokkos, started here, is finalised after them.
-  Kokkos::finalize();
-  MPI_Finalize();
-  return code;
 }
 
 }  // namespace
 }  // namespace bench
 }  // namespace kcoll
 
-int main(int argc, char** argv) { return kcoll::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return kcoll::bench::RankProgramMain(argc, argv, "drop_in", &kcoll::bench::Parse, &kcoll::bench::RunRanks);
+}

@@ -2,12 +2,9 @@
 # //bench:all_reduce's fingerprint column (--fingerprint, on with several --numerics): on 3 ranks and doubles whose
 # sums depend on the order, ring and tree (fast) show different fingerprints at some size (the data can show an
 # order); every row of a size that promises its bits shows the same value in two runs; integer rows show none.
-set -euo pipefail
-export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
-export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/shell_test_env.sh"
 bench="$1"
-out="$TMPDIR/out.txt" err="$TMPDIR/err.txt" again="$TMPDIR/again.txt"
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+again="$TMPDIR/again.txt"
 run() { "$bench" --ranks 3 --algo ring,tree,auto --numerics fast,deterministic,exact -d double -b 1K -e 64K -f 8 \
   -n 2 -w 1 "$@"; }
 run >"$out" 2>"$err" || fail "exited $?"

@@ -24,7 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/byte_size.h"
-#include "bench/options/launcher.h"
+#include "bench/options/rank_program.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
 
@@ -35,35 +35,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct GroupOptions {
+  GroupOptions() { communicator.backend = ExecBackend::kSerial; }
   int ranks = 2, calls = 8, iters = 2000, rounds = 3;
   size_t bytes = 8;
+  CommunicatorOptions communicator;
 };
 
 absl::StatusOr<GroupOptions> Parse(const std::vector<std::string>& args) {
-  GroupOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag.rfind("--kokkos", 0) == 0) continue;
-    if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(flag, ": needs a value"));
-    const std::string& value = args[++i];
-    auto bad = [&] { return absl::InvalidArgumentError(absl::StrCat(flag, ": '", value, "' is not valid")); };
-    if (flag == "--ranks") {
-      if (!absl::SimpleAtoi(value, &o.ranks) || o.ranks < 1) return bad();
-    } else if (flag == "--calls") {
-      if (!absl::SimpleAtoi(value, &o.calls) || o.calls < 1 || o.calls > 1024) return bad();
-    } else if (flag == "-b") {
-      absl::StatusOr<size_t> bytes = ParseByteSize(value);
-      if (!bytes.ok() || *bytes < 4 || *bytes > (size_t{1} << 20)) return bad();
-      o.bytes = *bytes;
-    } else if (flag == "-n") {
-      if (!absl::SimpleAtoi(value, &o.iters) || o.iters < 1) return bad();
-    } else if (flag == "--rounds") {
-      if (!absl::SimpleAtoi(value, &o.rounds) || o.rounds < 1) return bad();
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", flag, "'"));
-    }
-  }
-  return o;
+  using O = GroupOptions;
+  return ParseFlags<O>(args, {{"--ranks", NumberIn(&O::ranks, 1)},
+                              {"--calls", NumberIn(&O::calls, 1, 1024)},
+                              {"-b", BytesIn(&O::bytes, 4, size_t{1} << 20)},
+                              {"-n", NumberIn(&O::iters, 1)},
+                              {"--rounds", NumberIn(&O::rounds, 1)}});
 }
 
 class Runner {
@@ -136,25 +120,17 @@ class Runner {
   std::vector<std::vector<float>> send_, recv_;
 };
 
-int RunRanks(const GroupOptions& o) {
-  CommunicatorOptions options;
-  options.backend = ExecBackend::kSerial;
-  absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD, options);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (!comm.ok()) {
-    std::fprintf(stderr, "group: %s\n", std::string(comm.status().message()).c_str());
-    return 1;
-  }
+int RunRanks(const GroupOptions& o, Communicator& comm) {
+  const int rank = comm.rank();
   if (rank == 0) {
     std::printf("# %d AllReduces of %zu B (float32 sum) per set on %d ranks; kcoll: %s\n", o.calls, o.bytes,
-                (*comm)->size(), (*comm)->execution().c_str());
+                comm.size(), comm.execution().c_str());
     std::printf("# median time of a set over %d sets, the largest across ranks; the ways take turns, %d rounds\n",
                 o.iters, o.rounds);
     std::printf("%5s %12s %12s %12s %12s %12s %6s\n", "round", "kcoll_us", "group_us", "mpi_us", "kcoll/group",
                 "mpi/group", "exact");
   }
-  Runner runner(**comm, o);
+  Runner runner(comm, o);
   bool all_exact = true;
   for (int round = 0; round < o.rounds; ++round) {
     bool exact = true;
@@ -168,34 +144,13 @@ int RunRanks(const GroupOptions& o) {
       std::fflush(stdout);
     }
   }
-  (*comm)->Finalize().IgnoreError();
   return all_exact ? 0 : 1;
-}
-
-int Main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<GroupOptions> options = Parse(args);
-  if (!options.ok()) {
-    if (!StartedByMpiLauncher() || RankFromEnvironment() == 0) {
-      std::fprintf(stderr, "group: %s\n", std::string(options.status().message()).c_str());
-    }
-    return 2;
-  }
-  if (!StartedByMpiLauncher()) {
-    BenchOptions launch;
-    launch.ranks = options->ranks;
-    return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), "group");
-  }
-  MPI_Init(&argc, &argv);
-  InitializeKokkosQuietly(argc, argv);
-  const int code = RunRanks(*options);
-  Kokkos::finalize();
-  MPI_Finalize();
-  return code;
 }
 
 }  // namespace
 }  // namespace bench
 }  // namespace kcoll
 
-int main(int argc, char** argv) { return kcoll::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return kcoll::bench::RankProgramMain(argc, argv, "group", &kcoll::bench::Parse, &kcoll::bench::RunRanks);
+}

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # //bench:group as a user runs it (it launches its own mpirun): 2 ranks, two rounds, every set exact and its columns
 # present; a bad option is an error naming it, exit 2.
-set -euo pipefail
-export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
-export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/shell_test_env.sh"
 group="$1"
-out="$TMPDIR/out.txt" err="$TMPDIR/err.txt"
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
 "$group" --ranks 2 --calls 5 -b 24 -n 20 --rounds 2 >"$out" 2>"$err" || fail "exited $?"
 grep -q "^# 5 AllReduces of 24 B (float32 sum) per set on 2 ranks; kcoll: " "$out" || fail "no header"
 grep -q "kcoll_us *group_us *mpi_us" "$out" || fail "no column names"

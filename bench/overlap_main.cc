@@ -33,7 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/byte_size.h"
-#include "bench/options/launcher.h"
+#include "bench/options/rank_program.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
 
@@ -41,49 +41,26 @@ namespace kcoll {
 namespace bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct OverlapOptions {
-  int ranks = 2;
-  size_t min_bytes = 8, max_bytes = size_t{1} << 20, factor = 128;
-  int iters = 200, warmup = 20, rounds = 3;
+struct OverlapOptions : SweepOptions {
+  OverlapOptions() {
+    factor = 128;
+    communicator.backend = ExecBackend::kSerial;
+    communicator.progress = Progress::kThread;
+  }
   double compute_factor = 1.5;
-  Progress progress = Progress::kThread;
 };
 
 absl::StatusOr<OverlapOptions> Parse(const std::vector<std::string>& args) {
-  OverlapOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag.rfind("--kokkos", 0) == 0) continue;
-    if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(flag, ": needs a value"));
-    const std::string& value = args[++i];
-    auto bad = [&] { return absl::InvalidArgumentError(absl::StrCat(flag, ": '", value, "' is not valid")); };
-    if (flag == "--ranks") {
-      if (!absl::SimpleAtoi(value, &o.ranks) || o.ranks < 1) return bad();
-    } else if (flag == "-b" || flag == "-e") {
-      absl::StatusOr<size_t> bytes = ParseByteSize(value);
-      if (!bytes.ok() || *bytes == 0) return bad();
-      (flag == "-b" ? o.min_bytes : o.max_bytes) = *bytes;
-    } else if (flag == "-f") {
-      if (!absl::SimpleAtoi(value, &o.factor) || o.factor < 2) return bad();
-    } else if (flag == "-n") {
-      if (!absl::SimpleAtoi(value, &o.iters) || o.iters < 1) return bad();
-    } else if (flag == "-w") {
-      if (!absl::SimpleAtoi(value, &o.warmup) || o.warmup < 0) return bad();
-    } else if (flag == "--rounds") {
-      if (!absl::SimpleAtoi(value, &o.rounds) || o.rounds < 1) return bad();
-    } else if (flag == "--compute_factor") {
-      if (!absl::SimpleAtod(value, &o.compute_factor) || o.compute_factor <= 0) return bad();
-    } else if (flag == "--progress") {
-      absl::StatusOr<Progress> progress = ParseProgress(value);
-      if (!progress.ok()) return bad();
-      o.progress = *progress;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", flag, "'"));
-    }
-  }
-  if (o.min_bytes > o.max_bytes) return absl::InvalidArgumentError("-b is larger than -e");
+  using O = OverlapOptions;
+  FlagTable<O> flags = SweepFlags<O>(/*min_ranks=*/1);
+  flags.push_back({"--compute_factor", NumberIn(&O::compute_factor, 1e-9)});
+  flags.push_back({"--progress", [](const std::string& value, O& o) {
+                     absl::StatusOr<Progress> parsed = ParseProgress(value);
+                     if (parsed.ok()) o.communicator.progress = *parsed;
+                     return parsed.ok();
+                   }});
+  absl::StatusOr<O> o = ParseFlags(args, flags);
+  if (o.ok() && o->min_bytes > o->max_bytes) return absl::InvalidArgumentError("-b is larger than -e");
   return o;
 }
 
@@ -98,6 +75,8 @@ double Compute(long units, double seed) {
   for (double v : x) s += v;
   return s;
 }
+
+using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -217,22 +196,12 @@ class Runner {
 std::string Us(double seconds) { return absl::StrFormat("%9.2f", seconds * 1e6); }
 std::string Pct(double part, double whole) { return absl::StrFormat("%6.0f%%", 100.0 * part / whole); }
 
-int RunRanks(const OverlapOptions& o) {
-  CommunicatorOptions options;
-  options.backend = ExecBackend::kSerial;
-  options.progress = o.progress;
-  absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD, options);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (!comm.ok()) {
-    std::fprintf(stderr, "overlap: %s\n", std::string(comm.status().message()).c_str());
-    return 1;
-  }
-  std::vector<size_t> sizes;
-  for (size_t b = o.min_bytes; b <= o.max_bytes; b *= o.factor) sizes.push_back(b);
+int RunRanks(const OverlapOptions& o, Communicator& comm) {
+  const int rank = comm.rank();
+  const std::vector<size_t> sizes = SweepSizes(o);
   if (rank == 0) {
-    std::printf("# overlap of a nonblocking AllReduce (float32 sum) on %d ranks; kcoll: %s, %s\n", (*comm)->size(),
-                (*comm)->execution().c_str(), (*comm)->progress().c_str());
+    std::printf("# overlap of a nonblocking AllReduce (float32 sum) on %d ranks; kcoll: %s, %s\n", comm.size(),
+                comm.execution().c_str(), comm.progress().c_str());
     std::printf(
         "# compute = %.2f x the slower blocking call; medians of %d iterations, the largest across ranks; "
         "%d rounds, sizes interleaved\n",
@@ -243,7 +212,7 @@ int RunRanks(const OverlapOptions& o) {
                 "mpi_us", "comp_us", "k_total", "k_wait", "k_wait%", "k_exp%", "m_total", "m_wait", "m_wait%", "m_exp%",
                 "exact");
   }
-  Runner runner(**comm, o);
+  Runner runner(comm, o);
   bool all_exact = true;
   for (int round = 0; round < o.rounds; ++round) {
     for (size_t bytes : sizes) {
@@ -260,37 +229,13 @@ int RunRanks(const OverlapOptions& o) {
       }
     }
   }
-  (*comm)->Finalize().IgnoreError();
   return all_exact ? 0 : 1;
-}
-
-int Main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<OverlapOptions> options = Parse(args);
-  if (!options.ok()) {
-    if (!StartedByMpiLauncher() || RankFromEnvironment() == 0) {
-      std::fprintf(stderr, "overlap: %s\n", std::string(options.status().message()).c_str());
-    }
-    return 2;
-  }
-  if (!StartedByMpiLauncher()) {
-    BenchOptions launch;
-    launch.ranks = options->ranks;
-    launch.exec = "openmp";  // not bound to cores: the progress thread moves beside the computation
-    return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), "overlap",
-                      {{"OMP_NUM_THREADS", "1"}});
-  }
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  InitializeKokkosQuietly(argc, argv);
-  const int code = RunRanks(*options);
-  Kokkos::finalize();
-  MPI_Finalize();
-  return code;
 }
 
 }  // namespace
 }  // namespace bench
 }  // namespace kcoll
 
-int main(int argc, char** argv) { return kcoll::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return kcoll::bench::RankProgramMain(argc, argv, "overlap", &kcoll::bench::Parse, &kcoll::bench::RunRanks);
+}

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # //bench:overlap as a user runs it (it launches its own mpirun): both progress modes on 2 ranks over two small sizes,
 # every row exact and its columns present; a bad option is an error naming it, exit 2.
-set -euo pipefail
-export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
-export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/shell_test_env.sh"
 overlap="$1"
-out="$TMPDIR/out.txt" err="$TMPDIR/err.txt"
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
 for progress in thread eager; do
   "$overlap" --ranks 2 -b 8 -e 1K -f 128 -n 5 -w 1 --rounds 1 --progress "$progress" >"$out" 2>"$err" ||
     fail "--progress $progress exited $?"

@@ -2,14 +2,9 @@
 # Runs the benchmark binaries for real on 2 ranks over a few small sizes, as a user would (they launch their own
 # mpirun), and checks what a user relies on: exit status 0 and no wrong element with -c 1, a JSON file that parses
 # with nccl-tests' keys, skipped (not failed) implementations, non-zero exits for wrong results and bad options.
-set -euo pipefail
-export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
-# Several MPI jobs may run at once under bazel test: keep their PMIx and shared-memory files apart.
-export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
-bin="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-kcoll}/bench"
-[[ -x "$bin/all_reduce" ]] || bin="$(dirname "$0")"
-out="$TMPDIR/out.txt" err="$TMPDIR/err.txt" json="$TMPDIR/ar.json"
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/shell_test_env.sh"
+bin="$TEST_SRCDIR/$TEST_WORKSPACE/bench"
+json="$TMPDIR/ar.json"
 small=(--ranks 2 -b 8 -e 64K -f 8 -n 3 -w 1 -c 1)
 
 # 1. AllReduce, every implementation, checked: exit 0, every #wrong 0, JSON complete.

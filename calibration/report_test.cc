@@ -13,11 +13,16 @@ namespace kcoll {
 namespace calibration {
 namespace {
 
+// `r`'s fits (FitAll) and the profile made of them, as the calibration has them when it writes its report.
+absl::StatusOr<models::Profile> FittedProfile(CalibrationResult& r) {
+  if (absl::Status fitted = FitAll(r); !fitted.ok()) return fitted;
+  return MakeProfile(r);
+}
+
 TEST(FormatReport, ShowsEveryFitAndTheEmulationNote) {
   CalibrationResult r = MakeResult(4, 2);
-  ASSERT_TRUE(FitAll(r).ok());
-  auto profile = MakeProfile(r);
-  ASSERT_TRUE(profile.ok());
+  absl::StatusOr<models::Profile> profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
   const std::string report = FormatReport(r, *profile);
   EXPECT_THAT(report, HasSubstr("inter-node pairs talk through MPI's shared memory, exactly like intra-node pairs"));
   EXPECT_THAT(report, HasSubstr("intra-node link: ping-pong through kcoll's MPI transport, pair(s) 0-1"));
@@ -46,9 +51,8 @@ TEST(FormatReport, WarnsWhenThePassesDisagree) {
   CalibrationResult r = MakeResult(2, 2);
   r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});
   r.intra.step_spread = {1.2, 8};
-  ASSERT_TRUE(FitAll(r).ok());
-  auto profile = MakeProfile(r);
-  ASSERT_TRUE(profile.ok());
+  absl::StatusOr<models::Profile> profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
   std::string report = FormatReport(r, *profile);
   EXPECT_THAT(report,
               HasSubstr("the step's passes: slowest / fastest up to 1.20x (at 8 B); each size keeps its fastest"));

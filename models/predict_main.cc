@@ -12,11 +12,10 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/flags_only.h"
 #include "models/analysis/predict_report.h"
 #include "models/profile_json.h"
 
@@ -160,14 +159,12 @@ absl::StatusOr<std::string> Run() {
 }  // namespace kcoll
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Predicts every algorithm's time for a collective on a machine from the alpha-beta cost model.\n"
-      "  predict --nodes=8 --ranks_per_node=8 --intra_bw=600e9 --inter_bw=100e9 --intra_lat=1e-6 "
-      "--inter_lat=5e-6 --bytes=1e9 [--collective=all_reduce] [--json]\n"
-      "  predict ... --min_bytes=1024 --max_bytes=1e9 --step_factor=4   (sweep)");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::fprintf(stderr, "predict: unexpected argument '%s' (every option is a --flag)\n", positional[1]);
+  if (!kcoll::ParseFlagsOnly(argc, argv, "predict",
+                             "Predicts every algorithm's time for a collective on a machine from the alpha-beta cost "
+                             "model.\n"
+                             "  predict --nodes=8 --ranks_per_node=8 --intra_bw=600e9 --inter_bw=100e9 "
+                             "--intra_lat=1e-6 --inter_lat=5e-6 --bytes=1e9 [--collective=all_reduce] [--json]\n"
+                             "  predict ... --min_bytes=1024 --max_bytes=1e9 --step_factor=4   (sweep)")) {
     return 2;
   }
   absl::StatusOr<std::string> out = kcoll::models::Run();

@@ -9,16 +9,13 @@ job="$2"
 failures=0
 out="${TEST_TMPDIR:-/tmp}/fault_job.out"
 
-# run LIMIT_S NAME ENV... -- ARGS...: runs the job on 3 ranks under a hard limit; sets status and elapsed.
+# [VAR=VALUE...] run LIMIT_S NAME ARGS...: runs the job on 3 ranks under a hard limit, with the variables given before
+# `run` in its environment; sets status and elapsed.
 run() {
-  local limit="$1" name="$2"
+  local limit="$1" name="$2" start end
   shift 2
-  local envs=()
-  while [[ "$1" != "--" ]]; do envs+=("$1"); shift; done
-  shift
-  local start end
   start=$(date +%s.%N)
-  env "${envs[@]}" timeout -k 5 "$limit" "$launcher" 3 "$job" "$@" >"$out" 2>&1
+  timeout -k 5 "$limit" "$launcher" 3 "$job" "$@" >"$out" 2>&1
   status=$?
   end=$(date +%s.%N)
   elapsed=$(python3 -c "print(round($end - $start, 2))")
@@ -35,7 +32,7 @@ check() {  # check DESCRIPTION CONDITION...
 under() { python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; }
 
 # 1. Abort on timeout: rank 1 would sleep 60 s; the others give up after 1 s and end the job.
-run 60 "stalled rank, KCOLL_TIMEOUT=1s KCOLL_ON_TIMEOUT=abort" KCOLL_TIMEOUT=1s KCOLL_ON_TIMEOUT=abort -- stall 60
+KCOLL_TIMEOUT=1s KCOLL_ON_TIMEOUT=abort run 60 "stalled rank, KCOLL_TIMEOUT=1s KCOLL_ON_TIMEOUT=abort" stall 60
 check "the job ends non-zero" test "$status" -ne 0
 check "within timeout + 5 s (${elapsed} s)" under "$elapsed" 6
 check "the error is printed" grep -q "DEADLINE_EXCEEDED: all_reduce (ring) on rank" "$out"
@@ -43,12 +40,12 @@ check "and says why the job ended" grep -q "KCOLL_ON_TIMEOUT=abort: ending the j
 check "no rank got through" bash -c "! grep -q 'fault_job: done' '$out'"
 
 # 2. A killed rank, with and without a timeout.
-run 60 "rank 1 killed mid-collective, no timeout" KCOLL_TIMEOUT=0 -- kill
+KCOLL_TIMEOUT=0 run 60 "rank 1 killed mid-collective, no timeout" kill
 check "the job ends non-zero" test "$status" -ne 0
 check "the launcher ended it, not the 60 s limit (${elapsed} s)" under "$elapsed" 30
 check "no rank got through" bash -c "! grep -q 'fault_job: done' '$out'"
 
-run 60 "rank 1 killed mid-collective, KCOLL_TIMEOUT=2s" KCOLL_TIMEOUT=2s -- kill
+KCOLL_TIMEOUT=2s run 60 "rank 1 killed mid-collective, KCOLL_TIMEOUT=2s" kill
 check "the job ends non-zero" test "$status" -ne 0
 check "within the timeout + 5 s (${elapsed} s)" under "$elapsed" 20
 check "no rank got through" bash -c "! grep -q 'fault_job: done' '$out'"

@@ -25,6 +25,22 @@ T NarrowTo(double x) {
   }
 }
 
+// The blocks of a ReduceScatterV test on `n` ranks: of different sizes around count / 2, rank 1's empty; `start` is
+// rank `me`'s offset in the whole, `total` the whole.
+struct UnevenBlocks {
+  std::vector<size_t> counts;
+  size_t start = 0, total = 0;
+};
+inline UnevenBlocks UnevenBlocksOf(size_t count, int n, int me) {
+  UnevenBlocks b;
+  for (int j = 0; j < n; ++j) {
+    b.counts.push_back(j == 1 ? 0 : count / 2 + 3 * static_cast<size_t>(j));
+    if (j < me) b.start += b.counts.back();
+    b.total += b.counts.back();
+  }
+  return b;
+}
+
 template <class T>
 DataType FloatTypeOf() {
   if constexpr (std::is_same_v<T, Float16>) {

@@ -150,17 +150,11 @@ void ExpectEveryReductionExact(Communicator& comm, ReduceOp op, size_t count, bo
     if (me == root) ExpectSameBytes(out, all.data(), count, "reduce " + what);
   }
   {  // ReduceScatterV: blocks of different sizes, one empty (ReduceScatter is the equal-blocks case).
-    std::vector<size_t> counts(n);
-    size_t total = 0, start = 0;
-    for (int j = 0; j < n; ++j) {
-      counts[j] = j == 1 ? 0 : count / 2 + 3 * j;
-      if (j < me) start += counts[j];
-      total += counts[j];
-    }
-    std::vector<T> send = PoolTerms<T>(me, total), recv(counts[me] + 1);
-    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, options).ok()) << what;
-    ExpectSameBytes(recv.data(), finish(ExactSumOf<T>(0, n, n, total), n).data() + start, counts[me],
-                    "reduce_scatterv " + what);
+    const UnevenBlocks blocks = UnevenBlocksOf(count, n, me);
+    std::vector<T> send = PoolTerms<T>(me, blocks.total), recv(blocks.counts[me] + 1);
+    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), blocks.counts.data(), type, op, options).ok()) << what;
+    ExpectSameBytes(recv.data(), finish(ExactSumOf<T>(0, n, n, blocks.total), n).data() + blocks.start,
+                    blocks.counts[me], "reduce_scatterv " + what);
     std::vector<T> block_send = PoolTerms<T>(me, count * n), block(count);
     T* out = in_place ? block_send.data() + me * count : block.data();
     ASSERT_TRUE(comm.ReduceScatter(block_send.data(), out, count, type, op, options).ok()) << what;

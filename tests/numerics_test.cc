@@ -188,16 +188,11 @@ void ExpectEveryReductionInRankOrder(Communicator& comm, ReduceOp op, size_t cou
     ExpectSameBytes(out, FoldOfRanks<T>(op, all, n, n).data() + me * count, count, "reduce_scatter " + what);
   }
   {  // ReduceScatterV: blocks of different sizes, one of them empty.
-    std::vector<size_t> counts(n);
-    size_t total = 0, start = 0;
-    for (int j = 0; j < n; ++j) {
-      counts[j] = j == 1 ? 0 : count / 2 + 3 * j;
-      if (j < me) start += counts[j];
-      total += counts[j];
-    }
-    std::vector<T> send = TermsOf<T>(me, total, n), recv(counts[me] + 1);
-    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, options).ok()) << what;
-    ExpectSameBytes(recv.data(), FoldOfRanks<T>(op, total, n, n).data() + start, counts[me], "reduce_scatterv " + what);
+    const UnevenBlocks blocks = UnevenBlocksOf(count, n, me);
+    std::vector<T> send = TermsOf<T>(me, blocks.total, n), recv(blocks.counts[me] + 1);
+    ASSERT_TRUE(comm.ReduceScatterV(send.data(), recv.data(), blocks.counts.data(), type, op, options).ok()) << what;
+    ExpectSameBytes(recv.data(), FoldOfRanks<T>(op, blocks.total, n, n).data() + blocks.start, blocks.counts[me],
+                    "reduce_scatterv " + what);
   }
   {  // Reduce to the last rank; the others pass no recv buffer.
     const int root = n - 1;

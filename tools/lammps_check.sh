@@ -20,10 +20,11 @@ die() { printf 'lammps_check: error: %s\n' "$*" >&2; exit 2; }
 library="" ranks="2 4" rounds=3 examples="melt crack flow.couette flow.pois"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --library) library="$2"; shift 2 ;;
-    --ranks) ranks="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --examples) examples="$2"; shift 2 ;;
+    --library | --ranks | --rounds | --examples)
+      [[ $# -ge 2 ]] || die "$1 needs a value"
+      printf -v "${1#--}" '%s' "$2"
+      shift 2
+      ;;
     *) die "unknown argument '$1'" ;;
   esac
 done

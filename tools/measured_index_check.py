@@ -16,9 +16,8 @@ def main():
     present = {f for f in os.listdir(folder) if f != "README.md" and os.path.isfile(os.path.join(folder, f))}
     problems = [f"not in the index: {f}" for f in sorted(present - named)]
     problems += [f"indexed but missing: {f}" for f in sorted(named - present)]
-    for p in problems:
-        print(f"measured_index_check: {p}")
-    print(f"measured_index_check: {len(present)} transcripts, {len(named)} entries, {len(problems)} problems")
+    summary = f"{len(present)} transcripts, {len(named)} entries, {len(problems)} problems"
+    print("\n".join(f"measured_index_check: {line}" for line in problems + [summary]))
     return 1 if problems else 0
 
 

@@ -18,9 +18,7 @@ die() { printf 'mpich_coll_suite: error: %s\n' "$*" >&2; exit 2; }
 library="" maxnp=4 out=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --library) library="$2"; shift 2 ;;
-    --maxnp) maxnp="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
+    --library | --maxnp | --out) [[ $# -ge 2 ]] && printf -v "${1#--}" '%s' "$2" && shift 2 || die "$1 needs a value" ;;
     *) die "unknown argument '$1' (usage: --library PATH/libkcoll_mpi.so [--maxnp N] [--out DIR])" ;;
   esac
 done

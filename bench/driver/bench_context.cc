@@ -6,13 +6,24 @@
 namespace kcoll {
 namespace bench {
 
-std::string Describe(const Case& c, const Implementation& impl) {
+namespace {
+
+// The case's fields joined by spaces (`words`, for messages) or by slashes (a benchmark's name).
+std::string CaseText(const Case& c, const Implementation& impl, bool words) {
+  const char* sep = words ? " " : "/";
   std::string s =
-      absl::StrCat(CollectiveName(c.collective), " ", impl.name(), " ", NcclTypeName(c.type), " ", NcclOpName(c.op));
-  if (c.root >= 0) absl::StrAppend(&s, " root ", c.root);
-  absl::StrAppend(&s, " ", c.layout.bytes, " B ", c.in_place ? "in-place" : "out-of-place");
+      absl::StrCat(CollectiveName(c.collective), sep, impl.name(), sep, NcclTypeName(c.type), sep, NcclOpName(c.op));
+  if (c.root >= 0) absl::StrAppend(&s, sep, words ? "root " : "root:", c.root);
+  const char* placement = c.in_place ? (words ? "in-place" : "in_place") : (words ? "out-of-place" : "out_of_place");
+  absl::StrAppend(&s, sep, c.layout.bytes, words ? " B " : "/", placement);
   return s;
 }
+
+}  // namespace
+
+std::string Describe(const Case& c, const Implementation& impl) { return CaseText(c, impl, /*words=*/true); }
+
+std::string CaseName(const Case& c, const Implementation& impl) { return CaseText(c, impl, /*words=*/false); }
 
 // The call's count times its element size: the size auto chooses by.
 size_t CallBytes(const Case& c) { return c.layout.count * DataTypeSize(c.type); }

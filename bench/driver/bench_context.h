@@ -128,6 +128,9 @@ struct BenchContext {
 // "all_reduce ring float sum 65536 B out-of-place": the case in words, for messages.
 std::string Describe(const Case& c, const Implementation& impl);
 
+// "all_reduce/ring/float/sum/65536/out_of_place" (a root as /root:R after the op): the case's benchmark name.
+std::string CaseName(const Case& c, const Implementation& impl);
+
 // The call's count times its element size: the size auto chooses by.
 size_t CallBytes(const Case& c);
 

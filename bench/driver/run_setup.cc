@@ -175,14 +175,6 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   }
 }
 
-std::string CaseName(const Case& c, const Implementation& impl) {
-  std::string name =
-      absl::StrCat(CollectiveName(c.collective), "/", impl.name(), "/", NcclTypeName(c.type), "/", NcclOpName(c.op));
-  if (c.root >= 0) absl::StrAppend(&name, "/root:", c.root);
-  absl::StrAppend(&name, "/", c.layout.bytes, "/", c.in_place ? "in_place" : "out_of_place");
-  return name;
-}
-
 // Ranks per node as the ideal busbw and the report's header count them: every rank when the nodes differ in size.
 int RanksPerNodeOrAll(const Topology& topology) {
   const int uniform = topology.uniform_ranks_per_node();

@@ -69,30 +69,21 @@ struct ExactFormat<double> {
   KCOLL_INLINE_FUNCTION static double Widen(double v) { return v; }
   KCOLL_INLINE_FUNCTION static double Narrow(double v) { return v; }
 };
-template <>
-struct ExactFormat<float> : ExactWindow48 {
-  static constexpr int kSignificand = 24;
-  static constexpr int kMinLsb = -149;
-  static constexpr int kMaxLead = 127;
-  KCOLL_INLINE_FUNCTION static double Widen(float v) { return v; }
-  KCOLL_INLINE_FUNCTION static float Narrow(double v) { return static_cast<float>(v); }
+// The 32- and 16-bit types: summed from their float values, rounded back through float.
+template <class T, int Significand, int MinLsb, int MaxLead>
+struct ExactNarrowFormat : ExactWindow48 {
+  static constexpr int kSignificand = Significand;
+  static constexpr int kMinLsb = MinLsb;  // the weight of the smallest subnormal
+  static constexpr int kMaxLead = MaxLead;
+  KCOLL_INLINE_FUNCTION static double Widen(T v) { return static_cast<double>(ToFloat(v)); }
+  KCOLL_INLINE_FUNCTION static T Narrow(double v) { return FromFloat<T>(static_cast<float>(v)); }
 };
 template <>
-struct ExactFormat<Float16> : ExactWindow48 {
-  static constexpr int kSignificand = 11;
-  static constexpr int kMinLsb = -24;
-  static constexpr int kMaxLead = 15;
-  KCOLL_INLINE_FUNCTION static double Widen(Float16 v) { return ToFloat(v); }
-  KCOLL_INLINE_FUNCTION static Float16 Narrow(double v) { return ToFloat16(static_cast<float>(v)); }
-};
+struct ExactFormat<float> : ExactNarrowFormat<float, 24, -149, 127> {};
 template <>
-struct ExactFormat<Bfloat16> : ExactWindow48 {
-  static constexpr int kSignificand = 8;
-  static constexpr int kMinLsb = -133;
-  static constexpr int kMaxLead = 127;
-  KCOLL_INLINE_FUNCTION static double Widen(Bfloat16 v) { return ToFloat(v); }
-  KCOLL_INLINE_FUNCTION static Bfloat16 Narrow(double v) { return ToBfloat16(static_cast<float>(v)); }
-};
+struct ExactFormat<Float16> : ExactNarrowFormat<Float16, 11, -24, 15> {};
+template <>
+struct ExactFormat<Bfloat16> : ExactNarrowFormat<Bfloat16, 8, -133, 127> {};
 
 // The bins per element of a floating-point type's accumulator (0 for the others).
 inline int ExactBinCount(DataType type) {
@@ -116,22 +107,8 @@ inline int64_t ExactMaxRanks(DataType type) {
 
 namespace exact_internal {
 
-union DoubleBits {
-  double d;
-  uint64_t u;
-};
-
-KCOLL_INLINE_FUNCTION uint64_t BitsOf(double d) {
-  DoubleBits b;
-  b.d = d;
-  return b.u;
-}
-
-KCOLL_INLINE_FUNCTION double DoubleOf(uint64_t u) {
-  DoubleBits b;
-  b.u = u;
-  return b.d;
-}
+KCOLL_INLINE_FUNCTION uint64_t BitsOf(double d) { return BitCast<uint64_t>(d); }
+KCOLL_INLINE_FUNCTION double DoubleOf(uint64_t u) { return BitCast<double>(u); }
 
 // Number of significant bits of v (0 for 0).
 KCOLL_INLINE_FUNCTION int BitLength(uint64_t v) {

@@ -39,15 +39,18 @@ absl::StatusOr<double> CollectiveBytes(Collective collective, int64_t count, int
   return facts.size_counts_every_rank ? per_call * static_cast<double>(nranks) : per_call;
 }
 
-absl::StatusOr<double> AlgBw(double bytes, double seconds) {
-  if (!std::isfinite(bytes) || bytes < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("bytes=", bytes, " must be finite and >= 0"));
+absl::StatusOr<double> CheckedRatio(const char* numerator_name, double numerator, const char* denominator_name,
+                                    double denominator) {
+  if (!std::isfinite(numerator) || numerator < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(numerator_name, "=", numerator, " must be finite and >= 0"));
   }
-  if (!std::isfinite(seconds) || seconds <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("seconds=", seconds, " must be finite and > 0"));
+  if (!std::isfinite(denominator) || denominator <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(denominator_name, "=", denominator, " must be finite and > 0"));
   }
-  return bytes / seconds;
+  return numerator / denominator;
 }
+
+absl::StatusOr<double> AlgBw(double bytes, double seconds) { return CheckedRatio("bytes", bytes, "seconds", seconds); }
 
 absl::StatusOr<double> BusBw(Collective collective, double bytes, double seconds, int64_t nranks) {
   absl::StatusOr<double> factor = BusBwFactor(collective, nranks);

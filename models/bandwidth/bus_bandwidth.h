@@ -48,6 +48,11 @@ absl::StatusOr<double> CollectiveBytes(Collective collective, int64_t count, int
 // bytes / seconds, in bytes per second. InvalidArgument unless bytes >= 0 and seconds > 0 (both finite).
 absl::StatusOr<double> AlgBw(double bytes, double seconds);
 
+// numerator / denominator of two measured quantities: InvalidArgument naming the one that is not finite, a negative
+// numerator or a denominator <= 0.
+absl::StatusOr<double> CheckedRatio(const char* numerator_name, double numerator, const char* denominator_name,
+                                    double denominator);
+
 // AlgBw(bytes, seconds) * BusBwFactor(collective, nranks), in bytes per second.
 absl::StatusOr<double> BusBw(Collective collective, double bytes, double seconds, int64_t nranks);
 

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "models/bandwidth/bus_bandwidth.h"
 
 namespace kcoll {
 namespace models {
@@ -53,13 +54,7 @@ absl::StatusOr<double> IdealBusBw(const IdealBandwidthInputs& inputs) {
 }
 
 absl::StatusOr<double> Efficiency(double busbw, double ideal_busbw) {
-  if (!std::isfinite(busbw) || busbw < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("busbw=", busbw, " must be finite and >= 0"));
-  }
-  if (!std::isfinite(ideal_busbw) || ideal_busbw <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("ideal_busbw=", ideal_busbw, " must be finite and > 0"));
-  }
-  return busbw / ideal_busbw;
+  return CheckedRatio("busbw", busbw, "ideal_busbw", ideal_busbw);
 }
 
 }  // namespace models

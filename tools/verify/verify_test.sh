@@ -4,14 +4,9 @@
 # with it, rounding data that fast algorithms sum differently (the data can show a difference) while deterministic
 # and exact cells agree; then a result corrupted on purpose (verify_with_fault) fails its cells with the first
 # mismatch named and exit status 1; and bad options exit 2 naming the option.
-set -euo pipefail
-export TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
-# Several MPI jobs may run at once under bazel test: keep their PMIx and shared-memory files apart.
-export PMIX_MCA_gds=hash OMPI_MCA_btl_vader_backing_directory="$TMPDIR"
-bin="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-kcoll}/tools/verify"
-[[ -x "$bin/verify" ]] || bin="$(dirname "$0")"
-out="$TMPDIR/out.txt" err="$TMPDIR/err.txt" json="$TMPDIR/verify.json"
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat "$err"; exit 1; }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/shell_test_env.sh"
+bin="$TEST_SRCDIR/$TEST_WORKSPACE/tools/verify"
+json="$TMPDIR/verify.json"
 
 # 1. A clean run: every cell passes or says why it does not apply.
 "$bin/verify" --ranks 3 --collectives all_reduce,reduce_scatterv,broadcast,exscan --counts 1,33,700 \

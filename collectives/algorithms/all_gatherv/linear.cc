@@ -7,23 +7,18 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/local_copy.h"
 #include "collectives/algorithms/engines/partition.h"
+#include "collectives/algorithms/engines/v_blocks.h"
 
 namespace kcoll {
 
 absl::Status LinearAllGatherV(const CollectiveArgs& args, Resources& res) {
   const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t elem = DataTypeSize(args.type);
-  char* out = static_cast<char*>(args.recv);
-  // Peers in the order r+1, r+2, ... (receiving from r-1, r-2, ...), so that no rank is everyone's first.
+  const size_t bytes = args.count * DataTypeSize(args.type);
+  KCOLL_RETURN_IF_ERROR(PostReceivesFromEveryPeer(args, res));
   for (int s = 1; s < n; ++s) {
-    const int from = Mod(r - s, n);
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Recv(from, out + args.recv_displs[from] * elem, args.recv_counts[from] * elem, 0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(Mod(r + s, n), args.send, bytes, /*tag=*/0).status());
   }
-  for (int s = 1; s < n; ++s) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(Mod(r + s, n), args.send, args.count * elem, /*tag=*/0).status());
-  }
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + args.recv_displs[r] * elem, args.send, args.count * elem));
+  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, RecvBlock(args, r), args.send, bytes));
   return res.transport.WaitAll();
 }
 

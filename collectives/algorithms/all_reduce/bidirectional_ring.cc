@@ -8,7 +8,6 @@
 // Each direction is the sliced ring schedule of sliced_ring.cc (chunk_bytes per block, 512 KiB by default), and
 // the two are advanced in turn, one receive each. Each rank still sends 2(n-1)/n of the buffer in total.
 #include <algorithm>
-#include <deque>
 
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/chunking.h"
@@ -22,24 +21,7 @@ absl::Status BidirectionalRingAllReduce(const CollectiveArgs& args, Resources& r
   const Group clockwise = MakeGroup(order, res.topology.rank);
   std::reverse(order.begin(), order.end());
   const Group counter_clockwise = MakeGroup(order, res.topology.rank);
-  const size_t elem = DataTypeSize(args.type);
-  const size_t chunk = ChunkElems(args.options, args.type);
-
-  std::deque<SlicedRing> directions;
-  for (int d = 0; d < 2; ++d) {
-    const Block half = BlockOf(args.count, 2, d);
-    const SlicedRing::Spec spec{SlicedRing::Phases::kAllReduce,
-                                static_cast<const char*>(args.send) + half.offset * elem,
-                                static_cast<char*>(args.recv) + half.offset * elem,
-                                half.count,
-                                args.type,
-                                args.op,
-                                /*tag=*/d,
-                                /*slice_block_elems=*/chunk,
-                                /*scratch_slot=*/2 * d};
-    directions.emplace_back(res, d == 0 ? clockwise : counter_clockwise, spec);
-  }
-  return RunInterleaved(res, {&directions[0], &directions[1]});
+  return AllReduceSharesOnRings(args, res, {clockwise, counter_clockwise}, ChunkElems(args.options, args.type));
 }
 
 }  // namespace kcoll

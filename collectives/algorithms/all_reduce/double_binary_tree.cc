@@ -38,15 +38,14 @@ absl::Status DoubleBinaryTreeAllReduce(const CollectiveArgs& args, Resources& re
     const Tree& tree = res.topology.DoubleTree(t);
     TreeLinks links = LinksOf(tree, res.topology.rank);
     const Block half = BlockOf(args.count, 2, t);
-    TreePipeline::Spec spec;
-    spec.in = static_cast<const char*>(args.send) + half.offset * elem;
-    spec.out = static_cast<char*>(args.recv) + half.offset * elem;
-    spec.count = half.count;
-    spec.type = args.type;
-    spec.op = args.op;
-    spec.tag = t;
-    spec.chunk_elems = chunk;
-    spec.scratch_slot = scratch_slot;
+    const TreePipeline::Spec spec{static_cast<const char*>(args.send) + half.offset * elem,
+                                  static_cast<char*>(args.recv) + half.offset * elem,
+                                  half.count,
+                                  args.type,
+                                  args.op,
+                                  /*tag=*/t,
+                                  chunk,
+                                  scratch_slot};
     scratch_slot += 2 * static_cast<int>(links.children.size());  // double-buffered per child
     depth = std::max(depth, tree.Depth());
     trees.emplace_back(res, std::move(links), spec);

@@ -23,7 +23,6 @@
 #include "collectives/algorithms/all_reduce/ring_pipelined.h"
 
 #include <algorithm>
-#include <deque>
 
 #include "absl/strings/str_cat.h"
 #include "collectives/algorithms/engines/chunking.h"
@@ -50,25 +49,9 @@ absl::Status RingPipelinedAllReduce(const CollectiveArgs& args, Resources& res) 
     nchannels = DefaultRingChannels(args.count * elem, res.topology.nranks, chunk * elem, res.topology.nchannels());
   }
 
-  std::deque<SlicedRing> channels;
-  std::vector<SlicedRing*> run;
-  for (int c = 0; c < nchannels; ++c) {
-    const Block share = BlockOf(args.count, nchannels, c);
-    if (share.count == 0 && c > 0) continue;  // every rank skips the same channels
-    SlicedRing::Spec spec;
-    spec.phases = SlicedRing::Phases::kAllReduce;
-    spec.in = static_cast<const char*>(args.send) + share.offset * elem;
-    spec.out = static_cast<char*>(args.recv) + share.offset * elem;
-    spec.count = share.count;
-    spec.type = args.type;
-    spec.op = args.op;
-    spec.tag = c;
-    spec.slice_block_elems = chunk;
-    spec.scratch_slot = 2 * c;
-    channels.emplace_back(res, MakeGroup(res.topology.ChannelRing(c), res.topology.rank), spec);
-    run.push_back(&channels.back());
-  }
-  return RunInterleaved(res, run);
+  std::vector<Group> rings;
+  for (int c = 0; c < nchannels; ++c) rings.push_back(MakeGroup(res.topology.ChannelRing(c), res.topology.rank));
+  return AllReduceSharesOnRings(args, res, rings, chunk);
 }
 
 }  // namespace kcoll

@@ -10,24 +10,17 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/local_copy.h"
 #include "collectives/algorithms/engines/partition.h"
+#include "collectives/algorithms/engines/v_blocks.h"
 
 namespace kcoll {
 
 absl::Status PairwiseAllToAllV(const CollectiveArgs& args, Resources& res) {
   const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t elem = DataTypeSize(args.type);
-  const char* in = static_cast<const char*>(args.send);
-  char* out = static_cast<char*>(args.recv);
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + args.recv_displs[r] * elem, in + args.send_displs[r] * elem,
-                                       args.send_counts[r] * elem));
+  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, RecvBlock(args, r), SendBlock(args, r), SendBytes(args, r)));
   for (int s = 1; s < n; ++s) {
     const int to = Mod(r + s, n), from = Mod(r - s, n);
-    KCOLL_RETURN_IF_ERROR(res.transport
-                              .Recv(from, out + args.recv_displs[from] * elem, args.recv_counts[from] * elem,
-                                    /*tag=*/0)
-                              .status());
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Send(to, in + args.send_displs[to] * elem, args.send_counts[to] * elem, /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(from, RecvBlock(args, from), RecvBytes(args, from), /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(to, SendBlock(args, to), SendBytes(args, to), /*tag=*/0).status());
     KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
   }
   return absl::OkStatus();

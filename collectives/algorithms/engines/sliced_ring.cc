@@ -29,10 +29,12 @@
 #include "collectives/algorithms/engines/sliced_ring.h"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 
 #include "base/status_macros.h"
 #include "collectives/algorithms/engines/chunking.h"
+#include "collectives/algorithms/engines/partition.h"
 
 namespace kcoll {
 
@@ -190,6 +192,31 @@ absl::Status RunInterleaved(Resources& res, const std::vector<SlicedRing*>& pipe
     }
   }
   return res.transport.WaitAll();
+}
+
+absl::Status AllReduceSharesOnRings(const CollectiveArgs& args, Resources& res, const std::vector<Group>& rings,
+                                    size_t slice_block_elems) {
+  const size_t elem = DataTypeSize(args.type);
+  const int nrings = static_cast<int>(rings.size());
+  std::deque<SlicedRing> pipelines;
+  std::vector<SlicedRing*> run;
+  for (int k = 0; k < nrings; ++k) {
+    const Block share = BlockOf(args.count, nrings, k);
+    if (share.count == 0 && k > 0) continue;
+    SlicedRing::Spec spec;
+    spec.phases = SlicedRing::Phases::kAllReduce;
+    spec.in = static_cast<const char*>(args.send) + share.offset * elem;
+    spec.out = static_cast<char*>(args.recv) + share.offset * elem;
+    spec.count = share.count;
+    spec.type = args.type;
+    spec.op = args.op;
+    spec.tag = k;
+    spec.slice_block_elems = slice_block_elems;
+    spec.scratch_slot = 2 * k;
+    pipelines.emplace_back(res, rings[k], spec);
+    run.push_back(&pipelines.back());
+  }
+  return RunInterleaved(res, run);
 }
 
 }  // namespace kcoll

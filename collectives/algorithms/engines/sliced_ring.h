@@ -98,6 +98,12 @@ class SlicedRing {
 // transfer before returning. The pipelines must use distinct tags and scratch slots.
 absl::Status RunInterleaved(Resources& res, const std::vector<SlicedRing*>& pipelines);
 
+// An AllReduce of the call split into one contiguous share per ring (BlockOf), share k reduced over rings[k] with tag k
+// and scratch slots 2k and 2k + 1, in slices of `slice_block_elems`-element blocks; the rings run interleaved. Shares
+// that come out empty (fewer elements than rings) are left out, on every rank alike.
+absl::Status AllReduceSharesOnRings(const CollectiveArgs& args, Resources& res, const std::vector<Group>& rings,
+                                    size_t slice_block_elems);
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_ALGORITHMS_ENGINES_SLICED_RING_H_

@@ -8,23 +8,18 @@
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/local_copy.h"
+#include "collectives/algorithms/engines/v_blocks.h"
 
 namespace kcoll {
 
 absl::Status LinearGatherV(const CollectiveArgs& args, Resources& res) {
-  const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t elem = DataTypeSize(args.type);
-  if (r != args.root) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Send(args.root, args.send, args.count * elem, /*tag=*/0).status());
-    return res.transport.WaitAll();
+  const size_t bytes = args.count * DataTypeSize(args.type);
+  if (res.topology.rank == args.root) {
+    KCOLL_RETURN_IF_ERROR(PostReceivesFromEveryPeer(args, res));
+    KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, RecvBlock(args, args.root), args.send, bytes));
+  } else {
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(args.root, args.send, bytes, /*tag=*/0).status());
   }
-  char* out = static_cast<char*>(args.recv);
-  for (int j = 0; j < n; ++j) {
-    if (j == r) continue;
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Recv(j, out + args.recv_displs[j] * elem, args.recv_counts[j] * elem, /*tag=*/0).status());
-  }
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, out + args.recv_displs[r] * elem, args.send, args.count * elem));
   return res.transport.WaitAll();
 }
 

@@ -8,23 +8,22 @@
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/engines/local_copy.h"
+#include "collectives/algorithms/engines/v_blocks.h"
 
 namespace kcoll {
 
 absl::Status LinearScatterV(const CollectiveArgs& args, Resources& res) {
   const int n = res.topology.nranks, r = res.topology.rank;
-  const size_t elem = DataTypeSize(args.type);
+  const size_t bytes = args.count * DataTypeSize(args.type);
   if (r != args.root) {
-    KCOLL_RETURN_IF_ERROR(res.transport.Recv(args.root, args.recv, args.count * elem, /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Recv(args.root, args.recv, bytes, /*tag=*/0).status());
     return res.transport.WaitAll();
   }
-  const char* in = static_cast<const char*>(args.send);
   for (int j = 0; j < n; ++j) {
     if (j == r) continue;
-    KCOLL_RETURN_IF_ERROR(
-        res.transport.Send(j, in + args.send_displs[j] * elem, args.send_counts[j] * elem, /*tag=*/0).status());
+    KCOLL_RETURN_IF_ERROR(res.transport.Send(j, SendBlock(args, j), SendBytes(args, j), /*tag=*/0).status());
   }
-  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, args.recv, in + args.send_displs[r] * elem, args.count * elem));
+  KCOLL_RETURN_IF_ERROR(CopyUnlessSame(res.kernels, args.recv, SendBlock(args, r), bytes));
   return res.transport.WaitAll();
 }
 

@@ -133,13 +133,7 @@ int ShmTransport::Post(Op op) {
 
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
   if (absl::Status s = CheckTransfer("Send", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
-  Op op{};
-  op.send = true;
-  op.peer = peer;
-  op.data = static_cast<unsigned char*>(const_cast<void*>(data));
-  op.bytes = bytes;
-  op.tag = tag;
-  const int id = Post(op);
+  const int id = Post(Op{/*send=*/true, peer, static_cast<unsigned char*>(const_cast<void*>(data)), bytes, tag});
   Peer& p = peers_[peer];
   p.sends.push_back(id);
   // Publish what fits right away: the receiver may already be waiting for it.
@@ -150,13 +144,7 @@ absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data
 
 absl::StatusOr<Transport::Request> ShmTransport::Recv(int peer, void* data, size_t bytes, int tag) {
   if (absl::Status s = CheckTransfer("Recv", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
-  Op op{};
-  op.send = false;
-  op.peer = peer;
-  op.data = static_cast<unsigned char*>(data);
-  op.bytes = bytes;
-  op.tag = tag;
-  return PostRecv(op);
+  return PostRecv(Op{/*send=*/false, peer, static_cast<unsigned char*>(data), bytes, tag});
 }
 
 absl::StatusOr<Transport::Request> ShmTransport::RecvReduce(int peer, void* dst, const void* local, size_t bytes,
@@ -165,12 +153,7 @@ absl::StatusOr<Transport::Request> ShmTransport::RecvReduce(int peer, void* dst,
   if (bytes > 0 && local == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("RecvReduce: local is null for ", bytes, " B from rank ", peer));
   }
-  Op op{};
-  op.send = false;
-  op.peer = peer;
-  op.data = static_cast<unsigned char*>(dst);
-  op.bytes = bytes;
-  op.tag = tag;
+  Op op{/*send=*/false, peer, static_cast<unsigned char*>(dst), bytes, tag};
   op.local = static_cast<const unsigned char*>(local);
   op.reduce = &reduce;
   return PostRecv(op);
