@@ -17,13 +17,11 @@ namespace {
 // Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions (AllGatherV: send
 // is the rank's own block of recv, at its displacement); AllToAllV has no in-place form.
 std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int rank) {
+  if (!HasInPlaceForm(args.collective)) return std::nullopt;
   const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(args.count * DataTypeSize(args.type));
   switch (args.collective) {
     case Collective::kAllGatherV:
       return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
-    case Collective::kAllToAllV:
-    case Collective::kReduceScatterV:
-      return std::nullopt;
     case Collective::kGatherV:  // the root's own block of recv
       return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
     case Collective::kScatterV:  // the root's own block of send
@@ -38,6 +36,14 @@ std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int 
       return 0;  // send == recv
   }
 }
+
+}  // namespace
+
+bool HasInPlaceForm(Collective collective) {
+  return collective != Collective::kAllToAllV && collective != Collective::kReduceScatterV;
+}
+
+namespace {
 
 absl::string_view InPlaceRule(Collective c) {
   switch (c) {

@@ -17,6 +17,10 @@ namespace kcoll {
 // recv == send + rank * count (ReduceScatter; Scatter on the root).
 absl::Status CheckArguments(const CollectiveArgs& args, int rank, int nranks, MemoryKind memory, bool reachable);
 
+// Whether `collective` can run in place (one buffer, NCCL's offsets): all but AllToAllV and ReduceScatterV, whose
+// in-place calls CheckArguments refuses.
+bool HasInPlaceForm(Collective collective);
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_ARGUMENT_CHECKS_H_

@@ -13,6 +13,7 @@
 #include "bench/data/layout.h"
 #include "bench/data/rounding_data.h"
 #include "bench/implementations/mpi_peer.h"
+#include "collectives/argument_checks.h"
 #include "collectives/kernels/reference_values.h"
 #include "collectives/transport/shm/inline_exchange.h"
 #include "tools/verify/injected_fault.h"
@@ -32,12 +33,16 @@ bench::Layout LayoutFor(Collective c, size_t count, size_t elem, int n) {
   return bench::MakeLayout(c, count * per * elem, elem, n);
 }
 
-// Rooted collectives take the last rank as root: a schedule that assumes root 0 shows.
-int RootFor(int n) { return n - 1; }
+// Rooted collectives run with the first and the last rank as root: a schedule that assumes one of them shows.
+std::vector<int> RootsFor(Collective c, int n) {
+  if (!FactsOf(c).rooted || n == 1) return {0};
+  return {0, n - 1};
+}
 
-std::string Describe(const bench::CheckSpec& spec, Data data) {
+std::string Describe(const bench::CheckSpec& spec, Data data, bool in_place) {
   return absl::StrCat(DataTypeName(spec.type), spec.op ? absl::StrCat(" ", ReduceOpName(*spec.op)) : "", " count ",
-                      spec.layout.count, ", ", data == Data::kExact ? "exact" : "rounding", " data");
+                      spec.layout.count, FactsOf(spec.collective).rooted ? absl::StrCat(" root ", spec.root) : "",
+                      in_place ? " in place" : "", ", ", data == Data::kExact ? "exact" : "rounding", " data");
 }
 
 // "index I expected E got G": how every mismatch is reported.
@@ -46,7 +51,8 @@ std::string Mismatch(size_t index, double expected, double got) {
 }
 
 // Why the library must refuse this call (InvalidArgument), or "".
-std::string OwedRefusal(const Row& row, Numerics numerics, const bench::CheckSpec& spec) {
+std::string OwedRefusal(const Row& row, Numerics numerics, const bench::CheckSpec& spec, bool in_place) {
+  if (in_place && !HasInPlaceForm(row.collective)) return "in place";
   const bool named = row.algorithm != Algorithm::kAuto && row.algorithm != Algorithm::kInline;
   if (named && numerics != Numerics::kFast && Reduces(row.collective) && IsFloatingType(spec.type)) return "order";
   if (row.algorithm == Algorithm::kInline &&
@@ -95,6 +101,11 @@ class CellMemory {
     return absl::OkStatus();
   }
 
+  // In place: host_send's first `send_bytes` moved to `send_offset` bytes into host_recv, the one buffer of the call.
+  void MergeInPlace(size_t send_bytes, size_t send_offset) {
+    std::memcpy(host_recv.data() + send_offset, host_send.data(), send_bytes);
+  }
+
   // Copies the host buffers to where the call runs; returns the call's pointers.
   absl::Status Stage(size_t bytes, const void** send, void** recv) {
     *send = host_send.data();
@@ -113,7 +124,7 @@ class CellMemory {
     return absl::OkStatus();
   }
 
-  // Copies the result back into host_recv.
+  // Copies the result (the whole receive buffer) back into host_recv.
   absl::Status Unstage(size_t bytes) {
     if (registered_) std::memcpy(host_recv.data(), registered_recv_, bytes);
     if (device_) return bench::CopyToHost(host_recv.data(), device_recv_, bytes);
@@ -150,14 +161,18 @@ class CellRun {
     if (Reduces(row_.collective)) ops.assign(AllReduceOps().begin(), AllReduceOps().end());
     if (absl::Status s = memory_.Reserve(LargestBytes()); !s.ok()) Fail(absl::StrCat("buffers: ", s.message()));
     if (row_.collective == Collective::kBarrier) {
-      Check(DataType::kInt8, std::nullopt, 0, Data::kExact);
+      Check(DataType::kInt8, std::nullopt, 0, /*root=*/0, /*in_place=*/false, Data::kExact);
     } else if (failed_ == 0) {
       for (DataType type : types) {
         for (const std::optional<ReduceOp>& op : ops) {
           for (size_t count : options_.counts) {
-            Check(type, op, count, Data::kExact);
-            if (op.has_value() && IsFloatingType(type) && RoundingChecked(*op, numerics_)) {
-              Check(type, op, count, Data::kRounding);
+            for (int root : RootsFor(row_.collective, comm_.size())) {
+              for (bool in_place : {false, true}) {
+                Check(type, op, count, root, in_place, Data::kExact);
+                if (op.has_value() && IsFloatingType(type) && RoundingChecked(*op, numerics_)) {
+                  Check(type, op, count, root, in_place, Data::kRounding);
+                }
+              }
             }
           }
         }
@@ -180,10 +195,12 @@ class CellRun {
     if (failed_++ == 0) first_failure_ = what;
   }
 
-  void Check(DataType type, std::optional<ReduceOp> op, size_t count, Data data) {
+  // One call on `data`: out of place, or in place (the send and receive blocks at the offsets of bench/data/layout.h
+  // within one buffer, which the result is read from).
+  void Check(DataType type, std::optional<ReduceOp> op, size_t count, int root, bool in_place, Data data) {
     const int n = comm_.size(), rank = comm_.rank();
     bench::CheckSpec spec{
-        row_.collective, type, op, RootFor(n), rank, n, LayoutFor(row_.collective, count, DataTypeSize(type), n)};
+        row_.collective, type, op, root, rank, n, LayoutFor(row_.collective, count, DataTypeSize(type), n)};
     const size_t elem = DataTypeSize(type);
     const size_t bytes = std::max(spec.layout.send_count, spec.layout.recv_count) * elem;
     if (data == Data::kExact) {
@@ -192,6 +209,9 @@ class CellRun {
       bench::FillRoundingSensitive(spec, memory_.host_send.data(), spec.layout.send_count);
     }
     bench::FillPoison(memory_.host_recv.data(), bytes);
+    const size_t send_offset = in_place ? rank * spec.layout.send_inplace_offset * elem : 0;
+    const size_t recv_offset = in_place ? rank * spec.layout.recv_inplace_offset * elem : 0;
+    if (in_place) memory_.MergeInPlace(spec.layout.send_count * elem, send_offset);
     // MPI's result first: it is a collective call every rank makes, whatever this rank's checks find below.
     const std::vector<char>* mpi =
         data == Data::kExact && row_.collective != Collective::kBarrier ? vendor_.Get(spec) : nullptr;
@@ -199,6 +219,8 @@ class CellRun {
     const void* send = nullptr;
     void* recv = nullptr;
     absl::Status status = memory_.Stage(bytes, &send, &recv);
+    if (in_place) send = static_cast<char*>(recv) + send_offset;
+    recv = static_cast<char*>(recv) + recv_offset;
     if (status.ok()) {
       CallOptions call_options;
       call_options.algorithm = row_.algorithm;
@@ -207,8 +229,8 @@ class CellRun {
                           call_options, memory_kind_);
       if (status.ok()) status = memory_.Unstage(bytes);
     }
-    const std::string what = Describe(spec, data);
-    if (const std::string owed = OwedRefusal(row_, numerics_, spec); !owed.empty()) {
+    const std::string what = Describe(spec, data, in_place);
+    if (const std::string owed = OwedRefusal(row_, numerics_, spec, in_place); !owed.empty()) {
       if (status.code() == absl::StatusCode::kInvalidArgument) {
         ++refused_;
         if (owed == "order") ++refused_for_order_;
@@ -220,7 +242,7 @@ class CellRun {
     }
     if (!status.ok()) return Fail(absl::StrCat(what, ": ", status.ToString()));
     if (row_.collective == Collective::kBarrier) return;
-    char* got = memory_.host_recv.data();
+    char* got = memory_.host_recv.data() + recv_offset;
     if (Fault().wrong_row == row_.name && rank == std::min(1, n - 1) && spec.layout.recv_count > 0) {
       got[(spec.layout.recv_count / 2) * elem] ^= 0x01;
     }
@@ -295,7 +317,7 @@ class CellRun {
 
 const std::vector<char>* VendorResults::Get(const bench::CheckSpec& spec) {
   const auto key = std::make_tuple(static_cast<int>(spec.collective), static_cast<int>(spec.type),
-                                   spec.op ? static_cast<int>(*spec.op) : -1, spec.layout.count);
+                                   spec.op ? static_cast<int>(*spec.op) : -1, spec.layout.count, spec.root);
   if (auto it = results_.find(key); it != results_.end()) return it->second ? &*it->second : nullptr;
   std::optional<std::vector<char>>& kept = results_[key];  // stays empty unless MPI's result agrees
   const size_t elem = DataTypeSize(spec.type);
@@ -311,8 +333,8 @@ const std::vector<char>* VendorResults::Get(const bench::CheckSpec& spec) {
   ++calls_[spec.collective];
   std::string& disagreement = disagreements_[spec.collective];
   if (const auto wrong = bench::FirstWrong(spec, result); wrong.has_value() && disagreement.empty()) {
-    disagreement =
-        absl::StrCat(Describe(spec, Data::kExact), ": ", Mismatch(wrong->index, wrong->expected, wrong->got));
+    disagreement = absl::StrCat(Describe(spec, Data::kExact, /*in_place=*/false), ": ",
+                                Mismatch(wrong->index, wrong->expected, wrong->got));
   }
   // kcoll is compared with the reference alone where MPI disagrees with it.
   if (!disagreement.empty()) return nullptr;

@@ -1,5 +1,7 @@
 // One cell of verify's matrix: a row (collective / algorithm) on a communicator (a setup) under a numerics mode,
-// checked over every selected type x op x count, on every rank together.
+// checked over every selected type x op x count, root (the first and the last rank, for rooted collectives) and
+// placement (out of place and in place: both buffers in one, at the offsets of bench/data/layout.h), on every rank
+// together.
 //
 // Each call runs on two kinds of data:
 //   exact data      small integers (bench/data/exact_data.h), whose every reduction is exact in every type: the
@@ -7,7 +9,8 @@
 //                   same inputs where MPI has the type and op (no 16-bit floats, no avg)
 //   rounding data   floating-point reductions of bench/data/rounding_data.h: the mode's promise (rounding_check.h)
 // Calls the library must refuse are made too and must fail with InvalidArgument: a named algorithm other than inline
-// under deterministic or exact on floating-point data, and inline above its 4 KiB per rank.
+// under deterministic or exact on floating-point data, inline above its 4 KiB per rank, and AllToAllV and
+// ReduceScatterV in place (they have no in-place form).
 #ifndef KCOLL_TOOLS_VERIFY_CELL_H_
 #define KCOLL_TOOLS_VERIFY_CELL_H_
 
@@ -39,7 +42,8 @@ struct CellResult {
   uint64_t fingerprint = 0;
 };
 
-// The vendor MPI's results on exact data, computed once per (collective, type, op, count) and shared by every cell,
+// The vendor MPI's results on exact data, computed once per (collective, type, op, count, root) and shared by every
+// cell,
 // and whether each agreed with the local reference.
 class VendorResults {
  public:
@@ -53,7 +57,7 @@ class VendorResults {
  private:
   MPI_Comm comm_;
   // Per call shape: MPI's result, or nothing where MPI has no such reduction or disagrees with the reference.
-  std::map<std::tuple<int, int, int, size_t>, std::optional<std::vector<char>>> results_;
+  std::map<std::tuple<int, int, int, size_t, int>, std::optional<std::vector<char>>> results_;
   std::map<Collective, std::string> disagreements_;
   std::map<Collective, int64_t> calls_;
 };
