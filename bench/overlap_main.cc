@@ -237,5 +237,9 @@ int RunRanks(const OverlapOptions& o, Communicator& comm) {
 }  // namespace kcoll
 
 int main(int argc, char** argv) {
-  return kcoll::bench::RankProgramMain(argc, argv, "overlap", &kcoll::bench::Parse, &kcoll::bench::RunRanks);
+  kcoll::bench::RankLaunch launch;
+  launch.exec = "openmp";  // not bound to cores: the progress thread moves beside the computation
+  launch.forced_env = {{"OMP_NUM_THREADS", "1"}};
+  launch.thread_multiple = true;
+  return kcoll::bench::RankProgramMain(argc, argv, "overlap", &kcoll::bench::Parse, &kcoll::bench::RunRanks, launch);
 }

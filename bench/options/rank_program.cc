@@ -20,10 +20,11 @@ int ReportBadOptions(const std::string& program, const absl::Status& status) {
   return 2;
 }
 
-int LaunchRanks(int ranks, const std::vector<std::string>& args, const std::string& program) {
-  BenchOptions launch;
-  launch.ranks = ranks;
-  return LaunchSelf(launch, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), program);
+int LaunchRanks(int ranks, const std::vector<std::string>& args, const std::string& program, const RankLaunch& launch) {
+  BenchOptions plan;
+  plan.ranks = ranks;
+  plan.exec = launch.exec;
+  return LaunchSelf(plan, args, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), program, launch.forced_env);
 }
 
 std::vector<size_t> SweepSizes(const SweepOptions& o) {
@@ -32,9 +33,14 @@ std::vector<size_t> SweepSizes(const SweepOptions& o) {
   return sizes;
 }
 
-int RunOnRanks(int argc, char** argv, const std::string& program, const CommunicatorOptions& communicator,
-               const std::function<int(Communicator&)>& run) {
-  MPI_Init(&argc, &argv);
+int RunOnRanks(int argc, char** argv, const std::string& program, bool thread_multiple,
+               const CommunicatorOptions& communicator, const std::function<int(Communicator&)>& run) {
+  if (thread_multiple) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   InitializeKokkosQuietly(argc, argv);
   int code = 1;
   absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD, communicator);

@@ -103,28 +103,36 @@ FlagTable<Options> SweepFlags(int min_ranks) {
 // The sizes of the sweep: min_bytes, times factor, up to max_bytes.
 std::vector<size_t> SweepSizes(const SweepOptions& o);
 
+// How a program's ranks are started, where it differs from the default (bound to cores as the launch plan says,
+// MPI_Init): //bench:overlap leaves its ranks unbound so that a progress thread can run beside the computation.
+struct RankLaunch {
+  std::string exec = "serial";                                  // BenchOptions::exec of the launch plan
+  std::vector<std::pair<std::string, std::string>> forced_env;  // set in every rank's environment
+  bool thread_multiple = false;                                 // MPI_Init_thread(MPI_THREAD_MULTIPLE)
+};
+
 // Prints "`program`: <message>" on rank 0 (or when not under a launcher) and returns 2, the bad-option exit code.
 int ReportBadOptions(const std::string& program, const absl::Status& status);
 
 // Replaces this process with mpirun starting `ranks` ranks of this program with `args`; returns only on failure.
-int LaunchRanks(int ranks, const std::vector<std::string>& args, const std::string& program);
+int LaunchRanks(int ranks, const std::vector<std::string>& args, const std::string& program, const RankLaunch& launch);
 
-// MPI_Init, Kokkos' initialisation (quietly), a communicator of MPI_COMM_WORLD made with `communicator` (when that
-// fails: "`program`: <status>" and 1), `run` with it, then the communicator's Finalize, Kokkos::finalize and
-// MPI_Finalize. Returns what `run` returned.
-int RunOnRanks(int argc, char** argv, const std::string& program, const CommunicatorOptions& communicator,
-               const std::function<int(Communicator&)>& run);
+// MPI_Init (MPI_Init_thread with `thread_multiple`), Kokkos' initialisation (quietly), a communicator of MPI_COMM_WORLD
+// made with `communicator` (when that fails: "`program`: <status>" and 1), `run` with it, then the communicator's
+// Finalize, Kokkos::finalize and MPI_Finalize. Returns what `run` returned.
+int RunOnRanks(int argc, char** argv, const std::string& program, bool thread_multiple,
+               const CommunicatorOptions& communicator, const std::function<int(Communicator&)>& run);
 
 // Options: a struct with an `int ranks` field and a `CommunicatorOptions communicator` field (SweepOptions has both).
 template <class Options>
 int RankProgramMain(int argc, char** argv, const std::string& program,
                     absl::StatusOr<Options> (*parse)(const std::vector<std::string>&),
-                    int (*run)(const Options&, Communicator&)) {
+                    int (*run)(const Options&, Communicator&), const RankLaunch& launch = {}) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   absl::StatusOr<Options> options = parse(args);
   if (!options.ok()) return ReportBadOptions(program, options.status());
-  if (!StartedByMpiLauncher()) return LaunchRanks(options->ranks, args, program);
-  return RunOnRanks(argc, argv, program, options->communicator,
+  if (!StartedByMpiLauncher()) return LaunchRanks(options->ranks, args, program, launch);
+  return RunOnRanks(argc, argv, program, launch.thread_multiple, options->communicator,
                     [&](Communicator& comm) { return run(*options, comm); });
 }
 
