@@ -144,7 +144,12 @@ absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);
-  KCOLL_ASSIGN_OR_RETURN(void* folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
+  // The owner folds straight into its place in the result, and the all-gather runs in place: two copies of the block
+  // fewer. Not when the fold reads the send buffer as it writes and the call is in place (send is recv).
+  void* folded = static_cast<char*>(call.recv) + owners.starts[ro.rank] * ro.elem;
+  if (ro.FoldsOnArrival() && call.send == call.recv) {
+    KCOLL_ASSIGN_OR_RETURN(folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
+  }
   KCOLL_RETURN_IF_ERROR(ro.FoldOwnBlock(call.send, owners, folded));
   return ro.move(CollectiveCall::AllGatherV(folded, own, call.recv, owners.counts.data(), owners.starts.data(),
                                             call.type, ro.phase, call.memory));

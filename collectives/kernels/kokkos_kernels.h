@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/element_ops.h"
+#include "collectives/kernels/exact_simd.h"
 #include "collectives/kernels/exact_sum.h"
 #include "collectives/kernels/half_simd.h"
 #include "collectives/kernels/kernels.h"
@@ -30,18 +31,17 @@ struct ReduceFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { dst[i] = Combine<T, Op>(a[i], b[i]); }
 };
 
-// Host execution spaces: 16-bit floats reduced a block at a time by the vectorised path (half_simd.h).
-template <class T>
-struct HalfBlockFunctor {
+// Host execution spaces: a vectorised host routine (half_simd.h, exact_simd.h) over n elements, a block of them per
+// index of the parallel loop; run(begin, length) does one block.
+template <class Run>
+struct HostBlocksFunctor {
   static constexpr int64_t kBlock = 4096;
-  ReduceOp op;
-  T* dst;
-  const T* a;
-  const T* b;
   int64_t n;
+  Run run;
+  static int64_t Blocks(int64_t n) { return (n + kBlock - 1) / kBlock; }
   void operator()(const int64_t block) const {
     const int64_t begin = block * kBlock;
-    HostReduceHalves(op, dst + begin, a + begin, b + begin, static_cast<size_t>(std::min(kBlock, n - begin)));
+    run(begin, std::min(kBlock, n - begin));
   }
 };
 
@@ -300,10 +300,11 @@ class KokkosKernels final : public Kernels {
       }
       if constexpr (kHalf && kHostMemory) {
         if (half_simd) {
-          const int64_t count = static_cast<int64_t>(n);
-          const int64_t blocks = (count + HalfBlockFunctor<T>::kBlock - 1) / HalfBlockFunctor<T>::kBlock;
-          HalfBlockFunctor<T> f{Op, static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), count};
-          Kokkos::parallel_for("kcoll::reduce_halves", Kokkos::RangePolicy<ExecSpace>(self->exec_, 0, blocks), f);
+          self->ForHostBlocks("kcoll::reduce_halves", static_cast<int64_t>(n),
+                              [dst = static_cast<T*>(dst), a = static_cast<const T*>(a), b = static_cast<const T*>(b)](
+                                  int64_t begin, int64_t length) {
+                                HostReduceHalves(Op, dst + begin, a + begin, b + begin, static_cast<size_t>(length));
+                              });
           *launched = true;
           return;
         }
@@ -379,6 +380,18 @@ class KokkosKernels final : public Kernels {
       if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
                     std::is_same<T, Bfloat16>::value) {
         *floating = true;
+        if constexpr (kHostMemory && std::is_same<T, double>::value) {
+          if (HostExactSimdAvailable(ExactSimd::kBest) && sum_terms <= kExactSimdMaxTerms) {
+            self->ForHostBlocks(
+                "kcoll::exact_fold_simd", static_cast<int64_t>(n),
+                [dst = static_cast<double*>(dst), terms = static_cast<const double*>(contributions), stride = stride,
+                 window_terms = window_terms, sum_terms = sum_terms](int64_t begin, int64_t length) {
+                  HostExactSums(dst + begin, terms + begin, stride, static_cast<size_t>(length), window_terms,
+                                sum_terms);
+                });
+            return;
+          }
+        }
         ExactFoldFunctor<T> f{static_cast<T*>(dst), static_cast<const T*>(contributions), static_cast<int64_t>(stride),
                               window_terms, sum_terms};
         Kokkos::parallel_for("kcoll::exact_fold", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
@@ -397,6 +410,13 @@ class KokkosKernels final : public Kernels {
       Kokkos::parallel_for("kcoll::divide", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
     }
   };
+
+  // A host routine over n elements in blocks, one per index of a parallel loop (host execution spaces only).
+  template <class Run>
+  void ForHostBlocks(const char* name, int64_t n, Run run) {
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(exec_, 0, HostBlocksFunctor<Run>::Blocks(n)),
+                         HostBlocksFunctor<Run>{n, run});
+  }
 
   void Sync() {
     if (synchronous_) exec_.fence();

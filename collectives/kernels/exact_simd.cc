@@ -1,0 +1,167 @@
+#include "collectives/kernels/exact_simd.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "collectives/kernels/exact_sum.h"
+
+// Not under nvcc (a CUDA build compiles every source with it): its front end need not parse the AVX-512 headers.
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__CUDACC__)
+#include <immintrin.h>
+#define KCOLL_EXACT_SIMD_X86 1
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which its own -Wmaybe-uninitialized flags in
+// every caller: a false positive about the headers, silenced for this file.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+namespace kcoll {
+namespace {
+
+#if defined(KCOLL_EXACT_SIMD_X86)
+
+constexpr double kLargestFinite = 0x1.fffffffffffffp+1023;
+// A largest term below this leaves the window's powers of two outside the normal range: ExactSumOfTerms's case.
+constexpr double kSmallestLargest = 0x1p-900;
+// A result below this may be subnormal, where the two products' sum is not the one rounding: ExactSumOfTerms's case.
+constexpr double kSmallestResult = 0x1p-1000;
+
+bool CpuHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
+bool CpuHasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
+// The sums in the vectors of `Isa` (GCC's vector extensions: arithmetic, comparisons and bit operations lane by lane,
+// a scalar operand broadcast), which brings its vector types, truncation and the lanes of a comparison as bits: one of
+// the structs below, each instantiating this in a region of its own target.
+template <class Isa>
+void Sums(double* dst, const double* terms, size_t stride, size_t n, int window_terms, int sum_terms) {
+  using V = typename Isa::V;  // doubles
+  using U = typename Isa::U;  // the same bits as uint64
+  constexpr int kLanes = sizeof(V) / sizeof(double);
+  constexpr unsigned kAll = (1u << kLanes) - 1;
+  constexpr uint64_t kMagnitude = ~(uint64_t{1} << 63);
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  const V zero = V{} * 0.0;
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    V largest = zero;
+    U all_negative = (U)zero | kSign;  // keeps the sign bit where every term of the window has it
+    auto finite = largest == largest;
+    for (int k = 0; k < window_terms; ++k) {
+      V x;
+      std::memcpy(&x, terms + k * stride + i, sizeof(V));
+      const V a = (V)((U)x & kMagnitude);
+      finite &= a <= kLargestFinite;  // false for NaN and infinities
+      largest = Isa::Max(a, largest);
+      all_negative &= (U)x;
+    }
+    // exact_sum.h's bin of the largest term's leading bit, (field + 65) / 16, and its window's lowest bit's weight
+    // 2^b, b = 16 bin - 1152: scale = 2^-b (field 2175 - 16 bin) and unit = 2^b (field 16 bin - 129). Elements of
+    // zeros only take a window they do not need (their words are zeros) and the sign exact_sum.h gives them: -0 when
+    // every term is -0.
+    const V windowed = Isa::Max(largest, zero + kSmallestLargest);
+    const U bin16 = ((((U)windowed >> 52) + 65) >> 4) << 4;
+    const V scale = (V)((2175 - bin16) << 52);
+    const V unit = (V)((bin16 - 129) << 52);
+    V high = zero, low = zero;  // +0: a sum of -0 words is +0, as exact_sum.h's integers are
+    for (int k = 0; k < sum_terms; ++k) {
+      V x;
+      std::memcpy(&x, terms + k * stride + i, sizeof(V));
+      const V y = (V)((U)x & kMagnitude) * scale;
+      const V h = Isa::Trunc(y * 0x1p-40) * 0x1p40;
+      const V l = Isa::Trunc(y - h);  // exact: y - h is below 2^40 and keeps y's lowest bit
+      const U sign = (U)x & kSign;
+      high += (V)((U)h | sign);
+      low += (V)((U)l | sign);
+    }
+    const V sum = high * unit + low * unit;
+    const V r = (V)((U)sum | (largest == 0.0 ? all_negative : (U)zero));
+    const V magnitude = (V)((U)r & kMagnitude);
+    const auto normal = (magnitude >= kSmallestResult) & (magnitude <= kLargestFinite);
+    const auto windowable = (largest >= kSmallestLargest) | (largest == 0.0);
+    const unsigned ok = Isa::Bits(finite & windowable & (normal | (magnitude == 0.0)));
+    // Every term of these elements is read before any of them is written: dst may be the first row of terms.
+    double out[kLanes];
+    std::memcpy(out, &r, sizeof(out));
+    for (int j = 0; j < kLanes && ok != kAll; ++j) {
+      if (!(ok >> j & 1)) {
+        out[j] = ExactSumOfTerms(terms + i + j, static_cast<int64_t>(stride), window_terms, sum_terms);
+      }
+    }
+    std::memcpy(dst + i, out, sizeof(out));
+  }
+  for (; i < n; ++i) dst[i] = ExactSumOfTerms(terms + i, static_cast<int64_t>(stride), window_terms, sum_terms);
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+struct Avx2 {
+  using V = __m256d;
+  using U = uint64_t __attribute__((vector_size(32)));
+  static V Trunc(V a) { return _mm256_round_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V Max(V a, V b) { return _mm256_max_pd(a, b); }
+  static unsigned Bits(__m256i lanes) { return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(lanes))); }
+};
+template void Sums<Avx2>(double*, const double*, size_t, size_t, int, int);
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+struct Avx512 {
+  using V = __m512d;
+  using U = uint64_t __attribute__((vector_size(64)));
+  static V Trunc(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V Max(V a, V b) { return _mm512_max_pd(a, b); }
+  static unsigned Bits(__m512i lanes) { return _mm512_test_epi64_mask(lanes, lanes); }
+};
+template void Sums<Avx512>(double*, const double*, size_t, size_t, int, int);
+#pragma GCC pop_options
+
+#endif  // KCOLL_EXACT_SIMD_X86
+
+}  // namespace
+
+bool HostExactSimdAvailable(ExactSimd level) {
+#if defined(KCOLL_EXACT_SIMD_X86)
+  switch (level) {
+    case ExactSimd::kBest:
+      return CpuHasAvx2() || CpuHasAvx512();
+    case ExactSimd::kAvx2:
+      return CpuHasAvx2();
+    case ExactSimd::kAvx512:
+      return CpuHasAvx512();
+  }
+#endif
+  (void)level;
+  return false;
+}
+
+bool HostExactSums(ExactSimd level, double* dst, const double* terms, size_t stride, size_t n, int window_terms,
+                   int sum_terms) {
+  if (sum_terms < 1 || sum_terms > window_terms || sum_terms > kExactSimdMaxTerms) return false;
+  if (!HostExactSimdAvailable(level)) return false;
+#if defined(KCOLL_EXACT_SIMD_X86)
+  const bool avx512 = level == ExactSimd::kAvx512 || (level == ExactSimd::kBest && CpuHasAvx512());
+  if (avx512) {
+    Sums<Avx512>(dst, terms, stride, n, window_terms, sum_terms);
+  } else {
+    Sums<Avx2>(dst, terms, stride, n, window_terms, sum_terms);
+  }
+  return true;
+#else
+  (void)dst, (void)terms, (void)stride, (void)n;
+  return false;
+#endif
+}
+
+bool HostExactSums(double* dst, const double* terms, size_t stride, size_t n, int window_terms, int sum_terms) {
+  return HostExactSums(ExactSimd::kBest, dst, terms, stride, n, window_terms, sum_terms);
+}
+
+}  // namespace kcoll
