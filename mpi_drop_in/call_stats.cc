@@ -51,6 +51,22 @@ const char* MpiFunctionName(MpiFunction function) {
       return "MPI_Scatterv";
     case MpiFunction::kReduceScatter:
       return "MPI_Reduce_scatter";
+    case MpiFunction::kIallreduce:
+      return "MPI_Iallreduce";
+    case MpiFunction::kIreduce:
+      return "MPI_Ireduce";
+    case MpiFunction::kIbcast:
+      return "MPI_Ibcast";
+    case MpiFunction::kIallgather:
+      return "MPI_Iallgather";
+    case MpiFunction::kIalltoall:
+      return "MPI_Ialltoall";
+    case MpiFunction::kIscan:
+      return "MPI_Iscan";
+    case MpiFunction::kIexscan:
+      return "MPI_Iexscan";
+    case MpiFunction::kIbarrier:
+      return "MPI_Ibarrier";
     case MpiFunction::kCount:
       break;
   }

@@ -32,6 +32,15 @@ enum class MpiFunction {
   kGatherv,
   kScatterv,
   kReduceScatter,
+  // Nonblocking (nonblocking.h).
+  kIallreduce,
+  kIreduce,
+  kIbcast,
+  kIallgather,
+  kIalltoall,
+  kIscan,
+  kIexscan,
+  kIbarrier,
   kCount,  // not a function: the number of them
 };
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend.h"
+#include "mpi_drop_in/nonblocking.h"
 #include "mpi_drop_in/reentry.h"
 
 namespace kcoll::drop_in {
@@ -36,6 +37,7 @@ thread_local uint64_t last_generation = 0;
 
 void Release(Entry* entry) {
   if (entry->kcoll != nullptr) {
+    CompleteRequestsOf(entry->kcoll.get());  // nonblocking calls still in flight (MPI lets a communicator go first)
     EnterKcoll inside;
     entry->kcoll->Finalize().IgnoreError();
     entry->kcoll.reset();
@@ -137,22 +139,43 @@ bool DropInEnabled() {
   return enabled;
 }
 
-Route RouteOf(MPI_Comm comm) {
-  if (comm == last_comm && last_entry != nullptr && last_generation == generation) {
-    return Route{last_entry->kcoll.get(), last_entry->kcoll ? nullptr : &last_entry->forward_reason};
-  }
-  if (keyval == MPI_KEYVAL_INVALID) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    if (keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteEntry, &keyval, nullptr);
-  }
-  void* value = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, keyval, &value, &found);
-  Entry* entry = found ? static_cast<Entry*>(value) : Create(comm);
+namespace {
+
+void EnsureKeyval() {
+  if (keyval != MPI_KEYVAL_INVALID) return;
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  if (keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteEntry, &keyval, nullptr);
+}
+
+Route RouteOfEntry(MPI_Comm comm, Entry* entry) {
   last_comm = comm;
   last_entry = entry;
   last_generation = generation;
   return Route{entry->kcoll.get(), entry->kcoll ? nullptr : &entry->forward_reason};
+}
+
+}  // namespace
+
+Route RouteOf(MPI_Comm comm) {
+  if (comm == last_comm && last_entry != nullptr && last_generation == generation) {
+    return Route{last_entry->kcoll.get(), last_entry->kcoll ? nullptr : &last_entry->forward_reason};
+  }
+  EnsureKeyval();
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval, &value, &found);
+  return RouteOfEntry(comm, found ? static_cast<Entry*>(value) : Create(comm));
+}
+
+Route RouteIfMade(MPI_Comm comm) {
+  static const std::string* const kNotMade = new std::string("no kcoll communicator yet");
+  if (comm == last_comm && last_entry != nullptr && last_generation == generation) return RouteOf(comm);
+  EnsureKeyval();
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (!found) return Route{nullptr, kNotMade};
+  return RouteOfEntry(comm, static_cast<Entry*>(value));
 }
 
 void ReleaseAll() {

@@ -24,6 +24,9 @@ struct Route {
   const std::string* forward_reason = nullptr;
 };
 Route RouteOf(MPI_Comm comm);
+// The same for a communicator whose route a call has already made, without making one: a nonblocking call may not
+// block on the other ranks, as making a communicator would ("no kcoll communicator yet" otherwise).
+Route RouteIfMade(MPI_Comm comm);
 
 // Finalises every kcoll communicator still held (newest first) and Kokkos if the library started it. Called by
 // MPI_Finalize before the MPI underneath finalises.

@@ -7,7 +7,7 @@
 
 namespace kcoll::drop_in {
 
-int ReportToMpi(MPI_Comm comm, const char* function, const absl::Status& status) {
+int ErrorCodeOf(const char* function, const absl::Status& status) {
   if (status.ok()) return MPI_SUCCESS;
   static int error_class = -1;
   if (error_class < 0) PMPI_Add_error_class(&error_class);
@@ -17,6 +17,12 @@ int ReportToMpi(MPI_Comm comm, const char* function, const absl::Status& status)
     if (text.size() >= MPI_MAX_ERROR_STRING) text.resize(MPI_MAX_ERROR_STRING - 1);
     PMPI_Add_error_string(code, text.c_str());
   }
+  return code;
+}
+
+int ReportToMpi(MPI_Comm comm, const char* function, const absl::Status& status) {
+  if (status.ok()) return MPI_SUCCESS;
+  const int code = ErrorCodeOf(function, status);
   PMPI_Comm_call_errhandler(comm, code);
   return code;
 }

@@ -10,6 +10,9 @@
 
 namespace kcoll::drop_in {
 
+// MPI_SUCCESS for OK; else a new error code of the class whose string is kcoll's message.
+int ErrorCodeOf(const char* function, const absl::Status& status);
+
 // MPI_SUCCESS for OK; else the error code, after calling `comm`'s error handler with it.
 int ReportToMpi(MPI_Comm comm, const char* function, const absl::Status& status);
 

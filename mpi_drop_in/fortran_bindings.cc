@@ -1,7 +1,7 @@
-// The Fortran names of the collectives (mpif.h and `use mpi`: mpi_allreduce_, and the other manglings), for Open MPI,
-// whose own Fortran bindings call the PMPI_ functions and so would pass this library by. Each converts the handles
-// and Fortran's MPI_IN_PLACE and MPI_BOTTOM, and calls the C definition. (MPICH's Fortran bindings call the MPI_
-// names themselves: there the C definitions catch them.) `use mpi_f08` is not covered.
+// The Fortran names of the collectives, blocking and nonblocking (mpif.h and `use mpi`: mpi_allreduce_, and the other
+// manglings), for Open MPI, whose own Fortran bindings call the PMPI_ functions and so would pass this library by. Each
+// converts the handles and Fortran's MPI_IN_PLACE and MPI_BOTTOM, and calls the C definition. (MPICH's Fortran
+// bindings call the MPI_ names themselves: there the C definitions catch them.) `use mpi_f08` is not covered.
 #include <mpi.h>
 
 #if defined(OPEN_MPI)
@@ -111,5 +111,45 @@ KCOLL_FORTRAN(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierr), { *ie
 
 // Open MPI's Fortran MPI_FINALIZE calls PMPI_Finalize: the library's communicators are released here first.
 KCOLL_FORTRAN(mpi_finalize, MPI_FINALIZE, (MPI_Fint * ierr), { *ierr = MPI_Finalize(); })
+
+// The nonblocking forms (mpi_nonblocking.cc): the request comes back as its Fortran handle.
+#define KCOLL_FORTRAN_REQUEST(call)                                   \
+  {                                                                   \
+    MPI_Request c_request = MPI_REQUEST_NULL;                         \
+    *ierr = call;                                                     \
+    if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request); \
+  }
+
+// MPI_Iallreduce, MPI_Iscan and MPI_Iexscan take the same arguments; so do MPI_Iallgather and MPI_Ialltoall.
+#define KCOLL_FORTRAN_IREDUCTION(lower, upper, function)                                                             \
+  KCOLL_FORTRAN(lower, upper,                                                                                        \
+                (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, \
+                 MPI_Fint* ierr),                                                                                    \
+                KCOLL_FORTRAN_REQUEST(function(C(s), C(r), *count, Type(type), Op(op), Comm(comm), &c_request)))
+#define KCOLL_FORTRAN_IMOVEMENT(lower, upper, function)                                                        \
+  KCOLL_FORTRAN(                                                                                               \
+      lower, upper,                                                                                            \
+      (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* comm, \
+       MPI_Fint* request, MPI_Fint* ierr),                                                                     \
+      KCOLL_FORTRAN_REQUEST(function(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), Comm(comm), &c_request)))
+
+KCOLL_FORTRAN_IREDUCTION(mpi_iallreduce, MPI_IALLREDUCE, MPI_Iallreduce)
+KCOLL_FORTRAN_IREDUCTION(mpi_iscan, MPI_ISCAN, MPI_Iscan)
+KCOLL_FORTRAN_IREDUCTION(mpi_iexscan, MPI_IEXSCAN, MPI_Iexscan)
+KCOLL_FORTRAN_IMOVEMENT(mpi_iallgather, MPI_IALLGATHER, MPI_Iallgather)
+KCOLL_FORTRAN_IMOVEMENT(mpi_ialltoall, MPI_IALLTOALL, MPI_Ialltoall)
+
+KCOLL_FORTRAN(mpi_ireduce, MPI_IREDUCE,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm,
+               MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ireduce(C(s), C(r), *count, Type(type), Op(op), *root, Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_ibcast, MPI_IBCAST,
+              (void* buffer, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request,
+               MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ibcast(C(buffer), *count, Type(type), *root, Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint * comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ibarrier(Comm(comm), &c_request)))
 
 #endif  // OPEN_MPI

@@ -16,76 +16,13 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/communicator.h"
 #include "mpi_drop_in/byte_buffer.h"
+#include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/comm_registry.h"
-#include "mpi_drop_in/errors.h"
-#include "mpi_drop_in/mpi_types.h"
 #include "mpi_drop_in/reentry.h"
 
 namespace kcoll::drop_in {
 namespace {
-
-// kcoll's communicator for a call of `function` on `comm`; null (the call counted as forwarded, with the reason)
-// when the call goes to MPI.
-Communicator* Take(MpiFunction function, MPI_Comm comm) {
-  if (!DropInEnabled()) {
-    CountForwarded(function, "KCOLL_MPI=off");
-    return nullptr;
-  }
-  if (comm == MPI_COMM_NULL) {
-    CountForwarded(function, "MPI_COMM_NULL");  // MPI reports the error
-    return nullptr;
-  }
-  Route route = RouteOf(comm);
-  if (route.kcoll == nullptr) CountForwarded(function, *route.forward_reason);
-  return route.kcoll;
-}
-
-// A reduction's kcoll type and op; nullopt (counted as forwarded) when kcoll has no such reduction.
-struct Reduction {
-  DataType type;
-  ReduceOp op;
-};
-std::optional<Reduction> ReductionOf(MpiFunction function, MPI_Datatype datatype, MPI_Op op) {
-  std::optional<DataType> type = ReductionType(datatype);
-  if (!type.has_value()) {
-    CountForwarded(function, absl::StrCat("type ", TypeName(datatype)));
-    return std::nullopt;
-  }
-  std::optional<ReduceOp> kcoll_op = ReductionOp(op);
-  if (!kcoll_op.has_value()) {
-    const std::string name = OpName(op);
-    CountForwarded(function, name == "a user op" ? name : absl::StrCat("op ", name));
-    return std::nullopt;
-  }
-  return Reduction{*type, *kcoll_op};
-}
-
-bool NegativeCount(MpiFunction function, int count) {
-  if (count >= 0) return false;
-  CountForwarded(function, "negative count");  // MPI reports the error
-  return true;
-}
-
-int Done(MpiFunction function, MPI_Comm comm, const absl::Status& status) {
-  CountOnKcoll(function);
-  return ReportToMpi(comm, MpiFunctionName(function), status);
-}
-
-absl::Status SignatureMismatch(const char* function, size_t send_bytes, size_t recv_bytes) {
-  return absl::InvalidArgumentError(absl::StrCat(function, ": the send signature is ", send_bytes,
-                                                 " bytes per rank and the receive signature ", recv_bytes,
-                                                 " (they must be equal)"));
-}
-
-char* At(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
-
-// The error of a buffer this rank cannot describe (ByteBuffer::valid): `what` names the count and datatype.
-absl::Status Undescribed(const char* function, const char* what) {
-  return absl::InvalidArgumentError(absl::StrCat(function, ": ", what,
-                                                 ": a negative count, MPI_DATATYPE_NULL, or over INT_MAX elements of a "
-                                                 "non-contiguous datatype"));
-}
 
 // The reductions whose every rank passes (send, recv, count, datatype, op), send == MPI_IN_PLACE meaning recv holds
 // the input: MPI_Allreduce, MPI_Scan and MPI_Exscan, run by `run` (AllReduce, Scan or ExScan) or forwarded.

@@ -3,7 +3,8 @@
  * and through its PMPI_ name (the MPI library's own), and the results must be equal bit for bit. The data are small
  * integers in every type, so any order of reduction gives the same bits. Covers MPI_IN_PLACE, derived datatypes that
  * differ between ranks with the same signature, split, dup and Cartesian communicators, and calls the library
- * forwards (16-bit integers, bitwise ops, MAXLOC, user ops, MPI_COMM_SELF). With --expect-kcoll, an invalid root
+ * forwards (16-bit integers, bitwise ops, MAXLOC, user ops, MPI_COMM_SELF), and the nonblocking collectives completed
+ * by MPI's completion functions beside point-to-point requests. With --expect-kcoll, an invalid root
  * must come back under MPI_ERRORS_RETURN as an error whose string is kcoll's message.
  *
  * drop_in_check [--expect-kcoll]; prints "drop_in_check on N ranks: PASSED" from rank 0 and exits 0 when all hold. */
@@ -106,6 +107,17 @@ static void CheckReductions(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const c
   }
 }
 
+/* `count` ints at every other int, an element spanning 2 * count ints: the signature of `count` MPI_INTs in a layout
+ * the library must pack. Committed; the caller frees it. */
+static MPI_Datatype EveryOtherInt(int count) {
+  MPI_Datatype strided, resized;
+  MPI_Type_vector(count, 1, 2, MPI_INT, &strided);
+  MPI_Type_create_resized(strided, 0, (MPI_Aint)(2 * count * sizeof(int)), &resized);
+  MPI_Type_commit(&resized);
+  MPI_Type_free(&strided);
+  return resized;
+}
+
 /* Data movement with MPI_INT blocks of `count`; `odd` ranks describe their buffers with a vector type of the same
  * signature (stride 2), which the library packs on those ranks only. */
 static void CheckMovement(MPI_Comm comm) {
@@ -113,11 +125,7 @@ static void CheckMovement(MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
   enum { kCount = 6 };
-  MPI_Datatype strided;
-  MPI_Type_vector(kCount, 1, 2, MPI_INT, &strided);
-  MPI_Datatype resized; /* strided blocks of kCount ints laid end to end at 2 * kCount ints */
-  MPI_Type_create_resized(strided, 0, (MPI_Aint)(2 * kCount * sizeof(int)), &resized);
-  MPI_Type_commit(&resized);
+  MPI_Datatype resized = EveryOtherInt(kCount); /* strided blocks of kCount ints laid end to end */
   const int odd = rank % 2 == 1;
   MPI_Datatype type = odd ? resized : MPI_INT;
   const int per = odd ? 1 : kCount;           /* elements of `type` per block */
@@ -173,7 +181,6 @@ static void CheckMovement(MPI_Comm comm) {
   }
   MPI_Barrier(comm);
   MPI_Type_free(&resized);
-  MPI_Type_free(&strided);
 }
 
 /* The v-collectives: blocks of kCount or 2 * kCount ints per rank, laid out with gaps; odd ranks describe their
@@ -183,10 +190,7 @@ static void CheckVariable(MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
   enum { kCount = 4, kInts = 16 * 4 * kCount };
-  MPI_Datatype strided, resized;
-  MPI_Type_vector(kCount, 1, 2, MPI_INT, &strided);
-  MPI_Type_create_resized(strided, 0, (MPI_Aint)(2 * kCount * sizeof(int)), &resized);
-  MPI_Type_commit(&resized);
+  MPI_Datatype resized = EveryOtherInt(kCount);
   const int odd = rank % 2 == 1;
   MPI_Datatype type = odd ? resized : MPI_INT;
   int send[kInts], got[kInts], want[kInts], counts[16], displs[16], scounts[16], sdispls[16];
@@ -261,7 +265,6 @@ static void CheckVariable(MPI_Comm comm) {
     CHECK(memcmp(got, want, (size_t)(rank + 1) * sizeof(int)) == 0, what);
   }
   MPI_Type_free(&resized);
-  MPI_Type_free(&strided);
 }
 
 static void UserSum(void* in, void* inout, int* len, MPI_Datatype* type) {
@@ -291,6 +294,102 @@ static void CheckForwarded(MPI_Comm comm) {
   CHECK(sum == rank + 1, "MPI_Allreduce on MPI_COMM_SELF (forwarded)");
 }
 
+/* The nonblocking collectives, each against its blocking PMPI_ form: several in flight at once and completed by
+ * MPI_Waitall beside point-to-point requests, by MPI_Wait, by an MPI_Test loop and by MPI_Waitany; in place; strided
+ * datatypes on odd ranks; and an order that deadlocks if a nonblocking call waits for the other ranks before it
+ * returns (rank 0 enters MPI_Ibarrier, then sends to rank 1, which receives before entering its own). */
+static void CheckNonblocking(MPI_Comm comm) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  enum { kCount = 6 };
+  char what[160];
+  double x[kCount], sum[kCount], sum_want[kCount], scan[kCount], scan_want[kCount], ex[kCount], ex_want[kCount];
+  double reduced[kCount], reduced_want[kCount];
+  for (int i = 0; i < kCount; ++i) x[i] = (double)((rank * 7 + i * 3) % 11 - 5);
+  memset(ex, 0, sizeof(ex));
+  memset(ex_want, 0, sizeof(ex_want));
+  const int root = n - 1;
+  /* Four collectives and a ring exchange in flight together, one MPI_Waitall. */
+  int token = rank, received = -1;
+  MPI_Request requests[6];
+  MPI_Iallreduce(x, sum, kCount, MPI_DOUBLE, MPI_SUM, comm, &requests[0]);
+  MPI_Iscan(x, scan, kCount, MPI_DOUBLE, MPI_SUM, comm, &requests[1]);
+  MPI_Iexscan(x, ex, kCount, MPI_DOUBLE, MPI_MAX, comm, &requests[2]);
+  MPI_Ireduce(x, reduced, kCount, MPI_DOUBLE, MPI_MIN, root, comm, &requests[3]);
+  MPI_Irecv(&received, 1, MPI_INT, (rank + n - 1) % n, 7, comm, &requests[4]);
+  MPI_Isend(&token, 1, MPI_INT, (rank + 1) % n, 7, comm, &requests[5]);
+  CHECK(MPI_Waitall(6, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "MPI_Waitall of collectives and messages");
+  PMPI_Allreduce(x, sum_want, kCount, MPI_DOUBLE, MPI_SUM, comm);
+  PMPI_Scan(x, scan_want, kCount, MPI_DOUBLE, MPI_SUM, comm);
+  PMPI_Exscan(x, ex_want, kCount, MPI_DOUBLE, MPI_MAX, comm);
+  PMPI_Reduce(x, reduced_want, kCount, MPI_DOUBLE, MPI_MIN, root, comm);
+  CHECK(memcmp(sum, sum_want, sizeof(sum)) == 0, "MPI_Iallreduce beside messages");
+  CHECK(memcmp(scan, scan_want, sizeof(scan)) == 0, "MPI_Iscan beside messages");
+  CHECK(rank == 0 || memcmp(ex, ex_want, sizeof(ex)) == 0, "MPI_Iexscan beside messages");
+  CHECK(rank != root || memcmp(reduced, reduced_want, sizeof(reduced)) == 0, "MPI_Ireduce beside messages");
+  CHECK(received == (rank + n - 1) % n, "the ring's message beside the collectives");
+
+  /* In place, with MPI_Wait; then an MPI_Test loop. */
+  memcpy(sum, x, sizeof(x));
+  MPI_Request request;
+  MPI_Iallreduce(MPI_IN_PLACE, sum, kCount, MPI_DOUBLE, MPI_MAX, comm, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  PMPI_Allreduce(x, sum_want, kCount, MPI_DOUBLE, MPI_MAX, comm);
+  CHECK(memcmp(sum, sum_want, sizeof(sum)) == 0, "MPI_Iallreduce in place");
+  MPI_Ibarrier(comm, &request);
+  int done = 0;
+  for (long tests = 0; !done && tests < 100000000L; ++tests) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  CHECK(done, "MPI_Ibarrier completes under MPI_Test");
+
+  /* Data movement, strided on odd ranks (as CheckMovement), completed by MPI_Waitany. */
+  MPI_Datatype resized = EveryOtherInt(kCount);
+  const int odd = rank % 2 == 1;
+  MPI_Datatype type = odd ? resized : MPI_INT;
+  const int per = odd ? 1 : kCount, span = odd ? 2 * kCount : kCount;
+  int send[16 * 2 * kCount], bcast[16 * 2 * kCount], bcast_want[16 * 2 * kCount];
+  int gathered[16 * 2 * kCount], gathered_want[16 * 2 * kCount], swapped[16 * 2 * kCount];
+  int swapped_want[16 * 2 * kCount];
+  for (int i = 0; i < 16 * 2 * kCount; ++i) send[i] = rank * 1000 + i;
+  memcpy(bcast, send, sizeof(bcast));
+  memcpy(bcast_want, send, sizeof(bcast_want));
+  memset(gathered, 0x5a, sizeof(gathered));
+  memset(gathered_want, 0x5a, sizeof(gathered_want));
+  memcpy(swapped, send, sizeof(swapped));
+  memcpy(swapped_want, send, sizeof(swapped_want));
+  MPI_Request moves[3];
+  MPI_Ibcast(bcast, per, type, root, comm, &moves[0]);
+  MPI_Iallgather(send, kCount, MPI_INT, gathered, per, type, comm, &moves[1]);
+  MPI_Ialltoall(MPI_IN_PLACE, per, type, swapped, per, type, comm, &moves[2]);
+  for (int left = 3; left > 0; --left) {
+    int index = MPI_UNDEFINED;
+    MPI_Waitany(3, moves, &index, MPI_STATUS_IGNORE);
+    CHECK(index >= 0 && index < 3, "MPI_Waitany returns one of the collectives");
+  }
+  PMPI_Bcast(bcast_want, per, type, root, comm);
+  PMPI_Allgather(send, kCount, MPI_INT, gathered_want, per, type, comm);
+  PMPI_Alltoall(MPI_IN_PLACE, per, type, swapped_want, per, type, comm);
+  snprintf(what, sizeof(what), "MPI_Ibcast root %d", root);
+  CHECK(memcmp(bcast, bcast_want, sizeof(bcast)) == 0, what);
+  CHECK(memcmp(gathered, gathered_want, (size_t)n * span * sizeof(int)) == 0, "MPI_Iallgather");
+  CHECK(memcmp(swapped, swapped_want, (size_t)n * span * sizeof(int)) == 0, "MPI_Ialltoall in place");
+  MPI_Type_free(&resized);
+
+  /* Rank 0 enters the barrier and only then sends; rank 1 receives before entering it. */
+  int message = 42, got = 0;
+  if (n < 2) return;
+  if (rank == 0) {
+    MPI_Ibarrier(comm, &request);
+    MPI_Send(&message, 1, MPI_INT, 1, 9, comm);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  } else {
+    if (rank == 1) MPI_Recv(&got, 1, MPI_INT, 0, 9, comm, MPI_STATUS_IGNORE);
+    MPI_Ibarrier(comm, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  CHECK(rank != 1 || got == 42, "a message sent after MPI_Ibarrier, received before the peer's");
+}
+
 static void CheckAll(MPI_Comm comm) {
   const MPI_Datatype types[] = {MPI_INT, MPI_UNSIGNED, MPI_LONG_LONG, MPI_DOUBLE, MPI_FLOAT, MPI_UNSIGNED_CHAR};
   const char* type_names[] = {"MPI_INT",    "MPI_UNSIGNED", "MPI_LONG_LONG",
@@ -306,6 +405,7 @@ static void CheckAll(MPI_Comm comm) {
   }
   CheckMovement(comm);
   CheckVariable(comm);
+  CheckNonblocking(comm);
 }
 
 int main(int argc, char** argv) {

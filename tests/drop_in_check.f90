@@ -1,11 +1,11 @@
 ! A plain Fortran MPI program (mpif.h) for the MPI drop-in library: each call is made through its MPI_ name and
 ! through its PMPI_ name (the MPI library's own), and the results must be equal. Small integers in double precision
-! and integer data, in place and not. Prints "drop_in_check.f90 on N ranks: PASSED" from rank 0.
+! and integer data, in place and not; a nonblocking call and its MPI_WAIT. Prints "drop_in_check.f90 on N ranks: PASSED" from rank 0.
 program drop_in_check_f
   implicit none
   include 'mpif.h'
   integer, parameter :: n = 10
-  integer :: ierr, rank, nranks, i, failures, total, root
+  integer :: ierr, rank, nranks, i, failures, total, root, request
   double precision :: x(n), got(n), want(n), gathered(n * 16), gwant(n * 16)
   integer :: k(n), kgot(n), kwant(n)
 
@@ -53,6 +53,15 @@ program drop_in_check_f
   if (any(kgot /= kwant)) failures = failures + 1
 
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS) failures = failures + 1
+
+  ! Nonblocking: the request is a Fortran handle that MPI_WAIT completes.
+  call MPI_IALLREDUCE(x, got, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, request, ierr)
+  call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+  call PMPI_ALLREDUCE(x, want, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (any(got /= want) .or. ierr /= MPI_SUCCESS) failures = failures + 1
+  call MPI_IBARRIER(MPI_COMM_WORLD, request, ierr)
+  call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
   if (ierr /= MPI_SUCCESS) failures = failures + 1
 
   call PMPI_ALLREDUCE(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
