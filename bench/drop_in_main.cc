@@ -2,7 +2,10 @@
 // the MPI underneath (PMPI_Allreduce), in one program and one run, with the same timing loop for the three.
 //
 //   bazel run -c opt //bench:drop_in -- [--ranks 2] [-b 8] [-e 64M] [-f 8] [-n 200] [-w 20] [--rounds 5]
+//                                       [--nonblocking 1]
 //
+// --nonblocking 1: the nonblocking forms, each call waited for at once: MPI_Iallreduce and MPI_Wait (the library's
+// generalized request), kcoll's IAllReduce and Wait, PMPI_Iallreduce and PMPI_Wait.
 // This binary links the drop-in library's code (//mpi_drop_in:drop_in), so its MPI_Allreduce is the library's, as in a
 // program that preloads libkcoll_mpi.so. float32 sums in place of ordinary buffers; each row's time per call is the
 // largest across ranks of the mean over -n calls; rounds interleave the rows and sizes, and each size prints the
@@ -34,10 +37,16 @@ struct DropInOptions : SweepOptions {
     max_bytes = size_t{64} << 20;
     rounds = 5;
   }
+  bool nonblocking = false;
 };
 
 absl::StatusOr<DropInOptions> Parse(const std::vector<std::string>& args) {
-  absl::StatusOr<DropInOptions> o = ParseFlags(args, SweepFlags<DropInOptions>(/*min_ranks=*/2));
+  FlagTable<DropInOptions> flags = SweepFlags<DropInOptions>(/*min_ranks=*/2);
+  flags.push_back({"--nonblocking", [](const std::string& value, DropInOptions& o) {
+                     o.nonblocking = value == "1";
+                     return value == "0" || value == "1";
+                   }});
+  absl::StatusOr<DropInOptions> o = ParseFlags(args, flags);
   if (o.ok() && o->min_bytes > o->max_bytes) return absl::InvalidArgumentError("-b is larger than -e");
   return o;
 }
@@ -47,18 +56,35 @@ constexpr const char* kRowNames[kRows] = {"mpi", "drop-in", "kcoll"};
 
 // Seconds per call of `row` at `count` floats, the largest across ranks.
 double Time(Row row, Communicator& comm, std::vector<float>& data, size_t count, const DropInOptions& o) {
-  auto call = [&] {
+  const int n = static_cast<int>(count);
+  auto blocking = [&] {
     switch (row) {
       case kMpi:
-        PMPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        PMPI_Allreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         break;
       case kDropIn:
-        MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         break;
       default:
         comm.AllReduce(data.data(), data.data(), count, DataType::kFloat32, ReduceOp::kSum).IgnoreError();
     }
   };
+  auto nonblocking = [&] {
+    MPI_Request request;
+    switch (row) {
+      case kMpi:
+        PMPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
+        PMPI_Wait(&request, MPI_STATUS_IGNORE);
+        break;
+      case kDropIn:
+        MPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        break;
+      default:
+        comm.IAllReduce(data.data(), data.data(), count, DataType::kFloat32, ReduceOp::kSum).Wait().IgnoreError();
+    }
+  };
+  auto call = [&] { o.nonblocking ? nonblocking() : blocking(); };
   for (int i = 0; i < o.warmup; ++i) call();
   PMPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -77,6 +103,8 @@ int RunRanks(const DropInOptions& o, Communicator& comm) {
   const int rank = comm.rank();
   const std::vector<size_t> sizes = SweepSizes(o);
   std::vector<float> data(o.max_bytes / sizeof(float), 1.0f / 1024);
+  // The library makes its communicator at a blocking collective (a nonblocking call may not wait for the ranks).
+  MPI_Allreduce(MPI_IN_PLACE, data.data(), 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   // [size][row] -> one time per round
   std::vector<std::vector<std::vector<double>>> times(sizes.size(), std::vector<std::vector<double>>(kRows));
   for (int round = 0; round < o.rounds; ++round) {
@@ -89,8 +117,9 @@ int RunRanks(const DropInOptions& o, Communicator& comm) {
     }
   }
   if (rank == 0) {
-    std::printf("# MPI_Allreduce through the drop-in library beside kcoll's AllReduce and MPI's own, %d ranks\n",
-                comm.size());
+    std::printf("# %s through the drop-in library beside kcoll's %s and MPI's own, %d ranks\n",
+                o.nonblocking ? "MPI_Iallreduce + MPI_Wait" : "MPI_Allreduce",
+                o.nonblocking ? "IAllReduce + Wait" : "AllReduce", comm.size());
     std::printf("# float32 sum in place; us per call, the largest across ranks, medians of %d rounds of %d calls\n",
                 o.rounds, o.iters);
     std::printf("%12s %12s %12s %12s %16s %14s\n", "bytes", "mpi_us", "drop-in_us", "kcoll_us", "drop-in-kcoll_us",

@@ -4,6 +4,7 @@
 
 #include <list>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,9 @@ int ProgressInFlight() {
     Complete(call, done.ok() ? call->request.Wait() : done.status());
     ++completed;
   }
+  // A call still running needs the progress thread, which a rank spinning here would keep off its core where the
+  // ranks fill the cores (milliseconds per call until the scheduler steps in): give it the core.
+  if (!in_flight->empty()) std::this_thread::yield();
   return completed;
 }
 
