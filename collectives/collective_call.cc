@@ -130,4 +130,27 @@ CollectiveCall CollectiveCall::Named(Collective collective, const void* send, vo
               IsRooted(collective) ? root : 0, options, memory);
 }
 
+CollectiveCall CollectiveCall::NamedWithBlocks(Collective collective, const void* send, void* recv, size_t count,
+                                               DataType type, ReduceOp op, int root, const size_t* counts,
+                                               const size_t* displs, const CallOptions& options, MemoryKind memory) {
+  switch (collective) {
+    case Collective::kAllGatherV:
+      return AllGatherV(send, count, recv, counts, displs, type, options, memory);
+    case Collective::kReduceScatterV:
+      return ReduceScatterV(send, recv, counts, type, op, options, memory);
+    case Collective::kGatherV:
+      return GatherV(send, count, recv, counts, displs, type, root, options, memory);
+    case Collective::kScatterV:
+      return ScatterV(send, counts, displs, recv, count, type, root, options, memory);
+    case Collective::kAllToAllV:
+      return AllToAllV(send, counts, displs, recv, counts, displs, type, options, memory);
+    default:
+      return Named(collective, send, recv, count, type, op, root, options, memory);
+  }
+}
+
+EqualBlocks::EqualBlocks(size_t count, int nranks) : counts(static_cast<size_t>(nranks), count), displs(counts.size()) {
+  for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
+}
+
 }  // namespace kcoll

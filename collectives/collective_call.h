@@ -11,6 +11,7 @@
 #define KCOLL_COLLECTIVES_COLLECTIVE_CALL_H_
 
 #include <cstddef>
+#include <vector>
 
 #include "base/names.h"
 #include "base/transport_kind.h"
@@ -81,6 +82,19 @@ struct CollectiveCall {
   static CollectiveCall Named(Collective collective, const void* send, void* recv, size_t count, DataType type,
                               ReduceOp op, int root, const CallOptions& options = {},
                               MemoryKind memory = MemoryKind::kHost);
+  // The same for any collective, a v-collective taking equal blocks of `count` elements laid out as its non-v form
+  // lays them out: `counts` (every entry `count`) and `displs` (entry j: j * count) hold one entry per rank and are
+  // the caller's, kept as the call's arrays are (EqualBlocks makes them).
+  static CollectiveCall NamedWithBlocks(Collective collective, const void* send, void* recv, size_t count,
+                                        DataType type, ReduceOp op, int root, const size_t* counts,
+                                        const size_t* displs, const CallOptions& options = {},
+                                        MemoryKind memory = MemoryKind::kHost);
+};
+
+// The arrays of NamedWithBlocks for `nranks` ranks.
+struct EqualBlocks {
+  EqualBlocks(size_t count, int nranks);
+  std::vector<size_t> counts, displs;
 };
 
 }  // namespace kcoll

@@ -440,23 +440,9 @@ absl::Status Communicator::Call(Collective collective, const void* send, void* r
         CollectiveName(collective), ": Call inside a group has no counts arrays that outlive GroupEnd; call ",
         "its own method with arrays of your own"));
   }
-  // Equal blocks of `count` elements, laid out as the non-v form lays them out.
-  std::vector<size_t> counts(static_cast<size_t>(size()), count), displs(counts.size());
-  for (size_t j = 0; j < displs.size(); ++j) displs[j] = j * count;
-  const size_t* c = counts.data();
-  const size_t* d = displs.data();
-  switch (collective) {
-    case Collective::kAllGatherV:
-      return Call(CollectiveCall::AllGatherV(send, count, recv, c, d, type, options, memory));
-    case Collective::kReduceScatterV:
-      return Call(CollectiveCall::ReduceScatterV(send, recv, c, type, op, options, memory));
-    case Collective::kGatherV:
-      return Call(CollectiveCall::GatherV(send, count, recv, c, d, type, root, options, memory));
-    case Collective::kScatterV:
-      return Call(CollectiveCall::ScatterV(send, c, d, recv, count, type, root, options, memory));
-    default:
-      return Call(CollectiveCall::AllToAllV(send, c, d, recv, c, d, type, options, memory));
-  }
+  const EqualBlocks blocks(count, size());
+  return Call(CollectiveCall::NamedWithBlocks(collective, send, recv, count, type, op, root, blocks.counts.data(),
+                                              blocks.displs.data(), options, memory));
 }
 
 absl::Status Communicator::RejectCall(Collective collective, absl::Status rejection) {

@@ -25,6 +25,35 @@ namespace {
 
 enum class Data { kExact, kRounding };
 
+// How a call is made. The cells rotate through the three, call by call, so that each form meets every collective,
+// algorithm and mode of the matrix (and over the calls of a cell, its types, ops, sizes and roots) at the cost of one.
+enum class Form { kBlocking, kNonblocking, kGrouped };
+constexpr Form kForms[] = {Form::kBlocking, Form::kNonblocking, Form::kGrouped};
+
+// How a failure's description names the form (indexed by Form).
+constexpr const char* kFormInWords[] = {"", ", nonblocking", ", in a group"};
+
+// The call made as `form` says: Call; ICall and its Wait; or alone in a group, which GroupEnd runs. A v-collective
+// takes equal blocks of `count` (arrays kept here until the call returns).
+absl::Status CallAs(Form form, Communicator& comm, Collective collective, const void* send, void* recv, size_t count,
+                    DataType type, ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
+  const EqualBlocks blocks(count, comm.size());
+  const CollectiveCall call = CollectiveCall::NamedWithBlocks(
+      collective, send, recv, count, type, op, root, blocks.counts.data(), blocks.displs.data(), options, memory);
+  switch (form) {
+    case Form::kNonblocking:
+      return comm.ICall(call).Wait();
+    case Form::kGrouped: {
+      if (absl::Status started = comm.GroupStart(); !started.ok()) return started;
+      const absl::Status called = comm.Call(call);
+      const absl::Status ended = comm.GroupEnd();
+      return called.ok() ? ended : called;
+    }
+    default:
+      return comm.Call(call);
+  }
+}
+
 bool IsFloatingType(DataType type) { return !reference::IsInteger(type); }
 
 // The layout of a call with `count` elements in NCCL's sense (per rank where the collective counts per rank).
@@ -39,10 +68,11 @@ std::vector<int> RootsFor(Collective c, int n) {
   return {0, n - 1};
 }
 
-std::string Describe(const bench::CheckSpec& spec, Data data, bool in_place) {
+std::string Describe(const bench::CheckSpec& spec, Data data, bool in_place, Form form = Form::kBlocking) {
   return absl::StrCat(DataTypeName(spec.type), spec.op ? absl::StrCat(" ", ReduceOpName(*spec.op)) : "", " count ",
                       spec.layout.count, FactsOf(spec.collective).rooted ? absl::StrCat(" root ", spec.root) : "",
-                      in_place ? " in place" : "", ", ", data == Data::kExact ? "exact" : "rounding", " data");
+                      in_place ? " in place" : "", ", ", data == Data::kExact ? "exact" : "rounding", " data",
+                      kFormInWords[static_cast<int>(form)]);
 }
 
 // "index I expected E got G": how every mismatch is reported.
@@ -221,15 +251,16 @@ class CellRun {
     absl::Status status = memory_.Stage(bytes, &send, &recv);
     if (in_place) send = static_cast<char*>(recv) + send_offset;
     recv = static_cast<char*>(recv) + recv_offset;
+    const Form form = kForms[forms_used_++ % 3];
     if (status.ok()) {
       CallOptions call_options;
       call_options.algorithm = row_.algorithm;
       call_options.numerics = numerics_;
-      status = comm_.Call(row_.collective, send, recv, spec.layout.count, type, op.value_or(ReduceOp::kSum), spec.root,
-                          call_options, memory_kind_);
+      status = CallAs(form, comm_, row_.collective, send, recv, spec.layout.count, type, op.value_or(ReduceOp::kSum),
+                      spec.root, call_options, memory_kind_);
       if (status.ok()) status = memory_.Unstage(bytes);
     }
-    const std::string what = Describe(spec, data, in_place);
+    const std::string what = Describe(spec, data, in_place, form);
     if (const std::string owed = OwedRefusal(row_, numerics_, spec, in_place); !owed.empty()) {
       if (status.code() == absl::StatusCode::kInvalidArgument) {
         ++refused_;
@@ -309,6 +340,7 @@ class CellRun {
   CellMemory memory_;
   MemoryKind memory_kind_;
   int64_t calls_ = 0, refused_ = 0, refused_for_order_ = 0, failed_ = 0;
+  uint64_t forms_used_ = 0;  // the calls made so far, which pick each call's Form
   std::string first_failure_;
   uint64_t fingerprint_ = 0;
 };
