@@ -1,7 +1,8 @@
 // The Fortran names of the collectives, blocking and nonblocking (mpif.h and `use mpi`: mpi_allreduce_, and the other
 // manglings), for Open MPI, whose own Fortran bindings call the PMPI_ functions and so would pass this library by. Each
 // converts the handles and Fortran's MPI_IN_PLACE and MPI_BOTTOM, and calls the C definition. (MPICH's Fortran
-// bindings call the MPI_ names themselves: there the C definitions catch them.) `use mpi_f08` is not covered.
+// bindings call the MPI_ names themselves: there the C definitions catch them.) `use mpi_f08` too: Open MPI's f08
+// bindings call the ompi_*_f functions with the handles' integer values.
 #include <mpi.h>
 
 #if defined(OPEN_MPI)
@@ -26,10 +27,11 @@ MPI_Op Op(const MPI_Fint* op) { return PMPI_Op_f2c(*op); }
 
 }  // namespace
 
-// Defines the four names a Fortran compiler may call: lower, lower_, lower__, UPPER.
+// Defines the four names a Fortran compiler may call (lower, lower_, lower__, UPPER) and the one Open MPI's `use
+// mpi_f08` bindings call with the same arguments (ompi_<name>_f: mpi_allreduce_f08 calls ompi_allreduce_f).
 #define KCOLL_FORTRAN(lower, upper, params, body)                                                         \
   extern "C" void lower params body extern "C" void lower##_ params body extern "C" void lower##__ params \
-      body extern "C" void upper params body
+      body extern "C" void upper params body extern "C" void o##lower##_f params body
 
 KCOLL_FORTRAN(mpi_allreduce, MPI_ALLREDUCE,
               (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr),

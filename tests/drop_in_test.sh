@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The MPI drop-in library on a plain MPI program:
-#   drop_in_test.sh MPI_LAUNCH LIBKCOLL_MPI DROP_IN_CHECK [DROP_IN_CHECK_F90 [DROP_IN_NUMERICS]]
+#   drop_in_test.sh MPI_LAUNCH LIBKCOLL_MPI DROP_IN_CHECK [DROP_IN_CHECK_F90 [DROP_IN_NUMERICS [DROP_IN_CHECK_F08]]]
 # On 2, 3 and 4 ranks: the program passes without the library, with it preloaded (and every call it makes with a
 # type and op kcoll has, on a communicator of two or more ranks, runs on kcoll: KCOLL_DEBUG=INFO's lines at
 # MPI_Finalize), and with it preloaded under KCOLL_MPI=off (every call forwarded). On 3 and 4 ranks, under
 # KCOLL_NUMERICS=deterministic, the reductions of doubles that rounding changes have the rank-order fold's bits, all
 # of them on kcoll; under KCOLL_NUMERICS=exact their bits are the same whichever ranks hold the terms (which plain MPI's
-# are not). Then the Fortran program, built here with Open MPI's mpifort, with the library.
+# are not). Then the Fortran programs (mpif.h, and `use mpi_f08`), built here with Open MPI's mpifort, with the library.
 set -euo pipefail
 launch="$1"
 library="$(readlink -f "$2")"
 check="$(readlink -f "$3")"
 check_f90="${4:+$(readlink -f "$4")}"
 numerics="${5:+$(readlink -f "$5")}"
+check_f08="${6:+$(readlink -f "$6")}"
 out="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "drop_in_test: $*" >&2; exit 1; }
 
@@ -117,4 +118,22 @@ for n in 2 4; do
     if [[ "$line" == *" 0 on kcoll"* ]]; then fail "Fortran on $n ranks: $f never ran on kcoll: $line"; fi
   done
   echo "drop_in_test: Fortran on $n ranks: passed with the library, every call on kcoll"
+done
+
+# `use mpi_f08`: Open MPI's f08 bindings call its ompi_*_f functions, which the library defines too.
+if [[ -z "$check_f08" ]]; then
+  echo "drop_in_test: mpi_f08 skipped: no f08 program given"
+  exit 0
+fi
+mpifort -o "$out/drop_in_check_f08" "$check_f08" || fail "mpifort cannot build $check_f08"
+for n in 2 4; do
+  rm -f "$out"/kcoll.*.log
+  KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" env LD_PRELOAD="$library" \
+    "$out/drop_in_check_f08" >"$out/f08.txt" 2>&1 || { cat "$out/f08.txt"; fail "mpi_f08 on $n ranks with the library"; }
+  grep -q "drop_in_check_f08 on $n ranks: PASSED" "$out/f08.txt" || { cat "$out/f08.txt"; fail "mpi_f08 on $n ranks"; }
+  for f in MPI_Allreduce MPI_Bcast MPI_Allgather MPI_Barrier MPI_Iallreduce MPI_Ibarrier; do
+    line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "mpi_f08 on $n ranks: no line for $f"
+    if [[ "$line" == *" 0 on kcoll"* ]]; then fail "mpi_f08 on $n ranks: $f never ran on kcoll: $line"; fi
+  done
+  echo "drop_in_test: mpi_f08 on $n ranks: passed with the library, every call on kcoll"
 done
