@@ -9,7 +9,7 @@
 
 namespace kcoll::drop_in {
 
-Communicator* Take(MpiFunction function, MPI_Comm comm) {
+Communicator* TakeOnRoute(MpiFunction function, MPI_Comm comm, Route (*route_of)(MPI_Comm)) {
   if (!DropInEnabled()) {
     CountForwarded(function, "KCOLL_MPI=off");
     return nullptr;
@@ -18,10 +18,12 @@ Communicator* Take(MpiFunction function, MPI_Comm comm) {
     CountForwarded(function, "MPI_COMM_NULL");  // MPI reports the error
     return nullptr;
   }
-  Route route = RouteOf(comm);
+  Route route = route_of(comm);
   if (route.kcoll == nullptr) CountForwarded(function, *route.forward_reason);
   return route.kcoll;
 }
+
+Communicator* Take(MpiFunction function, MPI_Comm comm) { return TakeOnRoute(function, comm, RouteOf); }
 
 std::optional<Reduction> ReductionOf(MpiFunction function, MPI_Datatype datatype, MPI_Op op) {
   std::optional<DataType> type = ReductionType(datatype);

@@ -13,12 +13,15 @@
 #include "base/types.h"
 #include "collectives/communicator.h"
 #include "mpi_drop_in/call_stats.h"
+#include "mpi_drop_in/comm_registry.h"
 
 namespace kcoll::drop_in {
 
 // kcoll's communicator for a call of `function` on `comm`; null (the call counted as forwarded, with the reason)
 // when the call goes to MPI. Collective over `comm` at its first call (it creates the communicator).
 Communicator* Take(MpiFunction function, MPI_Comm comm);
+// The same with the route `route_of` gives (comm_registry.h: RouteOf, or RouteIfMade, which makes no communicator).
+Communicator* TakeOnRoute(MpiFunction function, MPI_Comm comm, Route (*route_of)(MPI_Comm));
 
 // A reduction's kcoll type and op; nullopt (counted as forwarded) when kcoll has no such reduction.
 struct Reduction {

@@ -147,6 +147,16 @@ void EnsureKeyval() {
   if (keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteEntry, &keyval, nullptr);
 }
 
+// The entry of `comm`, or null when none was made yet: the last one looked up on this thread, else the attribute.
+Entry* Find(MPI_Comm comm) {
+  if (comm == last_comm && last_entry != nullptr && last_generation == generation) return last_entry;
+  EnsureKeyval();
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval, &value, &found);
+  return found ? static_cast<Entry*>(value) : nullptr;
+}
+
 Route RouteOfEntry(MPI_Comm comm, Entry* entry) {
   last_comm = comm;
   last_entry = entry;
@@ -157,25 +167,14 @@ Route RouteOfEntry(MPI_Comm comm, Entry* entry) {
 }  // namespace
 
 Route RouteOf(MPI_Comm comm) {
-  if (comm == last_comm && last_entry != nullptr && last_generation == generation) {
-    return Route{last_entry->kcoll.get(), last_entry->kcoll ? nullptr : &last_entry->forward_reason};
-  }
-  EnsureKeyval();
-  void* value = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, keyval, &value, &found);
-  return RouteOfEntry(comm, found ? static_cast<Entry*>(value) : Create(comm));
+  Entry* entry = Find(comm);
+  return RouteOfEntry(comm, entry != nullptr ? entry : Create(comm));
 }
 
 Route RouteIfMade(MPI_Comm comm) {
   static const std::string* const kNotMade = new std::string("no kcoll communicator yet");
-  if (comm == last_comm && last_entry != nullptr && last_generation == generation) return RouteOf(comm);
-  EnsureKeyval();
-  void* value = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (!found) return Route{nullptr, kNotMade};
-  return RouteOfEntry(comm, static_cast<Entry*>(value));
+  Entry* entry = Find(comm);
+  return entry != nullptr ? RouteOfEntry(comm, entry) : Route{nullptr, kNotMade};
 }
 
 void ReleaseAll() {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "mpi_drop_in/comm_registry.h"
+#include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/errors.h"
 #include "mpi_drop_in/reentry.h"
 
@@ -91,25 +91,17 @@ bool HookedIntoProgress() {
 }  // namespace
 
 Communicator* TakeNonblocking(MpiFunction function, MPI_Comm comm) {
+  Communicator* c = TakeOnRoute(function, comm, RouteIfMade);
+  if (c == nullptr) return nullptr;
   const char* reason = nullptr;
-  Route route;
-  if (!DropInEnabled()) {
-    reason = "KCOLL_MPI=off";
-  } else if (comm == MPI_COMM_NULL) {
-    reason = "MPI_COMM_NULL";  // MPI reports the error
-  } else if (route = RouteIfMade(comm); route.kcoll == nullptr) {
-    CountForwarded(function, *route.forward_reason);
-    return nullptr;
-  } else if (route.kcoll->progress().rfind("thread", 0) != 0 || !route.kcoll->CanRunZeroCopy()) {
+  if (c->progress().rfind("thread", 0) != 0 || !c->CanRunZeroCopy()) {
     reason = "no progress thread free of MPI calls";
   } else if (!HookedIntoProgress()) {
     reason = "no progress hook in this MPI";
   }
-  if (reason != nullptr) {
-    CountForwarded(function, reason);
-    return nullptr;
-  }
-  return route.kcoll;
+  if (reason == nullptr) return c;
+  CountForwarded(function, reason);
+  return nullptr;
 }
 
 int StartMpiRequest(MpiFunction function, Communicator* c, Request request, std::function<absl::Status()> finish,
