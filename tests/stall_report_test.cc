@@ -69,6 +69,20 @@ TEST(StallReportTest, ARankInAnotherCall) {
               HasSubstr("rank 1 (host n0) timed out in call 6 (all_reduce, step 1), past this one (5)"));
 }
 
+TEST(StallReportTest, ARankThatGaveUpOnAnEarlierCallLeadsToWhomItWaitedFor) {
+  // Rank 0 got through call 4 and waits in call 5 for rank 1, which gave up on call 4 waiting for rank 2 (silent).
+  const RankPosition mine = At(0, 5, {1});
+  const auto answers = Answers({mine, At(1, 4, {2}, {3})});
+  EXPECT_FALSE(ReportComplete(mine, answers));  // rank 2, reached through rank 1's call 4, is awaited
+  const std::string report = ExplainStall(mine, answers, HostOf, kWindow);
+  EXPECT_THAT(report, HasSubstr("the cause is rank 2 (host n1) never entered call 4"));
+  EXPECT_THAT(report, HasSubstr("this rank waits for rank 1, which gave up on call 4 waiting for rank 2"));
+  EXPECT_THAT(report, Not(HasSubstr("rank 1 (host")));  // the rank on the way is not blamed
+  // A rank of call 4 heard from rank 2 there: it stopped in that call.
+  EXPECT_THAT(ExplainStall(mine, Answers({mine, At(1, 4, {2}, {2})}), HostOf, kWindow),
+              HasSubstr("the cause is rank 2 (host n1) stopped in call 4"));
+}
+
 TEST(StallReportTest, RanksWaitingForEachOther) {
   const RankPosition mine = At(0, 2, {1});
   const auto answers = Answers({mine, At(1, 2, {2}), At(2, 2, {0})});

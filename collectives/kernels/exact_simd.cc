@@ -36,9 +36,17 @@ bool CpuHasAvx512() {
   return has;
 }
 
+// exact_sum.h's window in exponent fields: a double's exponent field f (bias 1023) puts its leading bit in bin
+// (f + kFieldToBin) / kExactBinBits, and the window whose top bin is `bin` has its lowest bit's weight at
+// 2^(kExactBinBits bin - kWindowBelowBin).
+constexpr int kBinShift = 4;
+static_assert((1 << kBinShift) == kExactBinBits, "bins are found with a shift");
+constexpr uint64_t kFieldToBin = kExactBinBias - 1023;
+constexpr uint64_t kWindowBelowBin = (ExactFormat<double>::kBins - 1) * kExactBinBits + kExactBinBias;
+
 // The sums in the vectors of `Isa` (GCC's vector extensions: arithmetic, comparisons and bit operations lane by lane,
-// a scalar operand broadcast), which brings its vector types, truncation and the lanes of a comparison as bits: one of
-// the structs below, each instantiating this in a region of its own target.
+// a scalar operand broadcast), which brings its vector types, truncation, the lane-wise maximum and the lanes of a
+// comparison as bits: one of the structs below, each instantiating this in a region of its own target.
 template <class Isa>
 void Sums(double* dst, const double* terms, size_t stride, size_t n, int window_terms, int sum_terms) {
   using V = typename Isa::V;  // doubles
@@ -61,14 +69,13 @@ void Sums(double* dst, const double* terms, size_t stride, size_t n, int window_
       largest = Isa::Max(a, largest);
       all_negative &= (U)x;
     }
-    // exact_sum.h's bin of the largest term's leading bit, (field + 65) / 16, and its window's lowest bit's weight
-    // 2^b, b = 16 bin - 1152: scale = 2^-b (field 2175 - 16 bin) and unit = 2^b (field 16 bin - 129). Elements of
-    // zeros only take a window they do not need (their words are zeros) and the sign exact_sum.h gives them: -0 when
-    // every term is -0.
+    // The bin of the largest term's leading bit and its window's lowest bit's weight 2^b, b = kExactBinBits bin -
+    // kWindowBelowBin: scale = 2^-b and unit = 2^b, built as exponent fields. Elements of zeros only take a window
+    // they do not need (their words are zeros) and the sign exact_sum.h gives them: -0 when every term is -0.
     const V windowed = Isa::Max(largest, zero + kSmallestLargest);
-    const U bin16 = ((((U)windowed >> 52) + 65) >> 4) << 4;
-    const V scale = (V)((2175 - bin16) << 52);
-    const V unit = (V)((bin16 - 129) << 52);
+    const U bin_bits = ((((U)windowed >> 52) + kFieldToBin) >> kBinShift) << kBinShift;  // kExactBinBits bin
+    const V scale = (V)((1023 + kWindowBelowBin - bin_bits) << 52);
+    const V unit = (V)((bin_bits + 1023 - kWindowBelowBin) << 52);
     V high = zero, low = zero;  // +0: a sum of -0 words is +0, as exact_sum.h's integers are
     for (int k = 0; k < sum_terms; ++k) {
       V x;

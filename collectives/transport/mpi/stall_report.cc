@@ -58,7 +58,8 @@ RankPosition Decode(int rank, const Wire& w) {
 }
 
 // The ranks reachable from `mine` through "waits for", each with the rank it was reached from (-1 for mine's own
-// peers), in the order reached. A rank is followed further only when it answered and is in the same call.
+// peers), in the order reached. A rank is followed further when it answered and is in the same call, or in an earlier
+// call that it gave up on while this rank got through: whom it waited for there is what held both up.
 std::vector<std::pair<int, int>> Reach(const RankPosition& mine, const std::map<int, RankPosition>& answers) {
   std::vector<std::pair<int, int>> reached;
   std::set<int> seen{mine.rank};
@@ -70,7 +71,7 @@ std::vector<std::pair<int, int>> Reach(const RankPosition& mine, const std::map<
     if (!seen.insert(q).second) continue;
     reached.emplace_back(q, from);
     auto it = answers.find(q);
-    if (it == answers.end() || it->second.call != mine.call) continue;
+    if (it == answers.end() || it->second.call > mine.call) continue;
     for (int next : it->second.waiting_on) frontier.emplace_back(next, q);
   }
   return reached;
@@ -82,8 +83,10 @@ std::string RankOn(int rank, const std::function<std::string(int)>& host_of) {
   return host.empty() ? absl::StrCat("rank ", rank) : absl::StrCat("rank ", rank, " (host ", host, ")");
 }
 
-// "this rank waits for rank 0, which waits for rank 1".
-std::string Chain(int rank, const std::vector<std::pair<int, int>>& reached) {
+// "this rank waits for rank 0, which waits for rank 1" ("which gave up on call 4 waiting for rank 1" where rank 0
+// answered from an earlier call).
+std::string Chain(int rank, const std::vector<std::pair<int, int>>& reached, const RankPosition& mine,
+                  const std::map<int, RankPosition>& answers) {
   std::vector<int> path{rank};
   for (int at = rank;;) {
     auto it = std::find_if(reached.begin(), reached.end(), [at](const auto& r) { return r.first == at; });
@@ -94,8 +97,24 @@ std::string Chain(int rank, const std::vector<std::pair<int, int>>& reached) {
   if (path.size() < 2) return "";
   std::reverse(path.begin(), path.end());
   std::string chain = absl::StrCat("this rank waits for rank ", path[0]);
-  for (size_t i = 1; i < path.size(); ++i) absl::StrAppend(&chain, ", which waits for rank ", path[i]);
+  for (size_t i = 1; i < path.size(); ++i) {
+    auto it = answers.find(path[i - 1]);
+    if (it != answers.end() && it->second.call < mine.call) {
+      absl::StrAppend(&chain, ", which gave up on call ", it->second.call, " waiting for rank ", path[i]);
+    } else {
+      absl::StrAppend(&chain, ", which waits for rank ", path[i]);
+    }
+  }
   return chain;
+}
+
+// The call in which `rank` was reached: the earlier call of the rank that waited for it there, else this one.
+uint64_t CallReachedIn(int rank, const std::vector<std::pair<int, int>>& reached, const RankPosition& mine,
+                       const std::map<int, RankPosition>& answers) {
+  auto it = std::find_if(reached.begin(), reached.end(), [rank](const auto& r) { return r.first == rank; });
+  if (it == reached.end() || it->second < 0) return mine.call;
+  auto from = answers.find(it->second);
+  return from == answers.end() ? mine.call : from->second.call;
 }
 
 }  // namespace
@@ -173,17 +192,26 @@ std::string ExplainStall(const RankPosition& mine, const std::map<int, RankPosit
     std::string what;
     if (it == answers.end()) {
       silent.push_back(rank);
+      const uint64_t call = CallReachedIn(rank, reached, mine, answers);
+      const std::string which = call == mine.call ? "this call" : absl::StrCat("call ", call);
       bool entered = false;
       for (const auto& [other, position] : answers) {
-        entered |= std::find(position.heard_from.begin(), position.heard_from.end(), rank) != position.heard_from.end();
+        entered |= position.call == call &&
+                   std::find(position.heard_from.begin(), position.heard_from.end(), rank) != position.heard_from.end();
       }
       what = absl::StrCat(RankOn(rank, host_of),
-                          entered ? " stopped in this call (a rank received from it in the call)"
-                                  : " never entered this call, as far as the ranks that answered can tell (none "
-                                    "received from it in the call)",
+                          entered ? absl::StrCat(" stopped in ", which, " (a rank received from it in the call)")
+                                  : absl::StrCat(" never entered ", which,
+                                                 ", as far as the ranks that answered can tell (none received from it "
+                                                 "in the call)"),
                           ", and did not answer: it is stopped, killed, busy outside kcoll, or its host unreachable");
     } else if (it->second.call != mine.call) {
       // Every rank that answers has timed out: one in an earlier call gave up on it while this rank got through.
+      // Where it waited there for a rank that did not answer, that rank is the cause, and this one only on its way.
+      const bool leads_to_silent = std::any_of(reached.begin(), reached.end(), [&](const auto& r) {
+        return r.second == rank && answers.count(r.first) == 0;
+      });
+      if (it->second.call < mine.call && leads_to_silent) continue;
       const std::string where = absl::StrCat("call ", it->second.call, " (", it->second.collective,
                                              it->second.step >= 0 ? absl::StrCat(", step ", it->second.step) : "", ")");
       what = it->second.call < mine.call
@@ -198,7 +226,7 @@ std::string ExplainStall(const RankPosition& mine, const std::map<int, RankPosit
       }
       continue;
     }
-    const std::string chain = Chain(rank, reached);
+    const std::string chain = Chain(rank, reached, mine, answers);
     if (!chain.empty()) absl::StrAppend(&what, " (", chain, ")");
     causes.push_back(std::move(what));
   }
