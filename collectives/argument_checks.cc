@@ -15,7 +15,8 @@ namespace kcoll {
 namespace {
 
 // Where recv starts relative to send (in bytes) when the call is in place, per NCCL's conventions (AllGatherV: send
-// is the rank's own block of recv, at its displacement); AllToAllV has no in-place form.
+// is the rank's own block of recv, at its displacement; ReduceScatterV: recv is the rank's own block of send, after
+// the blocks of the ranks before it); AllToAllV has no in-place form.
 std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int rank) {
   if (!HasInPlaceForm(args.collective)) return std::nullopt;
   const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(args.count * DataTypeSize(args.type));
@@ -26,6 +27,11 @@ std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int 
       return -static_cast<std::ptrdiff_t>(args.recv_displs[rank] * DataTypeSize(args.type));
     case Collective::kScatterV:  // the root's own block of send
       return static_cast<std::ptrdiff_t>(args.send_displs[rank] * DataTypeSize(args.type));
+    case Collective::kReduceScatterV: {  // the rank's own block of send
+      size_t before = 0;
+      for (int j = 0; j < rank; ++j) before += args.recv_counts[j];
+      return static_cast<std::ptrdiff_t>(before * DataTypeSize(args.type));
+    }
     case Collective::kAllGather:
     case Collective::kGather:
       return -rank * block;  // send == recv + rank * count
@@ -39,9 +45,7 @@ std::optional<std::ptrdiff_t> InPlaceRecvOffset(const CollectiveArgs& args, int 
 
 }  // namespace
 
-bool HasInPlaceForm(Collective collective) {
-  return collective != Collective::kAllToAllV && collective != Collective::kReduceScatterV;
-}
+bool HasInPlaceForm(Collective collective) { return collective != Collective::kAllToAllV; }
 
 namespace {
 
@@ -58,7 +62,7 @@ absl::string_view InPlaceRule(Collective c) {
     case Collective::kAllToAllV:
       return "separate buffers (alltoallv has no in-place form)";
     case Collective::kReduceScatterV:
-      return "separate buffers (reduce_scatterv has no in-place form)";
+      return "recvbuf == sendbuf + recvcounts[0] + ... + recvcounts[rank - 1]";
     case Collective::kGatherV:
       return "sendbuf == recvbuf + recvdispls[root] on the root";
     case Collective::kScatterV:

@@ -136,6 +136,8 @@ class Communicator {
                          const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   // ReduceScatterV (MPI_Reduce_scatter): send holds the blocks of every rank end to end (sum of recvcounts elements);
   // block j (recvcounts[j] elements), reduced over ranks, lands in rank j's recv. recvcounts is the same on every rank.
+  // In place: recv is the rank's own block of send (send + recvcounts[0] + ... + recvcounts[rank - 1] elements), as
+  // ReduceScatter's in place (MPI's MPI_IN_PLACE puts the result at the buffer's start instead).
   absl::Status ReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type, ReduceOp op,
                               const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   // GatherV: every rank's `sendcount` elements land at recvdispls[j] of the root's recv; recvcounts and recvdispls

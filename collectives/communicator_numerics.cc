@@ -8,7 +8,8 @@
 //   block j; an all-to-all brings each owner its block from every rank, in rank order, the owner folds them, and an
 //   all-gather of the folded blocks fills every rank's result (the traffic of a reduce-scatter and an all-gather).
 //   For float and double the all-to-all and the fold are one phase: the linear ReduceScatterV, which folds each copy
-//   in rank order as it arrives (reduced out of the shared-memory slots), the same steps in the same order.
+//   in rank order as it arrives (reduced out of the shared-memory slots, piece by piece while the fold is in cache),
+//   the same steps in the same order. In place, the owner's block of the input is the ReduceScatterV's in place.
 // - ReduceScatter(V): the owners are the ranks whose blocks the call defines; the all-to-all and the fold alone.
 // - Reduce: small, the root gathers every contribution and folds; large, the owners fold and the root gathers the
 //   folded blocks.
@@ -144,12 +145,9 @@ absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);
-  // The owner folds straight into its place in the result, and the all-gather runs in place: two copies of the block
-  // fewer. Not when the fold reads the send buffer as it writes and the call is in place (send is recv).
+  // The owner folds straight into its place in the result (in place: its own block of send, the ReduceScatterV's in
+  // place), and the all-gather runs in place: two copies of the block fewer.
   void* folded = static_cast<char*>(call.recv) + owners.starts[ro.rank] * ro.elem;
-  if (ro.FoldsOnArrival() && call.send == call.recv) {
-    KCOLL_ASSIGN_OR_RETURN(folded, ro.kernels.Scratch(kFoldedSlot, own * ro.elem));
-  }
   KCOLL_RETURN_IF_ERROR(ro.FoldOwnBlock(call.send, owners, folded));
   return ro.move(CollectiveCall::AllGatherV(folded, own, call.recv, owners.counts.data(), owners.starts.data(),
                                             call.type, ro.phase, call.memory));
@@ -163,17 +161,9 @@ absl::Status ReduceScatterInRankOrder(const RankOrder& ro) {
     equal.assign(ro.n, call.count);
     counts = equal.data();
   }
-  const Owners owners = OwnersOf(counts, ro.n);
-  const size_t own = owners.Own(ro.rank);
-  // In place (recv inside send), the owner's block must not be written before every copy of it has been read.
-  const char* send = static_cast<const char*>(call.send);
-  const char* recv = static_cast<const char*>(call.recv);
-  const size_t total_bytes = (owners.starts.back() + owners.counts.back()) * ro.elem;
-  const bool apart = recv == nullptr || recv + own * ro.elem <= send || send + total_bytes <= recv;
-  if (apart) return ro.FoldOwnBlock(call.send, owners, call.recv);
-  KCOLL_ASSIGN_OR_RETURN(char* blocks, ro.ToOwners(call.send, owners));
-  if (own == 0) return absl::OkStatus();
-  return ro.Fold(call.recv, blocks, own, own, ro.n);
+  // Apart or in place (recv the owner's block of send: the only overlap the call's checks let through), both folds
+  // read every copy of a block before they write it.
+  return ro.FoldOwnBlock(call.send, OwnersOf(counts, ro.n), call.recv);
 }
 
 absl::Status ReduceInRankOrder(const RankOrder& ro) {

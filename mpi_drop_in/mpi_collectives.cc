@@ -386,7 +386,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     counts[j] = static_cast<size_t>(recvcounts[j]);
     total += counts[j];
   }
-  // kcoll's ReduceScatterV has no in-place form: in place, the input is a copy of recvbuf.
+  // MPI's in place leaves the result at recvbuf's start, kcoll's at the rank's own block: the input is a copy.
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
     const size_t bytes = total * kcoll::DataTypeSize(reduction->type);

@@ -1,10 +1,11 @@
 // AllGatherV and AllToAllV through the public Communicator, for every transfer algorithm: counts that are equal, zero
 // on some ranks, and different by orders of magnitude between ranks, with displacements that leave gaps and put the
-// blocks in reverse rank order; every type (element sizes 1 to 8); AllGatherV in place. Each rank's result is compared
-// bit for bit with a local reference and with MPI_Allgatherv / MPI_Alltoallv, and what lies outside the blocks must
-// stay untouched. Then the error paths: null arrays, a sendcount that is not recvcounts[rank], overlapping AllToAllV
-// buffers, a byte size that overflows, and counts that differ across ranks (named with KCOLL_CHECK_ARGS, a
-// DeadlineExceeded or a message-size error without it, never a wrong answer), and the nonblocking forms.
+// blocks in reverse rank order; every type (element sizes 1 to 8); AllGatherV and ReduceScatterV in place. Each rank's
+// result is compared bit for bit with a local reference and with MPI_Allgatherv / MPI_Alltoallv, and what lies outside
+// the blocks must stay untouched. Then the error paths: null arrays, a sendcount that is not recvcounts[rank],
+// overlapping AllToAllV buffers, a byte size that overflows, and counts that differ across ranks (named with
+// KCOLL_CHECK_ARGS, a DeadlineExceeded or a message-size error without it, never a wrong answer), and the nonblocking
+// forms.
 #include <mpi.h>
 
 #include <algorithm>
@@ -227,23 +228,37 @@ TEST_P(ReduceScatterVTest, EveryPatternTypeAndOpIsBitExact) {
   for (Pattern p : kPatterns) {
     for (DataType type : AllDataTypes()) {
       for (ReduceOp op : AllReduceOps()) {
-        const std::string what = absl::StrCat(PatternName(p), " ", DataTypeName(type), " ", ReduceOpName(op));
         std::vector<size_t> counts(n_), offset(n_ + 1, 0);
         for (int j = 0; j < n_; ++j) {
           counts[j] = CountOf(p, j, 1);
           offset[j + 1] = offset[j] + counts[j];
         }
+        const size_t elem = DataTypeSize(type);
         const std::vector<char> send =
             MakeBuffer(type, offset[n_], [&](size_t i) { return ExactInput(type, op, rank_, i); });
-        std::vector<char> recv = SentinelBuffer(type, counts[rank_] + 1);
-        const absl::Status status = comm_->ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, Options());
-        ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
         std::vector<char> expected = SentinelBuffer(type, counts[rank_] + 1);
         for (size_t i = 0; i < counts[rank_]; ++i) {
           EncodeAt(type, expected.data(), i, ExactReduction(type, op, n_, offset[rank_] + i));
         }
-        EXPECT_TRUE(expected == recv) << what << ": differs from the reference (or wrote past its block)";
+        for (bool in_place : {false, true}) {
+          const std::string what =
+              absl::StrCat(PatternName(p), " ", DataTypeName(type), " ", ReduceOpName(op), in_place ? " in place" : "");
+          // In place: one buffer, the result landing on this rank's own block of the input.
+          std::vector<char> buffer = send;
+          std::vector<char> recv = SentinelBuffer(type, counts[rank_] + 1);
+          char* into = in_place ? buffer.data() + offset[rank_] * elem : recv.data();
+          const absl::Status status =
+              comm_->ReduceScatterV(in_place ? buffer.data() : send.data(), into, counts.data(), type, op, Options());
+          ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
+          if (in_place) {
+            EXPECT_EQ(std::memcmp(into, expected.data(), counts[rank_] * elem), 0) << what << ": differs";
+          } else {
+            EXPECT_TRUE(expected == recv) << what << ": differs from the reference (or wrote past its block)";
+          }
+        }
         if (IsHalfPrecision(type)) continue;
+        std::vector<char> recv = SentinelBuffer(type, counts[rank_] + 1);
+        ASSERT_TRUE(AllRanks(comm_->ReduceScatterV(send.data(), recv.data(), counts.data(), type, op, Options()).ok()));
         std::vector<char> mpi_in = ToMpiBuffer(type, send.data(), offset[n_]);
         std::vector<char> mpi_out(std::max<size_t>(counts[rank_], 1) * MpiElementSize(type));
         const std::vector<int> icounts = AsInts(counts);
@@ -251,11 +266,42 @@ TEST_P(ReduceScatterVTest, EveryPatternTypeAndOpIsBitExact) {
                            MPI_COMM_WORLD);
         const std::vector<char> mpi = FromMpiBuffer(type, mpi_out, counts[rank_], op, n_);
         EXPECT_TRUE(mpi.empty() || std::memcmp(mpi.data(), recv.data(), mpi.size()) == 0)
-            << what << ": differs from MPI_Reduce_scatter";
+            << PatternName(p) << " " << DataTypeName(type) << " " << ReduceOpName(op)
+            << ": differs from MPI_Reduce_scatter";
       }
       ASSERT_TRUE(AllRanks(!HasFailure()));
     }
   }
+}
+
+// Blocks of several pieces (the linear schedule sends 64 KiB pieces between ranks that share memory): uneven counts
+// that do not divide into pieces, one rank's block empty, out of place and in place.
+TEST_P(ReduceScatterVTest, BlocksOfManyPiecesAndAnEmptyOne) {
+  ASSERT_TRUE(AllRanks(comm_ != nullptr));
+  for (DataType type : {DataType::kFloat64, DataType::kInt32}) {
+    std::vector<size_t> counts(n_), offset(n_ + 1, 0);
+    for (int j = 0; j < n_; ++j) {
+      counts[j] = j == n_ / 2 && n_ > 1 ? 0 : 20000 + 4099 * j;
+      offset[j + 1] = offset[j] + counts[j];
+    }
+    const size_t elem = DataTypeSize(type);
+    const std::vector<char> send =
+        MakeBuffer(type, offset[n_], [&](size_t i) { return ExactInput(type, ReduceOp::kSum, rank_, i); });
+    std::vector<char> expected(counts[rank_] * elem);
+    for (size_t i = 0; i < counts[rank_]; ++i) {
+      EncodeAt(type, expected.data(), i, ExactReduction(type, ReduceOp::kSum, n_, offset[rank_] + i));
+    }
+    for (bool in_place : {false, true}) {
+      std::vector<char> buffer = send, recv(std::max<size_t>(expected.size(), 1));
+      char* into = in_place ? buffer.data() + offset[rank_] * elem : recv.data();
+      const absl::Status status = comm_->ReduceScatterV(in_place ? buffer.data() : send.data(), into, counts.data(),
+                                                        type, ReduceOp::kSum, Options());
+      ASSERT_TRUE(AllRanks(status.ok())) << DataTypeName(type) << (in_place ? " in place" : "") << ": " << status;
+      EXPECT_EQ(std::memcmp(into, expected.data(), expected.size()), 0)
+          << DataTypeName(type) << (in_place ? " in place" : "") << ": differs from the reference";
+    }
+  }
+  ASSERT_TRUE(AllRanks(!HasFailure()));
 }
 
 TEST_P(RootedVTest, GatherVAndScatterVFromEveryRoot) {

@@ -363,9 +363,8 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
         for (int root : IsRooted(collective) ? roots : std::vector<int>{-1}) {
           for (size_t bytes : sizes) {
             for (bool in_place : {false, true}) {
-              // kcoll's AllToAllV and ReduceScatterV take separate buffers (no in-place form; MPI's have one).
-              const bool separate_only =
-                  collective == Collective::kAllToAllV || collective == Collective::kReduceScatterV;
+              // kcoll's AllToAllV takes separate buffers (no in-place form; MPI's has one).
+              const bool separate_only = collective == Collective::kAllToAllV;
               if (in_place && separate_only && !ctx.implementations[impl_index]->is_peer()) continue;
               Case c{impl_index, collective, type,
                      op,         root,       MakeLayout(collective, bytes, DataTypeSize(type), ctx.nranks),

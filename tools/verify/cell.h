@@ -9,8 +9,8 @@
 //                   same inputs where MPI has the type and op (no 16-bit floats, no avg)
 //   rounding data   floating-point reductions of bench/data/rounding_data.h: the mode's promise (rounding_check.h)
 // Calls the library must refuse are made too and must fail with InvalidArgument: a named algorithm other than inline
-// under deterministic or exact on floating-point data, inline above its 4 KiB per rank, and AllToAllV and
-// ReduceScatterV in place (they have no in-place form).
+// under deterministic or exact on floating-point data, inline above its 4 KiB per rank, and AllToAllV in place (it has
+// no in-place form).
 #ifndef KCOLL_TOOLS_VERIFY_CELL_H_
 #define KCOLL_TOOLS_VERIFY_CELL_H_
 

@@ -6,7 +6,8 @@
 // own input block) to its right neighbour and receives the partial of the block of position p-s-2 from its left one,
 // which it reduces with its own input block: after n-1 steps the block it received last, its own, has passed every
 // rank. Each rank sends S minus its own block, the bandwidth optimum for any counts; the choice for large buffers.
-// Empty blocks still travel as zero-byte messages. Separate buffers (no in place).
+// Empty blocks still travel as zero-byte messages. In place (recv is the rank's own block of send) needs nothing
+// more: the own block is read only by the last step's reduction, element by element as it is written.
 #include <algorithm>
 #include <vector>
 
