@@ -1,8 +1,9 @@
 // The Fortran names of the collectives, blocking and nonblocking (mpif.h and `use mpi`: mpi_allreduce_, and the other
 // manglings), for Open MPI, whose own Fortran bindings call the PMPI_ functions and so would pass this library by. Each
 // converts the handles and Fortran's MPI_IN_PLACE and MPI_BOTTOM, and calls the C definition. (MPICH's Fortran
-// bindings call the MPI_ names themselves: there the C definitions catch them.) `use mpi_f08` too: Open MPI's f08
-// bindings call the ompi_*_f functions with the handles' integer values.
+// bindings call the MPI_ names themselves: there the C definitions catch them, and only three of its f08 routines
+// need a definition here.) `use mpi_f08` too: Open MPI's f08 bindings call the ompi_*_f functions with the handles'
+// integer values.
 #include <mpi.h>
 
 #if defined(OPEN_MPI)
@@ -154,4 +155,25 @@ KCOLL_FORTRAN(mpi_ibcast, MPI_IBCAST,
 KCOLL_FORTRAN(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint * comm, MPI_Fint* request, MPI_Fint* ierr),
               KCOLL_FORTRAN_REQUEST(MPI_Ibarrier(Comm(comm), &c_request)))
 
-#endif  // OPEN_MPI
+#elif defined(MPICH)
+
+// MPICH's `use mpi_f08` routines that take a buffer call the C names, which the C definitions catch; those without
+// one call the PMPI_ names themselves: MPI_Barrier, MPI_Ibarrier and MPI_Finalize (which releases the library's
+// communicators and prints its lines first) are defined here under their f08 names. Handles come as their integer
+// values (TYPE(MPI_Comm) and TYPE(MPI_Request) hold one), an absent ierror as null.
+extern "C" void mpi_barrier_f08_(MPI_Fint* comm, MPI_Fint* ierror) {
+  const int code = MPI_Barrier(PMPI_Comm_f2c(*comm));
+  if (ierror != nullptr) *ierror = code;
+}
+extern "C" void mpi_ibarrier_f08_(MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int code = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
+  if (code == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
+  if (ierror != nullptr) *ierror = code;
+}
+extern "C" void mpi_finalize_f08_(MPI_Fint* ierror) {
+  const int code = MPI_Finalize();
+  if (ierror != nullptr) *ierror = code;
+}
+
+#endif  // OPEN_MPI, MPICH

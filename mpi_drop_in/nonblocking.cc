@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -77,8 +78,36 @@ int FreeCall(void* state) {
 }
 int CancelCall(void*, int) { return MPI_SUCCESS; }
 
+#if defined(MPICH)
+// MPICH polls a generalized request made with MPIX_Grequest_start whenever a completion function tests for it (the
+// poll completes whatever kcoll finished), and hands the requests a function waits for to the wait function, which
+// waits for their kcoll calls and completes them.
+int PollCall(void*, MPI_Status*) {
+  ProgressInFlight();
+  return MPI_SUCCESS;
+}
+int WaitCalls(int count, void** states, double, MPI_Status*) {
+  std::vector<InFlight*> calls;
+  {
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    for (int i = 0; i < count; ++i) {
+      auto it = std::find(in_flight->begin(), in_flight->end(), static_cast<InFlight*>(states[i]));
+      if (it == in_flight->end()) continue;  // completed already
+      calls.push_back(*it);
+      in_flight->erase(it);
+    }
+  }
+  EnterKcoll inside;
+  for (InFlight* call : calls) Complete(call, call->request.Wait());
+  return MPI_SUCCESS;
+}
+bool HookedIntoProgress() { return true; }
+int StartGeneralizedRequest(InFlight* call) {
+  return PMPIX_Grequest_start(QueryCall, FreeCall, CancelCall, PollCall, WaitCalls, call, &call->mpi);
+}
+#else
 // Whether ProgressInFlight runs in the MPI's progress loop (hooked at the first call that asks). Open MPI exports
-// opal_progress_register; another MPI has no such hook here, and its nonblocking collectives stay its own.
+// opal_progress_register; another MPI without it or MPICH's polled requests keeps its nonblocking collectives.
 bool HookedIntoProgress() {
   static const bool hooked = [] {
     using Register = int (*)(int (*)());
@@ -87,6 +116,10 @@ bool HookedIntoProgress() {
   }();
   return hooked;
 }
+int StartGeneralizedRequest(InFlight* call) {
+  return PMPI_Grequest_start(QueryCall, FreeCall, CancelCall, call, &call->mpi);
+}
+#endif
 
 }  // namespace
 
@@ -108,7 +141,7 @@ int StartMpiRequest(MpiFunction function, Communicator* c, Request request, std:
                     MPI_Request* mpi_request) {
   CountOnKcoll(function);
   auto* call = new InFlight{function, c, std::move(request), std::move(finish)};
-  const int started = PMPI_Grequest_start(QueryCall, FreeCall, CancelCall, call, &call->mpi);
+  const int started = StartGeneralizedRequest(call);
   if (started != MPI_SUCCESS) {  // no MPI request to return: the call completes here
     EnterKcoll inside;
     call->request.Wait().IgnoreError();

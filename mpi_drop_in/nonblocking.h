@@ -2,9 +2,10 @@
 // communicator's progress thread runs while the application computes) and returns a generalized request
 // (MPI_Grequest_start), which every MPI completion function accepts beside point-to-point requests: MPI_Wait,
 // MPI_Test, MPI_Waitall, MPI_Waitany, MPI_Testall, ... . The library hooks the MPI's progress loop (Open MPI's
-// opal_progress_register), which those functions run while they wait: there it tests kcoll's requests, finishes the
-// completed ones (unpacking a non-contiguous receive buffer) and completes their MPI requests; an error comes back as
-// the request's error code, with kcoll's message as its MPI_Error_string.
+// opal_progress_register; MPICH polls requests made with MPIX_Grequest_start), which those functions run while they
+// wait: there it tests kcoll's requests, finishes the completed ones (unpacking a non-contiguous receive buffer) and
+// completes their MPI requests; an error comes back as the request's error code, with kcoll's message as its
+// MPI_Error_string.
 //
 // A nonblocking call takes kcoll only where this holds on every rank alike, else MPI's own nonblocking collective runs
 // it: the communicator already has its kcoll communicator (made by a blocking collective: making one would wait for

@@ -7,9 +7,10 @@
 #   4. the separate Bazel workspace examples/bazel_client, exactly as docs/embedding.md shows it, built and run on 2 ranks;
 #      against MPICH where it is installed (MPICC=mpicc.mpich, run by its mpirun.mpich): CI's one build of kcoll
 #      against the other MPI, at no extra cost (the client workspace compiles kcoll anyway), and a few of kcoll's own
-#      multi-rank tests run there under MPICH;
+#      multi-rank tests run there under MPICH, and the MPI drop-in library built there for MPICH;
 #   5. MPICH's own collective test suite (tools/mpich_coll_suite.sh) with the installed MPI drop-in library preloaded:
-#      no test may fail with it that passes with Open MPI alone.
+#      no test may fail with it that passes with Open MPI alone; and, where MPICH is installed, the library of step 4
+#      under MPICH: the drop-in test (tests/drop_in_test.sh) and the suite.
 # Prints one "[check] ok: ..." or "[check] FAILED: ..." line per step (with the step's output when it fails) and
 # exits non-zero if any failed.
 set -uo pipefail
@@ -35,7 +36,7 @@ check() {  # check NAME COMMAND...
     grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep -a "^cg: \|^allreduce_client\|^c_api_test\|^all_reduce/auto\|passed, \|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
+  grep -a "^cg: \|^drop_in_test: \|^allreduce_client\|^c_api_test\|^all_reduce/auto\|passed, \|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
     cut -c1-300 | sed 's/^/    /'
 }
 
@@ -57,7 +58,7 @@ pkg_config_c_program() {
 }
 
 bazel_client() {
-  local mpicc="" run=("${mpirun[@]}") tests=()
+  local mpicc="" run=("${mpirun[@]}") tests=() targets=(//:allreduce_client)
   if command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null; then
     mpicc=mpicc.mpich
     run=(mpirun.mpich -np 2)
@@ -67,11 +68,15 @@ bazel_client() {
     # all_reduce_test 200 s against 3 s with Open MPI, which yields).
     tests=(@kcoll//tests:all_reduce_test_np2 @kcoll//tests:all_reduce_test_mpi_np2 @kcoll//tests:v_collectives_test_np2
       @kcoll//bench/options:launcher_test)
+    targets+=(@kcoll//mpi_drop_in:libkcoll_mpi.so)  # the MPI drop-in library for MPICH, judged by its suite below
   fi
   # "2 ranks" in the client's line: a binary of the other MPI would run as two singletons of 1 rank.
-  (cd examples/bazel_client && export MPICC="$mpicc" && bazel build //:allreduce_client &&
+  (cd examples/bazel_client && export MPICC="$mpicc" && bazel build "${targets[@]}" &&
     "${run[@]}" bazel-bin/allreduce_client | tee /dev/stderr | grep "2 ranks" > /dev/null &&
-    if [[ ${#tests[@]} -gt 0 ]]; then bazel test --test_output=errors "${tests[@]}"; fi)
+    if [[ ${#tests[@]} -gt 0 ]]; then
+      cp -L bazel-bin/external/kcoll/mpi_drop_in/libkcoll_mpi.so "$work/libkcoll_mpi_mpich.so" &&
+        bazel test --test_output=errors "${tests[@]}"
+    fi)
   local status=$?
   (cd examples/bazel_client && bazel shutdown)
   return $status
@@ -152,6 +157,25 @@ command -v mpicc.mpich > /dev/null && client_mpi="MPICH (MPICC=mpicc.mpich), wit
 check "the Bazel client workspace examples/bazel_client, against $client_mpi" bazel_client
 check "MPICH's coll suite (test/mpi/coll, up to 4 ranks) with the installed libkcoll_mpi.so preloaded" \
   tools/mpich_coll_suite.sh --library "$prefix/lib/libkcoll_mpi.so" --out "$work/mpich_coll_suite"
+# Under MPICH itself, the library the client workspace built against MPICH (MPIX_Grequest_start requests for the
+# nonblocking calls; MPICH's f08 routines without a buffer): the drop-in test's programs built with MPICH's wrappers,
+# then MPICH's suite. The suite runs up to MPICH_SUITE_MAXNP ranks (default 2): MPICH's ranks spin in its own waits,
+# and with 4 ranks on 2 cores the suite takes about 6 minutes a run (docs/measured/drop_in_mpich_coll_suite_mpich.txt).
+mpich_drop_in_test() {
+  local launch="$work/mpiexec_mpich.sh"
+  printf '#!/usr/bin/env bash\nn="$1"\nshift\nexec mpiexec.mpich -np "$n" "$@"\n' > "$launch" && chmod +x "$launch" &&
+    mpicc.mpich -O1 -o "$work/drop_in_check_mpich" tests/drop_in_check.c &&
+    mpicc.mpich -O1 -o "$work/drop_in_numerics_mpich" tests/drop_in_numerics.c -lm &&
+    MPIFORT=mpifort.mpich tests/drop_in_test.sh "$launch" "$work/libkcoll_mpi_mpich.so" "$work/drop_in_check_mpich" \
+      tests/drop_in_check.f90 "$work/drop_in_numerics_mpich" tests/drop_in_check_f08.f90
+}
+if [[ -f "$work/libkcoll_mpi_mpich.so" ]]; then
+  check "the drop-in test under MPICH (C, mpif.h and mpi_f08; 2-4 ranks) with libkcoll_mpi.so built against MPICH" \
+    mpich_drop_in_test
+  check "MPICH's coll suite under MPICH (up to ${MPICH_SUITE_MAXNP:-2} ranks) with libkcoll_mpi.so built against MPICH" \
+    env MPICC=mpicc.mpich tools/mpich_coll_suite.sh --library "$work/libkcoll_mpi_mpich.so" \
+    --maxnp "${MPICH_SUITE_MAXNP:-2}" --out "$work/mpich_coll_suite_mpich"
+fi
 check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle
 echo "[check] $failures step(s) failed"
 exit $((failures > 0))
