@@ -8,6 +8,26 @@
 
 namespace kcoll {
 
+namespace {
+
+// How many messages a block of `count` elements takes in pieces of `piece` elements (an empty block: one).
+size_t PiecesOf(size_t count, size_t piece) { return count == 0 ? 1 : (count - 1) / piece + 1; }
+
+// Posts the receive of `count` elements into `data` from `peer`, in the pieces PieceWith(peer) gives. Tag 0.
+absl::Status RecvInPieces(Resources& res, const OwnerBlocks& b, int peer, void* data, size_t count) {
+  const size_t piece = b.PieceWith(res, peer);
+  for (size_t p = 0; p < PiecesOf(count, piece); ++p) {
+    const size_t first = p * piece;
+    KCOLL_RETURN_IF_ERROR(
+        res.transport
+            .Recv(peer, static_cast<char*>(data) + first * b.elem, std::min(piece, count - first) * b.elem, /*tag=*/0)
+            .status());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 OwnerBlocks::OwnerBlocks(const Resources& res, const void* input, const size_t* counts, DataType type)
     : n(res.topology.nranks),
       r(res.topology.rank),
@@ -19,30 +39,6 @@ OwnerBlocks::OwnerBlocks(const Resources& res, const void* input, const size_t* 
 
 size_t OwnerBlocks::PieceWith(const Resources& res, int peer) const {
   return res.transport.FusesReduce(peer) ? std::max<size_t>(kOwnerPieceBytes / elem, 1) : ~size_t{0};
-}
-
-absl::Status SendInPieces(Resources& res, const OwnerBlocks& b, int peer, const void* data, size_t count) {
-  const size_t piece = b.PieceWith(res, peer);
-  for (size_t p = 0; p < PiecesOf(count, piece); ++p) {
-    const size_t first = p * piece;
-    KCOLL_RETURN_IF_ERROR(res.transport
-                              .Send(peer, static_cast<const char*>(data) + first * b.elem,
-                                    std::min(piece, count - first) * b.elem, /*tag=*/0)
-                              .status());
-  }
-  return absl::OkStatus();
-}
-
-absl::Status RecvInPieces(Resources& res, const OwnerBlocks& b, int peer, void* data, size_t count) {
-  const size_t piece = b.PieceWith(res, peer);
-  for (size_t p = 0; p < PiecesOf(count, piece); ++p) {
-    const size_t first = p * piece;
-    KCOLL_RETURN_IF_ERROR(
-        res.transport
-            .Recv(peer, static_cast<char*>(data) + first * b.elem, std::min(piece, count - first) * b.elem, /*tag=*/0)
-            .status());
-  }
-  return absl::OkStatus();
 }
 
 absl::Status SendBlocksToOwners(Resources& res, const OwnerBlocks& b) {

@@ -40,13 +40,6 @@ struct OwnerBlocks {
   size_t PieceWith(const Resources& res, int peer) const;
 };
 
-// How many messages a block of `count` elements takes in pieces of `piece` elements (an empty block: one).
-inline size_t PiecesOf(size_t count, size_t piece) { return count == 0 ? 1 : (count - 1) / piece + 1; }
-
-// Posts the send (receive) of `count` elements at `data` to (from) `peer`, in the pieces PieceWith(peer) gives. Tag 0.
-absl::Status SendInPieces(Resources& res, const OwnerBlocks& b, int peer, const void* data, size_t count);
-absl::Status RecvInPieces(Resources& res, const OwnerBlocks& b, int peer, void* data, size_t count);
-
 // Posts the send of every other rank's block of the input to that rank, piece by piece, the first piece of every
 // block first (every owner can start folding).
 absl::Status SendBlocksToOwners(Resources& res, const OwnerBlocks& b);
