@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <functional>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -36,6 +37,24 @@ void Complete(InFlight* call, absl::Status result) {
   call->finish = nullptr;
   call->code = ErrorCodeOf(MpiFunctionName(call->function), result);
   PMPI_Grequest_complete(call->mpi);
+}
+
+// Takes the calls `which` picks out of the list, then waits for each and completes it.
+void WaitAndComplete(const std::function<bool(const InFlight*)>& which) {
+  std::vector<InFlight*> calls;
+  {
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    for (auto it = in_flight->begin(); it != in_flight->end();) {
+      if (!which(*it)) {
+        ++it;
+        continue;
+      }
+      calls.push_back(*it);
+      it = in_flight->erase(it);
+    }
+  }
+  EnterKcoll inside;
+  for (InFlight* call : calls) Complete(call, call->request.Wait());
 }
 
 // Run by the MPI's progress loop (MPI_Wait, MPI_Test, ... on any request): completes the calls kcoll finished. Not
@@ -87,18 +106,8 @@ int PollCall(void*, MPI_Status*) {
   return MPI_SUCCESS;
 }
 int WaitCalls(int count, void** states, double, MPI_Status*) {
-  std::vector<InFlight*> calls;
-  {
-    std::lock_guard<std::mutex> lock(in_flight_mutex);
-    for (int i = 0; i < count; ++i) {
-      auto it = std::find(in_flight->begin(), in_flight->end(), static_cast<InFlight*>(states[i]));
-      if (it == in_flight->end()) continue;  // completed already
-      calls.push_back(*it);
-      in_flight->erase(it);
-    }
-  }
-  EnterKcoll inside;
-  for (InFlight* call : calls) Complete(call, call->request.Wait());
+  // (A call no longer in the list has completed already.)
+  WaitAndComplete([&](const InFlight* call) { return std::find(states, states + count, call) != states + count; });
   return MPI_SUCCESS;
 }
 bool HookedIntoProgress() { return true; }
@@ -155,20 +164,7 @@ int StartMpiRequest(MpiFunction function, Communicator* c, Request request, std:
 }
 
 void CompleteRequestsOf(Communicator* c) {
-  std::vector<InFlight*> calls;
-  {
-    std::lock_guard<std::mutex> lock(in_flight_mutex);
-    for (auto it = in_flight->begin(); it != in_flight->end();) {
-      if ((*it)->comm != c) {
-        ++it;
-        continue;
-      }
-      calls.push_back(*it);
-      it = in_flight->erase(it);
-    }
-  }
-  EnterKcoll inside;
-  for (InFlight* call : calls) Complete(call, call->request.Wait());
+  WaitAndComplete([c](const InFlight* call) { return call->comm == c; });
 }
 
 }  // namespace kcoll::drop_in
