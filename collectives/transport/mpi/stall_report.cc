@@ -77,6 +77,12 @@ std::vector<std::pair<int, int>> Reach(const RankPosition& mine, const std::map<
   return reached;
 }
 
+// The rank that `rank` was reached from in `reached`: -1 for this rank's own peers and for ranks not reached.
+int WaitedForBy(int rank, const std::vector<std::pair<int, int>>& reached) {
+  auto it = std::find_if(reached.begin(), reached.end(), [rank](const auto& r) { return r.first == rank; });
+  return it == reached.end() ? -1 : it->second;
+}
+
 // "rank 1 (host n1)".
 std::string RankOn(int rank, const std::function<std::string(int)>& host_of) {
   const std::string host = host_of ? host_of(rank) : "";
@@ -88,12 +94,7 @@ std::string RankOn(int rank, const std::function<std::string(int)>& host_of) {
 std::string Chain(int rank, const std::vector<std::pair<int, int>>& reached, const RankPosition& mine,
                   const std::map<int, RankPosition>& answers) {
   std::vector<int> path{rank};
-  for (int at = rank;;) {
-    auto it = std::find_if(reached.begin(), reached.end(), [at](const auto& r) { return r.first == at; });
-    if (it == reached.end() || it->second < 0) break;
-    at = it->second;
-    path.push_back(at);
-  }
+  for (int at = WaitedForBy(rank, reached); at >= 0; at = WaitedForBy(at, reached)) path.push_back(at);
   if (path.size() < 2) return "";
   std::reverse(path.begin(), path.end());
   std::string chain = absl::StrCat("this rank waits for rank ", path[0]);
@@ -111,9 +112,8 @@ std::string Chain(int rank, const std::vector<std::pair<int, int>>& reached, con
 // The call in which `rank` was reached: the earlier call of the rank that waited for it there, else this one.
 uint64_t CallReachedIn(int rank, const std::vector<std::pair<int, int>>& reached, const RankPosition& mine,
                        const std::map<int, RankPosition>& answers) {
-  auto it = std::find_if(reached.begin(), reached.end(), [rank](const auto& r) { return r.first == rank; });
-  if (it == reached.end() || it->second < 0) return mine.call;
-  auto from = answers.find(it->second);
+  const int by = WaitedForBy(rank, reached);
+  auto from = by < 0 ? answers.end() : answers.find(by);
   return from == answers.end() ? mine.call : from->second.call;
 }
 
