@@ -485,6 +485,29 @@ TEST(MeasuredProfileTest, SlicedAllReducesFindTheirAllGatherInCache) {
               Cost(Collective::kAllReduce, Algorithm::kRing, 2 * mib, two, p, o));
 }
 
+// On one node whose cores copy, the linear ReduceScatterV runs slices of one 64 KiB piece per block: each slice's
+// copies come from the buffer in memory, and the owner's fold of n-1 pieces finds the fold so far in cache (priced at
+// the slice's working set). Elsewhere it stays one round of whole blocks.
+TEST(MeasuredProfileTest, LinearReduceScatterVFoldsPiecesInCache) {
+  Profile p = Measured();
+  p.transfers_use_cores = true;
+  const Topology four{1, 4, 1, 1};
+  const double piece = 64 * 1024, slice = 4 * piece, s = 1 << 24;
+  const double per_slice = p.intra.curve.SecondsIn(3 * piece, s) + p.gamma_curve.SecondsIn(3 * piece, slice);
+  EXPECT_COST(Cost(Collective::kReduceScatterV, Algorithm::kLinear, s, four, p), s / slice * per_slice);
+  // Out of cache, the ring reduces into memory at every step and costs more.
+  EXPECT_GT(Cost(Collective::kReduceScatterV, Algorithm::kRing, s, four, p),
+            1.2 * Cost(Collective::kReduceScatterV, Algorithm::kLinear, s, four, p));
+  // One slice or less: the buffer is the slice.
+  EXPECT_COST(Cost(Collective::kReduceScatterV, Algorithm::kLinear, slice, four, p),
+              p.intra.curve.SecondsIn(3 * piece, slice) + p.gamma_curve.SecondsIn(3 * piece, slice));
+  // Where a NIC or copy engine moves the data, or across nodes, the blocks travel whole: one round, reduced at the
+  // buffer's working set.
+  p.transfers_use_cores = false;
+  EXPECT_COST(Cost(Collective::kReduceScatterV, Algorithm::kLinear, s, four, p),
+              p.intra.curve.SecondsIn(3 * s / 4, s) + p.gamma_curve.SecondsIn(3 * s / 4, s));
+}
+
 // ---- Properties. ----
 
 TEST(CostPropertiesTest, EveryCostGrowsWithSize) {

@@ -24,6 +24,7 @@ class PriceBuilder {
   const Topology& topology() const { return model_.topology_; }
   const CostOptions& options() const { return model_.options_; }
   int64_t ranks() const { return model_.topology_.ranks(); }
+  const Profile& profile() const { return model_.profile_; }
 
   // `count` identical rounds in which every transfer happens at once (amounts are fractions of S), each receiver
   // reducing what it receives when `reduces`. Transfers from a rank to itself cost nothing.

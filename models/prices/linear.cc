@@ -3,7 +3,12 @@
 // for gather and scatter, empty messages for barrier (n-1 to the root, then n-1 releases). The root's link carries
 // everything: only for few ranks, tiny messages, or as a baseline. all_gatherv and alltoallv (all_gatherv/linear.cc,
 // alltoallv/linear.cc): every rank posts all its messages at once, one round in which every link carries its blocks
-// (their latencies overlap: one alpha per receiving rank, also where the cores copy).
+// (their latencies overlap: one alpha per receiving rank, also where the cores copy). reduce_scatterv
+// (reduce_scatterv/linear.cc) posts the same round, but on one node whose cores copy (shared memory) it runs the
+// buffer in slices of n pieces of kOwnerPieceBytes, one per block: the owner folds each piece over all n copies while
+// it is in cache. Each slice is priced as its copies, read from the buffer in memory (the whole buffer is their
+// working set), and then the owner's fold of n-1 pieces, at the slice's working set (the fold so far stays in cache
+// between its steps, where a ring reduces into memory at every step).
 //
 // cost broadcast: alpha + (n-1) S beta
 // cost reduce: alpha + (n-1) S (beta + gamma)
@@ -23,6 +28,27 @@
 
 namespace kcoll {
 namespace models {
+
+namespace {
+
+// The piece the linear ReduceScatterV sends within a node (kOwnerPieceBytes in reduce_scatterv/linear.cc).
+constexpr double kOwnerPieceBytes = 64 * 1024;
+
+// reduce_scatterv within one node whose cores copy: slices of n pieces, each its copies (cold) and its fold (warm).
+void AddFoldsInPieces(PriceBuilder& b, const std::vector<Transfer>& transfers) {
+  const double n = static_cast<double>(b.ranks());
+  RoundLoad copies = SummarizeRound(b.topology(), transfers, /*reduces=*/false);
+  for (RoundLoad::Receive& r : copies.receives) r.intra_messages = std::min(r.intra_messages, 1.0);
+  RoundLoad fold = SummarizeRound(b.topology(), transfers, /*reduces=*/true);
+  fold.has_intra = false;
+  fold.intra = 0;
+  for (RoundLoad::Receive& r : fold.receives) r.intra_amount = r.intra_messages = 0;
+  b.AddRoundLoad(1, copies, /*sent_fraction=*/n - 1);
+  b.AddRoundLoad(1, fold, /*sent_fraction=*/0);
+  b.InSlices(n * kOwnerPieceBytes, /*cold_rounds=*/1);
+}
+
+}  // namespace
 
 void PriceLinear(PriceBuilder& b) {
   const double n = static_cast<double>(b.ranks());
@@ -52,6 +78,10 @@ void PriceLinear(PriceBuilder& b) {
         for (int64_t j = 0; j < b.ranks(); ++j) {
           if (i != j) transfers.push_back({i, j, 1.0 / n});
         }
+      }
+      if (b.collective() == Collective::kReduceScatterV && b.topology().nodes == 1 && b.profile().transfers_use_cores) {
+        AddFoldsInPieces(b, transfers);
+        break;
       }
       RoundLoad load = SummarizeRound(b.topology(), transfers, b.collective() == Collective::kReduceScatterV);
       // Each rank posts all its receives at once, so their latencies overlap: where the cores copy, a rank's copies
