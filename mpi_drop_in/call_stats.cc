@@ -65,6 +65,22 @@ const char* MpiFunctionName(MpiFunction function) {
       return "MPI_Iscan";
     case MpiFunction::kIexscan:
       return "MPI_Iexscan";
+    case MpiFunction::kIgather:
+      return "MPI_Igather";
+    case MpiFunction::kIscatter:
+      return "MPI_Iscatter";
+    case MpiFunction::kIreduceScatterBlock:
+      return "MPI_Ireduce_scatter_block";
+    case MpiFunction::kIallgatherv:
+      return "MPI_Iallgatherv";
+    case MpiFunction::kIalltoallv:
+      return "MPI_Ialltoallv";
+    case MpiFunction::kIgatherv:
+      return "MPI_Igatherv";
+    case MpiFunction::kIscatterv:
+      return "MPI_Iscatterv";
+    case MpiFunction::kIreduceScatter:
+      return "MPI_Ireduce_scatter";
     case MpiFunction::kIbarrier:
       return "MPI_Ibarrier";
     case MpiFunction::kCount:

@@ -40,6 +40,14 @@ enum class MpiFunction {
   kIalltoall,
   kIscan,
   kIexscan,
+  kIgather,
+  kIscatter,
+  kIreduceScatterBlock,
+  kIallgatherv,
+  kIalltoallv,
+  kIgatherv,
+  kIscatterv,
+  kIreduceScatter,
   kIbarrier,
   kCount,  // not a function: the number of them
 };

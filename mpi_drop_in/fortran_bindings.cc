@@ -152,6 +152,54 @@ KCOLL_FORTRAN(mpi_ibcast, MPI_IBCAST,
                MPI_Fint* ierr),
               KCOLL_FORTRAN_REQUEST(MPI_Ibcast(C(buffer), *count, Type(type), *root, Comm(comm), &c_request)))
 
+KCOLL_FORTRAN(mpi_igather, MPI_IGATHER,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* root,
+               MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Igather(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), *root,
+                                                Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_iscatter, MPI_ISCATTER,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcount, MPI_Fint* rtype, MPI_Fint* root,
+               MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Iscatter(C(s), *scount, Type(stype), C(r), *rcount, Type(rtype), *root,
+                                                 Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_iallgatherv, MPI_IALLGATHERV,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcounts, MPI_Fint* displs,
+               MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Iallgatherv(C(s), *scount, Type(stype), C(r), rcounts, displs, Type(rtype),
+                                                    Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_ialltoallv, MPI_IALLTOALLV,
+              (void* s, MPI_Fint* scounts, MPI_Fint* sdispls, MPI_Fint* stype, void* r, MPI_Fint* rcounts,
+               MPI_Fint* rdispls, MPI_Fint* rtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ialltoallv(C(s), scounts, sdispls, Type(stype), C(r), rcounts, rdispls,
+                                                   Type(rtype), Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_igatherv, MPI_IGATHERV,
+              (void* s, MPI_Fint* scount, MPI_Fint* stype, void* r, MPI_Fint* rcounts, MPI_Fint* displs,
+               MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Igatherv(C(s), *scount, Type(stype), C(r), rcounts, displs, Type(rtype), *root,
+                                                 Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_iscatterv, MPI_ISCATTERV,
+              (void* s, MPI_Fint* scounts, MPI_Fint* displs, MPI_Fint* stype, void* r, MPI_Fint* rcount,
+               MPI_Fint* rtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Iscatterv(C(s), scounts, displs, Type(stype), C(r), *rcount, Type(rtype), *root,
+                                                  Comm(comm), &c_request)))
+
+KCOLL_FORTRAN(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
+              (void* s, void* r, MPI_Fint* count, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request,
+               MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ireduce_scatter_block(C(s), C(r), *count, Type(type), Op(op), Comm(comm),
+                                                              &c_request)))
+
+KCOLL_FORTRAN(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER,
+              (void* s, void* r, MPI_Fint* counts, MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request,
+               MPI_Fint* ierr),
+              KCOLL_FORTRAN_REQUEST(MPI_Ireduce_scatter(C(s), C(r), counts, Type(type), Op(op), Comm(comm),
+                                                        &c_request)))
+
 KCOLL_FORTRAN(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint * comm, MPI_Fint* request, MPI_Fint* ierr),
               KCOLL_FORTRAN_REQUEST(MPI_Ibarrier(Comm(comm), &c_request)))
 

@@ -1,7 +1,7 @@
-// The MPI nonblocking collectives kcoll takes (nonblocking.h says when): MPI_Iallreduce, MPI_Ireduce, MPI_Iscan,
-// MPI_Iexscan, MPI_Ibcast, MPI_Iallgather, MPI_Ialltoall and MPI_Ibarrier, each its blocking form's route and data
-// handling (mpi_collectives.cc) with kcoll's nonblocking call, returned as an MPI request. The other nonblocking
-// collectives are MPI's own. An argument error found on this rank is returned at once, as the blocking forms do.
+// The MPI nonblocking collectives kcoll takes (nonblocking.h says when): the nonblocking form of every collective
+// mpi_collectives.cc defines, from MPI_Iallreduce to MPI_Ireduce_scatter, each its blocking form's route and data
+// handling (planned_call.h for those whose buffers may need packing) with kcoll's nonblocking call, returned as an MPI
+// request. An argument error found on this rank is returned at once, as the blocking forms do.
 #include <mpi.h>
 
 #include <memory>
@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
-#include "mpi_drop_in/byte_buffer.h"
 #include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/nonblocking.h"
+#include "mpi_drop_in/planned_call.h"
 #include "mpi_drop_in/reentry.h"
 
 namespace kcoll::drop_in {
@@ -38,45 +38,6 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
                          nullptr, request);
 }
 
-// MPI_Iallgather and MPI_Ialltoall: bytes from every rank's send buffer to every rank's receive buffer of n blocks of
-// the receive count; the send buffer holds one block (allgather) or n (alltoall: `send_every_block`).
-using PmpiMovement = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
-int Movement(MpiFunction function, PmpiMovement forward, const char* name, bool send_every_block, const void* sendbuf,
-             int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-             MPI_Request* request) {
-  if (InsideKcoll()) return forward(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  Communicator* c = NegativeCount(function, recvcount) ? nullptr : TakeNonblocking(function, comm);
-  if (c == nullptr) return forward(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  EnterKcoll inside;
-  const int n = c->size();
-  auto recv = std::make_shared<ByteBuffer>(recvbuf, static_cast<long long>(recvcount) * n, recvtype);
-  if (!recv->valid()) return Done(function, comm, Undescribed(name, "recvcount and recvtype"));
-  const size_t block = recv->bytes() / static_cast<size_t>(n);
-  const Collective collective = send_every_block ? Collective::kAllToAll : Collective::kAllGather;
-  std::shared_ptr<ByteBuffer> send;
-  Request started;
-  if (sendbuf == MPI_IN_PLACE) {
-    char* data = static_cast<char*>(recv->ForUpdate());
-    const char* own = send_every_block ? data : data + static_cast<size_t>(c->rank()) * block;
-    started = c->ICall(collective, own, data, block, DataType::kUint8, ReduceOp::kSum, 0);
-  } else {
-    send =
-        std::make_shared<ByteBuffer>(sendbuf, static_cast<long long>(sendcount) * (send_every_block ? n : 1), sendtype);
-    if (!send->valid()) return Done(function, comm, Undescribed(name, "sendcount and sendtype"));
-    const size_t send_block = send->bytes() / (send_every_block ? static_cast<size_t>(n) : 1);
-    if (send_block != block) return Done(function, comm, SignatureMismatch(name, send_block, block));
-    started = c->ICall(collective, send->ForSend(), recv->ForReceive(), block, DataType::kUint8, ReduceOp::kSum, 0);
-  }
-  // The send buffer's packed copy, if any, is kcoll's until the call completed.
-  return StartMpiRequest(
-      function, c, std::move(started),
-      [recv, send] {
-        recv->Finish();
-        return absl::OkStatus();
-      },
-      request);
-}
-
 // MPI_Ireduce: the result at the root only (MPI_IN_PLACE there: recv holds the root's input).
 int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
             MPI_Request* request) {
@@ -94,25 +55,6 @@ int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype
       nullptr, request);
 }
 
-// MPI_Ibcast: the root's bytes (packed there if its datatype is not contiguous) into every rank's buffer.
-int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  constexpr MpiFunction kF = MpiFunction::kIbcast;
-  if (InsideKcoll()) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-  Communicator* c = NegativeCount(kF, count) ? nullptr : TakeNonblocking(kF, comm);
-  if (c == nullptr) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-  EnterKcoll inside;
-  auto bytes = std::make_shared<ByteBuffer>(buffer, count, datatype);
-  if (!bytes->valid()) return Done(kF, comm, Undescribed("MPI_Ibcast", "count and datatype"));
-  void* data = c->rank() == root ? const_cast<void*>(bytes->ForSend()) : bytes->ForReceive();
-  return StartMpiRequest(
-      kF, c, c->IBroadcast(data, data, bytes->bytes(), DataType::kUint8, root),
-      [bytes] {
-        bytes->Finish();
-        return absl::OkStatus();
-      },
-      request);
-}
-
 // MPI_Ibarrier.
 int Ibarrier(MPI_Comm comm, MPI_Request* request) {
   constexpr MpiFunction kF = MpiFunction::kIbarrier;
@@ -123,10 +65,48 @@ int Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return StartMpiRequest(kF, c, c->IBarrier(), nullptr, request);
 }
 
+// The nonblocking forms of the calls planned_call.h plans: `plan` reads the arguments once kcoll takes the call.
+// `count`: the count every rank passes alike, forwarded when negative (0 for the calls whose blocking forms decide on
+// the communicator alone).
+template <typename Forward, typename Plan>
+int Planned(MpiFunction function, MPI_Comm comm, int count, Forward forward, Plan plan, MPI_Request* request) {
+  if (InsideKcoll()) return forward();
+  Communicator* c = NegativeCount(function, count) ? nullptr : TakeNonblocking(function, comm);
+  if (c == nullptr) return forward();
+  EnterKcoll inside;
+  return StartPlanned(function, comm, c, plan(*c), request);
+}
+
+// MPI_Ireduce_scatter_block and MPI_Ireduce_scatter: on kcoll's reduction of the datatype and op.
+template <typename Forward, typename Plan>
+int PlannedReduction(MpiFunction function, MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op op, Forward forward,
+                     Plan plan, MPI_Request* request) {
+  if (InsideKcoll()) return forward();
+  auto reduction = NegativeCount(function, count) ? std::nullopt : ReductionOf(function, datatype, op);
+  Communicator* c = reduction ? TakeNonblocking(function, comm) : nullptr;
+  if (c == nullptr) return forward();
+  EnterKcoll inside;
+  return StartPlanned(function, comm, c, plan(*c, *reduction), request);
+}
+
 }  // namespace
 }  // namespace kcoll::drop_in
 
+using kcoll::Communicator;
 using kcoll::drop_in::MpiFunction;
+using kcoll::drop_in::PlanAllgatherv;
+using kcoll::drop_in::PlanAlltoallv;
+using kcoll::drop_in::PlanBcast;
+using kcoll::drop_in::PlanGather;
+using kcoll::drop_in::PlanGatherv;
+using kcoll::drop_in::PlanMovement;
+using kcoll::drop_in::Planned;
+using kcoll::drop_in::PlannedReduction;
+using kcoll::drop_in::PlanReduceScatter;
+using kcoll::drop_in::PlanReduceScatterBlock;
+using kcoll::drop_in::PlanScatter;
+using kcoll::drop_in::PlanScatterv;
+using kcoll::drop_in::Reduction;
 
 extern "C" {
 
@@ -155,20 +135,142 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  return kcoll::drop_in::Ibcast(buffer, count, datatype, root, comm, request);
+  constexpr MpiFunction kF = MpiFunction::kIbcast;
+  return Planned(
+      kF, comm, count, [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); },
+      [&](const Communicator& c) { return PlanBcast(kF, c, buffer, count, datatype, root); }, request);
 }
 
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return kcoll::drop_in::Movement(MpiFunction::kIallgather, PMPI_Iallgather, "MPI_Iallgather",
-                                  /*send_every_block=*/false, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                  recvtype, comm, request);
+  constexpr MpiFunction kF = MpiFunction::kIallgather;
+  return Planned(
+      kF, comm, recvcount,
+      [&] { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); },
+      [&](const Communicator& c) {
+        return PlanMovement(kF, c, /*send_every_block=*/false, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype);
+      },
+      request);
 }
 
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return kcoll::drop_in::Movement(MpiFunction::kIalltoall, PMPI_Ialltoall, "MPI_Ialltoall", /*send_every_block=*/true,
-                                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  constexpr MpiFunction kF = MpiFunction::kIalltoall;
+  return Planned(
+      kF, comm, recvcount,
+      [&] { return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); },
+      [&](const Communicator& c) {
+        return PlanMovement(kF, c, /*send_every_block=*/true, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype);
+      },
+      request);
+}
+
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIgather;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] { return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); },
+      [&](const Communicator& c) {
+        return PlanGather(kF, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+      },
+      request);
+}
+
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIscatter;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] { return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); },
+      [&](const Communicator& c) {
+        return PlanScatter(kF, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+      },
+      request);
+}
+
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIallgatherv;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] {
+        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+      },
+      [&](const Communicator& c) {
+        return PlanAllgatherv(kF, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+      },
+      request);
+}
+
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIalltoallv;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] {
+        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                               request);
+      },
+      [&](const Communicator& c) {
+        return PlanAlltoallv(kF, c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+      },
+      request);
+}
+
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIgatherv;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] {
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+      },
+      [&](const Communicator& c) {
+        return PlanGatherv(kF, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+      },
+      request);
+}
+
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIscatterv;
+  return Planned(
+      kF, comm, /*count=*/0,
+      [&] {
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+      },
+      [&](const Communicator& c) {
+        return PlanScatterv(kF, c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+      },
+      request);
+}
+
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIreduceScatterBlock;
+  return PlannedReduction(
+      kF, comm, recvcount, datatype, op,
+      [&] { return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); },
+      [&](const Communicator& c, const Reduction& r) {
+        return PlanReduceScatterBlock(kF, c, sendbuf, recvbuf, recvcount, r.type, r.op);
+      },
+      request);
+}
+
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  constexpr MpiFunction kF = MpiFunction::kIreduceScatter;
+  return PlannedReduction(
+      kF, comm, /*count=*/0, datatype, op,
+      [&] { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); },
+      [&](const Communicator& c, const Reduction& r) {
+        return PlanReduceScatter(kF, c, sendbuf, recvbuf, recvcounts, r.type, r.op);
+      },
+      request);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return kcoll::drop_in::Ibarrier(comm, request); }

@@ -25,6 +25,19 @@ static int world_rank = 0;
     }                                                                                               \
   } while (0)
 
+/* `blocking`'s call, or with `nonblocking` its I-form `immediate` completed by MPI_Wait: the same arguments, the
+ * request added last. */
+#define BLOCKING_OR_NOT(nonblocking, blocking, immediate, ...) \
+  do {                                                         \
+    if (nonblocking) {                                         \
+      MPI_Request request_;                                    \
+      immediate(__VA_ARGS__, &request_);                       \
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);                  \
+    } else {                                                   \
+      blocking(__VA_ARGS__);                                   \
+    }                                                          \
+  } while (0)
+
 enum { kMax = 64 };
 
 static void Fill(void* buf, MPI_Datatype type, int count, int seed) {
@@ -55,7 +68,8 @@ static int SizeOf(MPI_Datatype type) {
   return size;
 }
 
-/* Reductions: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter_block, out of place and in place. */
+/* Reductions: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter_block (and
+ * MPI_Ireduce_scatter_block), out of place and in place. */
 static void CheckReductions(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* name) {
   int rank, n;
   MPI_Comm_rank(comm, &rank);
@@ -98,12 +112,16 @@ static void CheckReductions(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const c
     PMPI_Exscan(send, want, count, type, op, comm);
     if (rank > 0) CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
 
-    snprintf(what, sizeof(what), "MPI_Reduce_scatter_block %s%s", name, in_place ? " in place" : "");
-    memset(got, 0x5a, sizeof(got));
-    if (in_place) memcpy(got, send, (size_t)count * n * size);
-    MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : send, got, count, type, op, comm);
     PMPI_Reduce_scatter_block(send, want, count, type, op, comm);
-    CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+    for (int nonblocking = 0; nonblocking <= 1; ++nonblocking) {
+      snprintf(what, sizeof(what), "MPI_Reduce_scatter_block %s%s%s", name, in_place ? " in place" : "",
+               nonblocking ? " (nonblocking form)" : "");
+      memset(got, 0x5a, sizeof(got));
+      if (in_place) memcpy(got, send, (size_t)count * n * size);
+      BLOCKING_OR_NOT(nonblocking, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, in_place ? MPI_IN_PLACE : send,
+                      got, count, type, op, comm);
+      CHECK(memcmp(got, want, (size_t)count * size) == 0, what);
+    }
   }
 }
 
@@ -119,8 +137,8 @@ static MPI_Datatype EveryOtherInt(int count) {
 }
 
 /* Data movement with MPI_INT blocks of `count`; `odd` ranks describe their buffers with a vector type of the same
- * signature (stride 2), which the library packs on those ranks only. */
-static void CheckMovement(MPI_Comm comm) {
+ * signature (stride 2), which the library packs on those ranks only. With `nonblocking`, the I-forms. */
+static void CheckMovement(MPI_Comm comm, int nonblocking) {
   int rank, n;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
@@ -135,47 +153,55 @@ static void CheckMovement(MPI_Comm comm) {
   char what[160];
 
   for (int root = 0; root<n; root += n> 2 ? n - 1 : 1) {
-    snprintf(what, sizeof(what), "MPI_Bcast root %d", root);
+    snprintf(what, sizeof(what), "MPI_Bcast root %d%s", root, nonblocking ? " (nonblocking form)" : "");
     memcpy(got, send, sizeof(got));
     memcpy(want, send, sizeof(want));
-    MPI_Bcast(got, per, type, root, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Bcast, MPI_Ibcast, got, per, type, root, comm);
     PMPI_Bcast(want, per, type, root, comm);
     CHECK(memcmp(got, want, sizeof(got)) == 0, what);
 
     for (int in_place = 0; in_place <= 1; ++in_place) {
-      snprintf(what, sizeof(what), "MPI_Gather root %d%s", root, in_place ? " in place" : "");
+      snprintf(what, sizeof(what), "MPI_Gather root %d%s%s", root, in_place ? " in place" : "",
+               nonblocking ? " (nonblocking form)" : "");
       memset(got, 0x5a, sizeof(got));
       memset(want, 0x5a, sizeof(want));
       const int here = in_place && rank == root;
       if (here) memcpy(got + root * span, send, (size_t)span * sizeof(int));
       if (here) memcpy(want + root * span, send, (size_t)span * sizeof(int));
-      MPI_Gather(here ? MPI_IN_PLACE : send, kCount, MPI_INT, got, per, type, root, comm);
+      BLOCKING_OR_NOT(nonblocking, MPI_Gather, MPI_Igather, here ? MPI_IN_PLACE : send, kCount, MPI_INT, got, per, type,
+                      root, comm);
       PMPI_Gather(here ? MPI_IN_PLACE : send, kCount, MPI_INT, want, per, type, root, comm);
       if (rank == root) CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
 
-      snprintf(what, sizeof(what), "MPI_Scatter root %d%s", root, in_place ? " in place" : "");
+      snprintf(what, sizeof(what), "MPI_Scatter root %d%s%s", root, in_place ? " in place" : "",
+               nonblocking ? " (nonblocking form)" : "");
       memset(got, 0x5a, sizeof(got));
       memset(want, 0x5a, sizeof(want));
-      MPI_Scatter(send, per, type, here ? MPI_IN_PLACE : got, kCount, MPI_INT, root, comm);
+      BLOCKING_OR_NOT(nonblocking, MPI_Scatter, MPI_Iscatter, send, per, type, here ? MPI_IN_PLACE : got, kCount,
+                      MPI_INT, root, comm);
       PMPI_Scatter(send, per, type, want, kCount, MPI_INT, root, comm);
       if (!here) CHECK(memcmp(got, want, kCount * sizeof(int)) == 0, what);
     }
   }
 
   for (int in_place = 0; in_place <= 1; ++in_place) {
-    snprintf(what, sizeof(what), "MPI_Allgather%s", in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "MPI_Allgather%s%s", in_place ? " in place" : "",
+             nonblocking ? " (nonblocking form)" : "");
     memset(got, 0x5a, sizeof(got));
     memset(want, 0x5a, sizeof(want));
     if (in_place) memcpy(got + rank * span, send, (size_t)span * sizeof(int));
     if (in_place) memcpy(want + rank * span, send, (size_t)span * sizeof(int));
-    MPI_Allgather(in_place ? MPI_IN_PLACE : send, kCount, MPI_INT, got, per, type, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Allgather, MPI_Iallgather, in_place ? MPI_IN_PLACE : send, kCount, MPI_INT, got,
+                    per, type, comm);
     PMPI_Allgather(in_place ? MPI_IN_PLACE : send, kCount, MPI_INT, want, per, type, comm);
     CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
 
-    snprintf(what, sizeof(what), "MPI_Alltoall%s", in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "MPI_Alltoall%s%s", in_place ? " in place" : "",
+             nonblocking ? " (nonblocking form)" : "");
     memcpy(got, send, sizeof(got));
     memcpy(want, send, sizeof(want));
-    MPI_Alltoall(in_place ? MPI_IN_PLACE : send, per, type, got, per, type, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Alltoall, MPI_Ialltoall, in_place ? MPI_IN_PLACE : send, per, type, got, per, type,
+                    comm);
     PMPI_Alltoall(in_place ? MPI_IN_PLACE : send, per, type, want, per, type, comm);
     CHECK(memcmp(got, want, (size_t)n * span * sizeof(int)) == 0, what);
   }
@@ -184,8 +210,8 @@ static void CheckMovement(MPI_Comm comm) {
 }
 
 /* The v-collectives: blocks of kCount or 2 * kCount ints per rank, laid out with gaps; odd ranks describe their
- * buffers with the strided type of CheckMovement, even ranks with MPI_INT. */
-static void CheckVariable(MPI_Comm comm) {
+ * buffers with the strided type of CheckMovement, even ranks with MPI_INT. With `nonblocking`, the I-forms. */
+static void CheckVariable(MPI_Comm comm, int nonblocking) {
   int rank, n;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
@@ -206,34 +232,40 @@ static void CheckVariable(MPI_Comm comm) {
   const int mine = kCount * (rank % 2 + 1);
   char what[160];
   for (int in_place = 0; in_place <= 1; ++in_place) {
-    snprintf(what, sizeof(what), "MPI_Allgatherv%s", in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "MPI_Allgatherv%s%s", in_place ? " in place" : "",
+             nonblocking ? " (nonblocking form)" : "");
     memset(got, 0x5a, sizeof(got));
     memset(want, 0x5a, sizeof(want));
     if (in_place) {
       PMPI_Sendrecv(send, mine, MPI_INT, rank, 0, got, counts[rank], type, rank, 0, comm, MPI_STATUS_IGNORE);
       memcpy(want, got, sizeof(got));
     }
-    MPI_Allgatherv(in_place ? MPI_IN_PLACE : send, mine, MPI_INT, got, counts, displs, type, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Allgatherv, MPI_Iallgatherv, in_place ? MPI_IN_PLACE : send, mine, MPI_INT, got,
+                    counts, displs, type, comm);
     PMPI_Allgatherv(in_place ? MPI_IN_PLACE : send, mine, MPI_INT, want, counts, displs, type, comm);
     CHECK(memcmp(got, want, sizeof(got)) == 0, what);
 
     for (int root = 0; root<n; root += n> 2 ? n - 1 : 1) {
       const int here = in_place && rank == root;
-      snprintf(what, sizeof(what), "MPI_Gatherv root %d%s", root, in_place ? " in place" : "");
+      snprintf(what, sizeof(what), "MPI_Gatherv root %d%s%s", root, in_place ? " in place" : "",
+               nonblocking ? " (nonblocking form)" : "");
       memset(got, 0x5a, sizeof(got));
       memset(want, 0x5a, sizeof(want));
       if (here) {
         PMPI_Sendrecv(send, mine, MPI_INT, rank, 0, got, counts[rank], type, rank, 0, comm, MPI_STATUS_IGNORE);
         memcpy(want, got, sizeof(got));
       }
-      MPI_Gatherv(here ? MPI_IN_PLACE : send, mine, MPI_INT, got, counts, displs, type, root, comm);
+      BLOCKING_OR_NOT(nonblocking, MPI_Gatherv, MPI_Igatherv, here ? MPI_IN_PLACE : send, mine, MPI_INT, got, counts,
+                      displs, type, root, comm);
       PMPI_Gatherv(here ? MPI_IN_PLACE : send, mine, MPI_INT, want, counts, displs, type, root, comm);
       if (rank == root) CHECK(memcmp(got, want, sizeof(got)) == 0, what);
 
-      snprintf(what, sizeof(what), "MPI_Scatterv root %d%s", root, in_place ? " in place" : "");
+      snprintf(what, sizeof(what), "MPI_Scatterv root %d%s%s", root, in_place ? " in place" : "",
+               nonblocking ? " (nonblocking form)" : "");
       memset(got, 0x5a, sizeof(got));
       memset(want, 0x5a, sizeof(want));
-      MPI_Scatterv(send, counts, displs, type, here ? MPI_IN_PLACE : got, mine, MPI_INT, root, comm);
+      BLOCKING_OR_NOT(nonblocking, MPI_Scatterv, MPI_Iscatterv, send, counts, displs, type, here ? MPI_IN_PLACE : got,
+                      mine, MPI_INT, root, comm);
       PMPI_Scatterv(send, counts, displs, type, here ? MPI_IN_PLACE : want, mine, MPI_INT, root, comm);
       if (!here) CHECK(memcmp(got, want, sizeof(got)) == 0, what);
     }
@@ -246,21 +278,25 @@ static void CheckVariable(MPI_Comm comm) {
       sdispls[j] = odd ? offset / (2 * kCount) : offset;
       offset += 2 * m;
     }
-    snprintf(what, sizeof(what), "MPI_Alltoallv%s", in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "MPI_Alltoallv%s%s", in_place ? " in place" : "",
+             nonblocking ? " (nonblocking form)" : "");
     memcpy(got, send, sizeof(got));
     memcpy(want, send, sizeof(want));
-    MPI_Alltoallv(in_place ? MPI_IN_PLACE : send, scounts, sdispls, type, got, scounts, sdispls, type, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Alltoallv, MPI_Ialltoallv, in_place ? MPI_IN_PLACE : send, scounts, sdispls, type,
+                    got, scounts, sdispls, type, comm);
     PMPI_Alltoallv(in_place ? MPI_IN_PLACE : send, scounts, sdispls, type, want, scounts, sdispls, type, comm);
     CHECK(memcmp(got, want, sizeof(got)) == 0, what);
 
     /* Reduce_scatter: rank j's block is j + 1 ints of the sum. */
     int rcounts[16], total = 0;
     for (int j = 0; j < n; ++j) total += rcounts[j] = j + 1;
-    snprintf(what, sizeof(what), "MPI_Reduce_scatter%s", in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "MPI_Reduce_scatter%s%s", in_place ? " in place" : "",
+             nonblocking ? " (nonblocking form)" : "");
     memset(got, 0x5a, sizeof(got));
     memset(want, 0x5a, sizeof(want));
     if (in_place) memcpy(got, send, (size_t)total * sizeof(int));
-    MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : send, got, rcounts, MPI_INT, MPI_SUM, comm);
+    BLOCKING_OR_NOT(nonblocking, MPI_Reduce_scatter, MPI_Ireduce_scatter, in_place ? MPI_IN_PLACE : send, got, rcounts,
+                    MPI_INT, MPI_SUM, comm);
     PMPI_Reduce_scatter(send, want, rcounts, MPI_INT, MPI_SUM, comm);
     CHECK(memcmp(got, want, (size_t)(rank + 1) * sizeof(int)) == 0, what);
   }
@@ -403,8 +439,10 @@ static void CheckAll(MPI_Comm comm) {
       CheckReductions(comm, types[t], ops[o], name);
     }
   }
-  CheckMovement(comm);
-  CheckVariable(comm);
+  for (int nonblocking = 0; nonblocking <= 1; ++nonblocking) {
+    CheckMovement(comm, nonblocking);
+    CheckVariable(comm, nonblocking);
+  }
   CheckNonblocking(comm);
 }
 

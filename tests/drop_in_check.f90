@@ -1,11 +1,12 @@
 ! A plain Fortran MPI program (mpif.h) for the MPI drop-in library: each call is made through its MPI_ name and
 ! through its PMPI_ name (the MPI library's own), and the results must be equal. Small integers in double precision
-! and integer data, in place and not; a nonblocking call and its MPI_WAIT. Prints "drop_in_check.f90 on N ranks: PASSED" from rank 0.
+! and integer data, in place and not; nonblocking calls (one with count arrays) and their MPI_WAIT. Prints "drop_in_check.f90 on N ranks: PASSED" from rank 0.
 program drop_in_check_f
   implicit none
   include 'mpif.h'
   integer, parameter :: n = 10
-  integer :: ierr, rank, nranks, i, failures, total, root, request
+  integer :: ierr, rank, nranks, i, failures, total, root, request, m
+  integer :: counts(16), displs(16)
   double precision :: x(n), got(n), want(n), gathered(n * 16), gwant(n * 16)
   integer :: k(n), kgot(n), kwant(n)
 
@@ -60,6 +61,27 @@ program drop_in_check_f
   call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
   call PMPI_ALLREDUCE(x, want, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (any(got /= want) .or. ierr /= MPI_SUCCESS) failures = failures + 1
+  ! A nonblocking v-collective (rank j gives j + 1 elements) and reduce-scatter: arrays and buffers through the handle.
+  m = 0
+  do i = 1, nranks
+    counts(i) = i
+    displs(i) = m
+    m = m + i
+  end do
+  gathered = 0
+  gwant = 0
+  call MPI_IALLGATHERV(x, rank + 1, MPI_DOUBLE_PRECISION, gathered, counts, displs, MPI_DOUBLE_PRECISION, &
+                       MPI_COMM_WORLD, request, ierr)
+  call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+  call PMPI_ALLGATHERV(x, rank + 1, MPI_DOUBLE_PRECISION, gwant, counts, displs, MPI_DOUBLE_PRECISION, &
+                       MPI_COMM_WORLD, ierr)
+  if (any(gathered(1:m) /= gwant(1:m)) .or. ierr /= MPI_SUCCESS) failures = failures + 1
+  if (nranks <= n) then
+    call MPI_IREDUCE_SCATTER_BLOCK(k, kgot, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, request, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call PMPI_REDUCE_SCATTER_BLOCK(k, kwant, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    if (kgot(1) /= kwant(1) .or. ierr /= MPI_SUCCESS) failures = failures + 1
+  end if
   call MPI_IBARRIER(MPI_COMM_WORLD, request, ierr)
   call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
   if (ierr /= MPI_SUCCESS) failures = failures + 1

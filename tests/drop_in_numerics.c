@@ -2,12 +2,13 @@
  * rounding changes (wide exponents, signs, pairs of large terms on two ranks that cancel), at 4, 100 and 3000
  * elements: the inline lane, the gathering schedules and the owners' schedules.
  *
- *   drop_in_numerics [deterministic]   MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block
- *                                      must give, byte for byte, the terms folded in rank order, ((x0 + x1) + x2) +
+ *   drop_in_numerics [deterministic]   MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter_block
+ *                                      and MPI_Reduce_scatter (in place, uneven blocks) must give, byte for byte, the
+ * terms folded in rank order, ((x0 + x1) + x2) +
  * ..., which every rank computes itself from the terms every rank can regenerate. drop_in_numerics exact the bits may
  * depend only on the terms: the same terms held by other ranks (rank r holds rank n-1-r's) give the same MPI_Allreduce
  * bytes, where the rank-order fold of the two distributions differs (checked here: the data can show an order);
- * MPI_Reduce and MPI_Reduce_scatter_block give the AllReduce's bytes.
+ * MPI_Reduce, MPI_Reduce_scatter_block and MPI_Reduce_scatter give the AllReduce's bytes.
  *
  * Prints "drop_in_numerics on N ranks: PASSED" from rank 0 and exits 0 when all hold. */
 #include <math.h>
@@ -69,6 +70,22 @@ static void CheckSameBytes(const double* got, const double* want, int count, int
   fprintf(stderr, "rank %d: %s of %d doubles differs from the exact MPI_Allreduce\n", rank, what, count);
 }
 
+/* MPI_Reduce_scatter in place on a copy of `send`, rank j's block count - j elements (count - j >= 1) after the
+ * blocks of the ranks before it: the result lands at the buffer's start. Returns the buffer; *at is the block's first
+ * element. */
+static double* ReduceScatterInPlace(const double* send, int count, int n, int me, int* at) {
+  int counts[64], before = 0;
+  for (int j = 0; j < n; ++j) {
+    counts[j] = count - j;
+    if (j < me) before += counts[j];
+  }
+  double* buffer = malloc(sizeof(double) * (size_t)count * (size_t)n);
+  memcpy(buffer, send, sizeof(double) * (size_t)count * (size_t)n);
+  MPI_Reduce_scatter(MPI_IN_PLACE, buffer, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  *at = before;
+  return buffer;
+}
+
 /* numerics=exact: the result depends on the terms alone. */
 static void CheckExact(int n, int me, int count) {
   const int all = count * n;
@@ -96,6 +113,12 @@ static void CheckExact(int n, int me, int count) {
   if (me == n - 1) CheckSameBytes(got, sum, all, me, "MPI_Reduce");
   MPI_Reduce_scatter_block(send, got, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   CheckSameBytes(got, sum + (size_t)me * (size_t)count, count, me, "MPI_Reduce_scatter_block");
+  if (n <= count) {
+    int at = 0;
+    double* scattered = ReduceScatterInPlace(send, count, n, me, &at);
+    CheckSameBytes(scattered, sum + at, count - me, me, "MPI_Reduce_scatter in place, uneven blocks");
+    free(scattered);
+  }
   free(send);
   free(reversed);
   free(sum);
@@ -127,6 +150,12 @@ int main(int argc, char** argv) {
     /* Rank r's block: elements r * count ... of everyone's n * count. */
     MPI_Reduce_scatter_block(send, recv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     Check(SameBytes(recv, me * count, count, n, n), me, "MPI_Reduce_scatter_block", count);
+    if (n <= count) {
+      int at = 0;
+      double* scattered = ReduceScatterInPlace(send, count, n, me, &at);
+      Check(SameBytes(scattered, at, count - me, n, n), me, "MPI_Reduce_scatter in place, uneven blocks", count - me);
+      free(scattered);
+    }
     free(send);
     free(recv);
   }

@@ -31,7 +31,8 @@ for n in 2 3 4; do
   for f in MPI_Allreduce MPI_Reduce MPI_Scan MPI_Exscan MPI_Reduce_scatter_block MPI_Bcast MPI_Allgather \
            MPI_Alltoall MPI_Gather MPI_Scatter MPI_Barrier MPI_Allgatherv MPI_Alltoallv MPI_Gatherv MPI_Scatterv \
            MPI_Reduce_scatter MPI_Iallreduce MPI_Ireduce MPI_Iscan MPI_Iexscan MPI_Ibcast MPI_Iallgather \
-           MPI_Ialltoall MPI_Ibarrier; do
+           MPI_Ialltoall MPI_Igather MPI_Iscatter MPI_Ireduce_scatter_block MPI_Iallgatherv MPI_Ialltoallv \
+           MPI_Igatherv MPI_Iscatterv MPI_Ireduce_scatter MPI_Ibarrier; do
     line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "$n ranks: no line for $f"
     taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
     [[ "$taken" -gt 0 ]] || fail "$n ranks: $f never ran on kcoll: $line"
@@ -62,7 +63,7 @@ if [[ -n "$numerics" ]]; then
     KCOLL_NUMERICS=deterministic KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" \
       env LD_PRELOAD="$library" "$numerics" >"$out/numerics.txt" 2>&1 || { cat "$out/numerics.txt"; fail "numerics on $n ranks"; }
     grep -q "drop_in_numerics on $n ranks: PASSED" "$out/numerics.txt" || { cat "$out/numerics.txt"; fail "numerics on $n ranks"; }
-    for f in MPI_Allreduce MPI_Reduce MPI_Scan MPI_Exscan MPI_Reduce_scatter_block; do
+    for f in MPI_Allreduce MPI_Reduce MPI_Scan MPI_Exscan MPI_Reduce_scatter_block MPI_Reduce_scatter; do
       line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "numerics on $n ranks: no line for $f"
       calls="$(sed -E 's/.*: ([0-9]+) calls.*/\1/' <<<"$line")"
       taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
@@ -74,7 +75,7 @@ if [[ -n "$numerics" ]]; then
     KCOLL_NUMERICS=exact KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE="$out/kcoll.%r.log" "$launch" "$n" \
       env LD_PRELOAD="$library" "$numerics" exact >"$out/exact.txt" 2>&1 || { cat "$out/exact.txt"; fail "exact on $n ranks"; }
     grep -q "drop_in_numerics on $n ranks: PASSED (exact" "$out/exact.txt" || { cat "$out/exact.txt"; fail "exact on $n ranks"; }
-    for f in MPI_Allreduce MPI_Reduce MPI_Reduce_scatter_block; do
+    for f in MPI_Allreduce MPI_Reduce MPI_Reduce_scatter_block MPI_Reduce_scatter; do
       line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "exact on $n ranks: no line for $f"
       calls="$(sed -E 's/.*: ([0-9]+) calls.*/\1/' <<<"$line")"
       taken="$(sed -E 's/.* calls, ([0-9]+) on kcoll.*/\1/' <<<"$line")"
@@ -109,7 +110,8 @@ for n in 2 4; do
     "$out/drop_in_check_f" >"$out/f.txt" 2>&1 || { cat "$out/f.txt"; fail "Fortran on $n ranks with the library"; }
   grep -q "drop_in_check.f90 on $n ranks: PASSED" "$out/f.txt" || { cat "$out/f.txt"; fail "Fortran on $n ranks"; }
   grep -o "kcoll_mpi: .*" "$out/kcoll.0.log"
-  for f in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Allgather MPI_Scan MPI_Barrier MPI_Iallreduce MPI_Ibarrier; do
+  for f in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Allgather MPI_Scan MPI_Barrier MPI_Iallreduce MPI_Iallgatherv \
+           MPI_Ireduce_scatter_block MPI_Ibarrier; do
     line="$(grep -o "kcoll_mpi: $f: .*" "$out/kcoll.0.log")" || fail "Fortran on $n ranks: no line for $f"
     if [[ "$line" == *" 0 on kcoll"* ]]; then fail "Fortran on $n ranks: $f never ran on kcoll: $line"; fi
   done
