@@ -18,6 +18,7 @@
 #include "collectives/transport/shm/inline_exchange.h"
 #include "tools/verify/injected_fault.h"
 #include "tools/verify/rounding_check.h"
+#include "tools/verify/uneven_blocks.h"
 
 namespace kcoll {
 namespace verify {
@@ -199,6 +200,7 @@ class CellRun {
             for (int root : RootsFor(row_.collective, comm_.size())) {
               for (bool in_place : {false, true}) {
                 Check(type, op, count, root, in_place, Data::kExact);
+                if (IsVariable(row_.collective)) CheckUneven(type, op, count, root, in_place);
                 if (op.has_value() && IsFloatingType(type) && RoundingChecked(*op, numerics_)) {
                   Check(type, op, count, root, in_place, Data::kRounding);
                 }
@@ -297,6 +299,32 @@ class CellRun {
         Fail(absl::StrCat(what, ": matches the reference but not the vendor MPI's result"));
       }
     }
+  }
+
+  // The v-collectives once more on blocks of different sizes (uneven_blocks.h), on host buffers (the device and
+  // registered-buffer cells keep to equal blocks); not where the equal-block call is owed a refusal, which Check
+  // has seen to.
+  void CheckUneven(DataType type, std::optional<ReduceOp> op, size_t count, int root, bool in_place) {
+    if (memory_kind_ != MemoryKind::kHost || FactsOf(row_.algorithm).needs == AlgorithmNeeds::kRegisteredBuffers)
+      return;
+    const bool named = row_.algorithm != Algorithm::kAuto && row_.algorithm != Algorithm::kInline;
+    if (in_place && !HasInPlaceForm(row_.collective)) return;
+    if (named && numerics_ != Numerics::kFast && op.has_value() && IsFloatingType(type)) return;
+    UnevenCall call;
+    call.collective = row_.collective;
+    call.type = type;
+    call.op = op;
+    call.count = count;
+    call.root = root;
+    call.in_place = in_place;
+    call.options.algorithm = row_.algorithm;
+    call.options.numerics = numerics_;
+    ++calls_;
+    const absl::StatusOr<std::string> wrong = CheckUnevenBlocks(comm_, MPI_COMM_WORLD, call);
+    if (wrong.ok() && wrong->empty()) return;
+    Fail(absl::StrCat(DataTypeName(type), op ? absl::StrCat(" ", ReduceOpName(*op)) : "", " count ", count,
+                      FactsOf(row_.collective).rooted ? absl::StrCat(" root ", root) : "", in_place ? " in place" : "",
+                      ", uneven blocks: ", wrong.ok() ? *wrong : wrong.status().ToString()));
   }
 
   // Combines every rank's outcome; the first failure reported is the lowest failing rank's.
