@@ -307,9 +307,10 @@ class CellRun {
   void CheckUneven(DataType type, std::optional<ReduceOp> op, size_t count, int root, bool in_place) {
     if (memory_kind_ != MemoryKind::kHost || FactsOf(row_.algorithm).needs == AlgorithmNeeds::kRegisteredBuffers)
       return;
-    const bool named = row_.algorithm != Algorithm::kAuto && row_.algorithm != Algorithm::kInline;
-    if (in_place && !HasInPlaceForm(row_.collective)) return;
-    if (named && numerics_ != Numerics::kFast && op.has_value() && IsFloatingType(type)) return;
+    const int n = comm_.size();
+    const bench::CheckSpec spec{
+        row_.collective, type, op, root, comm_.rank(), n, LayoutFor(row_.collective, count, DataTypeSize(type), n)};
+    if (!OwedRefusal(row_, numerics_, spec, in_place).empty()) return;
     UnevenCall call;
     call.collective = row_.collective;
     call.type = type;
@@ -322,8 +323,7 @@ class CellRun {
     ++calls_;
     const absl::StatusOr<std::string> wrong = CheckUnevenBlocks(comm_, MPI_COMM_WORLD, call);
     if (wrong.ok() && wrong->empty()) return;
-    Fail(absl::StrCat(DataTypeName(type), op ? absl::StrCat(" ", ReduceOpName(*op)) : "", " count ", count,
-                      FactsOf(row_.collective).rooted ? absl::StrCat(" root ", root) : "", in_place ? " in place" : "",
+    Fail(absl::StrCat(Describe(spec, Data::kExact, in_place),
                       ", uneven blocks: ", wrong.ok() ? *wrong : wrong.status().ToString()));
   }
 
