@@ -103,7 +103,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(ExecBackend backend, ChooseBackend(options, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(bool check_args, ChooseCheckArgs(options));
   KCOLL_ASSIGN_OR_RETURN(Numerics numerics, ChooseNumerics(options));
-  KCOLL_ASSIGN_OR_RETURN(size_t inline_max_bytes, InlineMaxBytes());
+  KCOLL_ASSIGN_OR_RETURN(std::optional<size_t> inline_limit, InlineLimitSetting());
   KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
@@ -141,7 +141,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   }
   c->state_->check_args = check_args;
   c->state_->numerics = numerics;
-  c->state_->inline_max_bytes = inline_max_bytes;
+  c->state_->inline_max_bytes = inline_limit.value_or(kDefaultInlineMaxBytes);
   if (const char* algo = GetEnv("KCOLL_ALGO")) {
     for (Collective collective : AllCollectives()) {
       c->state_->algo_override.push_back(ParseAlgorithmOverride(algo, collective));
@@ -183,6 +183,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
     c->state_->stream_calls->reached = [self](uint64_t mark) { return self->state_->transport->Reached(mark); };
   }
 
+  KCOLL_RETURN_IF_ERROR(c->SetInlineLimit(inline_limit));
+
   if (!gpu_status.ok()) c->state_->logger.Log(LogLevel::kWarn, absl::StrCat("no GPU fields: ", gpu_status.message()));
   if (c->state_->logger.Enabled(LogLevel::kInfo)) {
     // Rank 0 prints the whole block; every other rank its own line, so that each per-rank log names its rank.
@@ -203,6 +205,9 @@ const Topology& Communicator::topology() const { return state_->topology; }
 ExecBackend Communicator::backend() const { return state_->backend; }
 bool Communicator::checks_args() const { return state_->check_args; }
 Numerics Communicator::numerics() const { return state_->numerics; }
+size_t Communicator::inline_limit_bytes() const {
+  return state_->inline_exchange != nullptr ? state_->inline_max_bytes : 0;
+}
 const TimeoutSettings& Communicator::timeout() const { return state_->timeout; }
 const absl::Status& Communicator::broken() const {
   Settle();
@@ -244,6 +249,10 @@ std::vector<std::string> Communicator::Describe() const {
   }
   lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
                                " nonblocking calls progress: ", state_->progress.reason));
+  if (state_->inline_exchange != nullptr) {
+    lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id), " inline lane: up to ",
+                                 FormatInlineBytes(state_->inline_max_bytes), ", ", state_->inline_limit_reason));
+  }
   return lines;
 }
 
@@ -253,6 +262,10 @@ std::string Communicator::DescribeJson() const {
   j["backend"] = std::string(ExecBackendName(state_->backend));
   j["transport"] = state_->transport ? std::string(state_->transport->name()) : "finalized";
   if (state_->auto_choice != nullptr) j["profile"] = state_->auto_choice->profile_source();
+  if (state_->inline_exchange != nullptr) {
+    j["inline_max_bytes"] = state_->inline_max_bytes;
+    j["inline_limit"] = state_->inline_limit_reason;
+  }
   j["counters"] = CountersToJson(state_->counters);
   return j.dump();
 }
@@ -340,7 +353,7 @@ absl::Status Communicator::WithStallReport(const absl::Status& error) const {
   // The error carries whom the wait waited for; the transport knows whom this call heard from.
   // (An error without them, a collective's, still tells the others where this rank is.)
   WaitedPeers(error, &mine.step, &mine.waiting_on);
-  mine.heard_from = state_->transport->HeardFrom();
+  if (state_->transport_call == state_->calls_begun) mine.heard_from = state_->transport->HeardFrom();
   // Within the second a timeout promises its error in, and no longer than the timeout itself.
   const absl::Duration window = std::min(state_->timeout.timeout, kStallReportWindow);
   const std::map<int, RankPosition> answers = ExchangePositions(state_->control_comm, mine, window);
@@ -559,6 +572,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
     resources.inline_exchange->BeginCall(info);
   state_->transport->BeginCall(info);
+  state_->transport_call = state_->calls_begun;
   absl::Status status = RunAlgorithm(resolved.schedule, args, resources, synchronize);
   if (algorithm == Algorithm::kInline && status.ok()) {
     CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
@@ -615,7 +629,7 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   entry.bytes += call.bytes;
   entry.seconds += seconds;
   entry.primitives += call.primitives;
-  if (state_->logger.Enabled(LogLevel::kTrace))
+  if (state_->logger.Enabled(LogLevel::kTrace) && !state_->measuring_inline_limit)
     state_->logger.Log(LogLevel::kTrace, DescribeCall(state_->topology, call, status));
 }
 

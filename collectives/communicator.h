@@ -74,6 +74,9 @@ class Communicator {
   bool checks_args() const;
   // What floating-point reductions promise about their bits when a call does not say (CommunicatorOptions::numerics).
   Numerics numerics() const;
+  // The largest AllReduce, Scan or ExScan `auto` sends the inline lane: KCOLL_INLINE_MAX_BYTES, else measured at
+  // creation (inline_path.h); 0 when the communicator has no inline lane (not one node over shared memory).
+  size_t inline_limit_bytes() const;
   // The timeout in force (absl::InfiniteDuration(): none) and what a timeout does.
   const TimeoutSettings& timeout() const;
   // OK, or the error that broke the communicator: a collective that failed after its transfers began (a timeout,
@@ -330,6 +333,12 @@ class Communicator {
   // itself, with only the checks and bookkeeping that apply to it.
   bool TakesInlineLane(const CollectiveCall& call) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
+  // Sets the largest AllReduce `auto` runs inline: `pinned` (KCOLL_INLINE_MAX_BYTES) when given, else measured on the
+  // ranks (inline_path.h says how) where the lane exists and the ranks do not outnumber the cores, else the default.
+  // Collective at creation; the measuring calls leave no trace in the counters.
+  absl::Status SetInlineLimit(std::optional<size_t> pinned);
+  // SetInlineLimit's timings, agreement and choice (inline_path.h).
+  absl::Status MeasureInlineLimit();
   // Queues a call of the open group (communicator_group.cc).
   absl::Status Queue(const CollectiveCall& call);
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it

@@ -2,8 +2,15 @@
 // general path's algorithm lookup, registered-buffer check and transport bookkeeping, which cost as much as the
 // exchange itself at 8 bytes. It still refuses what the general path refuses (by leaving such calls to it), counts the
 // call, and breaks the communicator on a timeout.
-#include <cstdint>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iterator>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
@@ -38,6 +45,89 @@ bool Communicator::TakesInlineLane(const CollectiveCall& call) const {
   const size_t bytes = call.count * DataTypeSize(call.type);
   const uintptr_t s = reinterpret_cast<uintptr_t>(call.send), r = reinterpret_cast<uintptr_t>(call.recv);
   return s == r || s + bytes <= r || r + bytes <= s;
+}
+
+namespace {
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
+  constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
+  state_->inline_max_bytes = pinned.value_or(kDefaultInlineMaxBytes);
+  if (pinned.has_value()) {
+    state_->inline_limit_reason = "from KCOLL_INLINE_MAX_BYTES";
+    return absl::OkStatus();
+  }
+  if ((state_->inline_lanes & kAllReduceLane) == 0) {
+    state_->inline_limit_reason = "the default (not measured: KCOLL_ALGO names the algorithm or KCOLL_CHECK_ARGS=1)";
+    return absl::OkStatus();
+  }
+  // Ranks that share cores measure the scheduler, not the lane: every rank of the node sees the same count.
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 0 && size() > cores) {
+    state_->inline_limit_reason =
+        absl::StrCat("the default (not measured: ", size(), " ranks on ", cores, " cores take turns)");
+    return absl::OkStatus();
+  }
+  state_->measuring_inline_limit = true;
+  absl::Status measured = MeasureInlineLimit();
+  state_->measuring_inline_limit = false;
+  if (!measured.ok()) state_->inline_max_bytes = kDefaultInlineMaxBytes;
+  // The application's calls start from a clean slate.
+  state_->counters = Counters();
+  state_->calls_begun = 0;
+  state_->transport_call = 0;
+  state_->current_collective = "none";
+  state_->last_choice.valid = false;
+  return measured;
+}
+
+absl::Status Communicator::MeasureInlineLimit() {
+  // Rounds alternate which way goes first; the first round warms both up and is not kept. Zeros in place stay zeros.
+  constexpr int kRounds = 6, kCallsPerTiming = 8;
+  constexpr size_t kCandidates = std::size(kInlineCandidateBytes);
+  std::vector<float> buffer(kInlineCandidateBytes[kCandidates - 1] / sizeof(float), 0.0f);
+  auto seconds_per_call = [&](size_t bytes, size_t limit) -> absl::StatusOr<double> {
+    state_->inline_max_bytes = limit;  // the lane takes `bytes` with the largest limit, never with 0
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCallsPerTiming; ++i) {
+      KCOLL_RETURN_IF_ERROR(
+          AllReduce(buffer.data(), buffer.data(), bytes / sizeof(float), DataType::kFloat32, ReduceOp::kSum));
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kCallsPerTiming;
+  };
+  std::vector<std::vector<double>> inline_times(kCandidates), slot_times(kCandidates);
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t i = 0; i < kCandidates; ++i) {
+      for (int way = 0; way < 2; ++way) {
+        const bool lane = (way + round) % 2 == 0;
+        absl::StatusOr<double> s =
+            seconds_per_call(kInlineCandidateBytes[i], lane ? InlineExchange::kMaxPayloadBytes : 0);
+        if (!s.ok()) return s.status();
+        if (round > 0) (lane ? inline_times : slot_times)[i].push_back(*s);
+      }
+    }
+  }
+  // Every rank decides from the same numbers: each median's largest across ranks.
+  std::vector<double> medians;
+  for (size_t i = 0; i < kCandidates; ++i) {
+    medians.push_back(MedianOf(inline_times[i]));
+    medians.push_back(MedianOf(slot_times[i]));
+  }
+  state_->inline_max_bytes = InlineExchange::kMaxPayloadBytes;
+  KCOLL_RETURN_IF_ERROR(AllReduce(medians.data(), medians.data(), medians.size(), DataType::kFloat64, ReduceOp::kMax));
+  std::vector<InlineTiming> timings;
+  for (size_t i = 0; i < kCandidates; ++i) {
+    timings.push_back(InlineTiming{kInlineCandidateBytes[i], medians[2 * i], medians[2 * i + 1]});
+  }
+  state_->inline_max_bytes = ChooseInlineLimit(timings);
+  state_->inline_limit_reason = absl::StrCat("measured at creation (", DescribeInlineTimings(timings), ")");
+  return absl::OkStatus();
 }
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {

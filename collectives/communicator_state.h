@@ -58,6 +58,11 @@ struct CommunicatorState {
   // Collective calls begun on this communicator (SendRecv, which involves two ranks only, not counted), and the
   // latest one's name: where this rank is, for the report that follows a timeout (stall_report.h).
   uint64_t calls_begun = 0;
+  // The call (a calls_begun value) the transport last began: a call that timed out before reaching the transport (in
+  // the argument agreement, or on the inline lane) heard nothing through it, whatever the transport heard before.
+  uint64_t transport_call = 0;
+  // True while SetInlineLimit times its calls: they are not traced.
+  bool measuring_inline_limit = false;
   absl::string_view current_collective = "none";
   uint64_t current_call_start = 0;        // on `clock`
   MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
@@ -89,6 +94,7 @@ struct CommunicatorState {
   // AllReduce `auto` sends it.
   std::unique_ptr<InlineExchange> inline_exchange;
   size_t inline_max_bytes = 0;
+  std::string inline_limit_reason;  // where inline_max_bytes comes from, for Describe
   // Which collectives' `auto` calls may take the inline lane (communicator_inline.cc), a bit per Collective: AllReduce,
   // Scan and ExScan when the communicator has the exchange, KCOLL_ALGO names no algorithm of that collective and
   // arguments are not compared across ranks first.

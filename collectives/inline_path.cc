@@ -1,23 +1,52 @@
 #include "collectives/inline_path.h"
 
+#include <algorithm>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/byte_size.h"
 #include "base/env.h"
 
 namespace kcoll {
 
-absl::StatusOr<size_t> InlineMaxBytes() {
+absl::StatusOr<std::optional<size_t>> InlineLimitSetting() {
   const char* env = GetEnv("KCOLL_INLINE_MAX_BYTES");
-  if (env == nullptr) return kDefaultInlineMaxBytes;
+  if (env == nullptr || std::string(env) == "measure") return std::optional<size_t>();
   absl::StatusOr<size_t> parsed = ParseByteSize(env);
-  if (!parsed.ok())
-    return absl::InvalidArgumentError(absl::StrCat("KCOLL_INLINE_MAX_BYTES: ", parsed.status().message()));
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("KCOLL_INLINE_MAX_BYTES: ", parsed.status().message(), " (a byte size, 0, or 'measure')"));
+  }
   if (*parsed > InlineExchange::kMaxPayloadBytes) {
     return absl::InvalidArgumentError(absl::StrCat("KCOLL_INLINE_MAX_BYTES: '", env, "' is over the ",
                                                    InlineExchange::kMaxPayloadBytes,
                                                    " bytes a rank's inline lines hold"));
   }
-  return *parsed;
+  return std::optional<size_t>(*parsed);
+}
+
+size_t ChooseInlineLimit(const std::vector<InlineTiming>& timings) {
+  size_t limit = kInlineFloorBytes;
+  for (const InlineTiming& t : timings) {
+    if (!(t.inline_seconds <= t.slots_seconds)) break;  // a NaN time stops it too
+    limit = std::max(limit, t.bytes);
+  }
+  return limit;
+}
+
+std::string FormatInlineBytes(size_t bytes) {
+  return bytes > 0 && bytes % 1024 == 0 ? absl::StrCat(bytes / 1024, " KiB") : absl::StrCat(bytes, " B");
+}
+
+std::string DescribeInlineTimings(const std::vector<InlineTiming>& timings) {
+  std::vector<std::string> parts;
+  for (const InlineTiming& t : timings) {
+    parts.push_back(
+        absl::StrFormat("%s %.2f/%.2f", FormatInlineBytes(t.bytes), t.inline_seconds * 1e6, t.slots_seconds * 1e6));
+  }
+  return absl::StrCat("inline / over the slots, us per call: ", absl::StrJoin(parts, ", "));
 }
 
 absl::StatusOr<std::unique_ptr<InlineExchange>> MakeInlineExchange(MPI_Comm comm, const Topology& topology,

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/names.h"
@@ -19,8 +22,8 @@
 
 namespace kcoll {
 
-// The largest AllReduce `auto` runs inline unless KCOLL_INLINE_MAX_BYTES says otherwise (docs/measured/ has the
-// runs it comes from).
+// The largest AllReduce `auto` runs inline where the communicator does not measure it (see InlineLimitSetting) and
+// KCOLL_INLINE_MAX_BYTES does not say otherwise (docs/measured/ has the runs it comes from).
 inline constexpr size_t kDefaultInlineMaxBytes = 1024;
 
 // The collectives the inline exchange serves (their `inline` rows in base/algorithm_list.h).
@@ -28,9 +31,35 @@ inline bool HasInlineForm(Collective c) {
   return c == Collective::kAllReduce || c == Collective::kScan || c == Collective::kExScan;
 }
 
-// KCOLL_INLINE_MAX_BYTES (a byte size, 0: never inline), else kDefaultInlineMaxBytes; InvalidArgument naming the
-// value when it is not a size or exceeds InlineExchange::kMaxPayloadBytes.
-absl::StatusOr<size_t> InlineMaxBytes();
+// KCOLL_INLINE_MAX_BYTES: a byte size (0: never inline) pins the limit; unset or `measure` leaves it to the
+// communicator, which measures it at creation where it can (nullopt here). InvalidArgument naming the value when it is
+// neither or exceeds InlineExchange::kMaxPayloadBytes.
+absl::StatusOr<std::optional<size_t>> InlineLimitSetting();
+
+// Where the inline lane stops paying is a property of the machine's caches and cores: a one-node communicator over shm
+// times `auto` AllReduces of these sizes both ways (inline, and over the slots with the algorithm `auto` picks there)
+// when it is created, and the lane keeps every size it wins up to the first it loses. Sizes up to kInlineFloorBytes go
+// inline without a measurement (the lane wins there by 1.5-2x on every machine measured); the largest candidate stays
+// below the 4 KiB the lines hold, where the slots win everywhere measured.
+inline constexpr size_t kInlineFloorBytes = 128;
+inline constexpr size_t kInlineCandidateBytes[] = {256, 512, 1024, 2048};
+
+// One candidate's seconds per call, the largest across ranks of each rank's median.
+struct InlineTiming {
+  size_t bytes = 0;
+  double inline_seconds = 0;
+  double slots_seconds = 0;
+};
+
+// The limit the timings give: the largest candidate such that the lane is no slower at it and at every smaller one,
+// else kInlineFloorBytes. The same on every rank given the same timings.
+size_t ChooseInlineLimit(const std::vector<InlineTiming>& timings);
+
+// "512 B", "2 KiB": the limit and candidate sizes as the description prints them.
+std::string FormatInlineBytes(size_t bytes);
+
+// "inline / over the slots, us per call: 256 B 1.10/1.85, 512 B ..." for the communicator's description.
+std::string DescribeInlineTimings(const std::vector<InlineTiming>& timings);
 
 // The node's inline exchange when every rank of `comm` is on one node over the shared-memory transport with host
 // kernels, else nullptr. Collective over `comm`.

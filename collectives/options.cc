@@ -10,9 +10,8 @@ constexpr NamedValue<ExecBackend> kBackendNames[] = {
 
 constexpr NamedValue<Progress> kProgressNames[] = {{Progress::kThread, "thread"}, {Progress::kEager, "eager"}};
 
-constexpr NamedValue<Numerics> kNumericsNames[] = {{Numerics::kFast, "fast"},
-                                                   {Numerics::kDeterministic, "deterministic"},
-                                                   {Numerics::kExact, "exact"}};
+constexpr NamedValue<Numerics> kNumericsNames[] = {
+    {Numerics::kFast, "fast"}, {Numerics::kDeterministic, "deterministic"}, {Numerics::kExact, "exact"}};
 
 }  // namespace
 

@@ -3,9 +3,12 @@
 // On one node over shared memory: every type and op, counts from 1 to the most a rank's lines hold, in place and out
 // of place, bit for bit against the exact reference and against the vendor MPI; thousands of calls in a row whose
 // inputs change each call (the lines alternate by call parity, with no barrier between calls); `auto` taking it up
-// to KCOLL_INLINE_MAX_BYTES and not above (the counters say); ranks calling with different counts refused on every
+// to its limit and not above (the counters say), the limit measured at creation the same on every rank unless
+// KCOLL_INLINE_MAX_BYTES pins it; ranks calling with different counts refused on every
 // rank; a stalled rank named under a timeout. Elsewhere (KCOLL_TRANSPORT=mpi, emulated nodes, one rank) asking for
 // it fails with FailedPrecondition and `auto` never takes it.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -14,7 +17,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "collectives/communicator.h"
+#include "collectives/inline_path.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/collective_reference.h"
@@ -104,6 +109,52 @@ TEST(InlineAllReduce, AutoTakesItUpToTheThresholdOnly) {
   ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), 33, DataType::kFloat64, ReduceOp::kSum).ok());  // 264 B
   EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), InlineAvailable() ? 1u : 0u);
   EXPECT_EQ(recv[32], WorldSize());
+}
+
+// Unset, the limit is the communicator's to measure: the same on every rank, a size the rule can give, honoured by
+// `auto`, and the measuring calls are not in the application's counters. Ranks that outnumber the cores keep the
+// default, and the description says which it was.
+TEST(InlineAllReduce, UnsetLimitIsMeasuredAtCreationTheSameOnEveryRank) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  for (const char* setting : {static_cast<const char*>(nullptr), "measure"}) {
+    ScopedEnv max("KCOLL_INLINE_MAX_BYTES", setting);
+    auto comm = MakeSerialCommunicator();
+    ASSERT_TRUE(AllRanks(comm != nullptr));
+    const size_t limit = comm->inline_limit_bytes();
+    unsigned long long mine = limit, low = 0, high = 0;
+    MPI_Allreduce(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(low, high) << "ranks chose different limits";
+    const std::string described = absl::StrJoin(comm->Describe(), "\n");
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (WorldSize() > cores) {
+      EXPECT_EQ(limit, kDefaultInlineMaxBytes);
+      EXPECT_THAT(described, HasSubstr("not measured: " + std::to_string(WorldSize()) + " ranks on"));
+    } else {
+      EXPECT_THAT((std::vector<size_t>{128, 256, 512, 1024, 2048}), ::testing::Contains(limit));
+      EXPECT_THAT(described, HasSubstr("inline lane: up to " + FormatInlineBytes(limit) + ", measured at creation"));
+      EXPECT_THAT(described, HasSubstr("2 KiB"));  // every candidate's times are shown
+    }
+    EXPECT_TRUE(comm->counters().collectives.empty()) << "the measuring calls were counted";
+    EXPECT_EQ(comm->counters().total.send.calls, 0u) << "the measuring calls were counted";
+    std::vector<float> send(1024, 1.0f), recv(1024, 0.0f);
+    const size_t at_limit = limit / sizeof(float);
+    ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), at_limit, DataType::kFloat32, ReduceOp::kSum).ok());
+    EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 1u);
+    ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), at_limit + 1, DataType::kFloat32, ReduceOp::kSum).ok());
+    EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 1u) << "a call over the limit went inline";
+    EXPECT_EQ(recv[at_limit], WorldSize());
+  }
+}
+
+TEST(InlineAllReduce, PinnedLimitIsDescribedAsSuch) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  ScopedEnv max("KCOLL_INLINE_MAX_BYTES", "512");
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  EXPECT_EQ(comm->inline_limit_bytes(), 512u);
+  EXPECT_THAT(absl::StrJoin(comm->Describe(), "\n"),
+              HasSubstr("inline lane: up to 512 B, from KCOLL_INLINE_MAX_BYTES"));
 }
 
 TEST(InlineAllReduce, ZeroMaxBytesTurnsItOff) {

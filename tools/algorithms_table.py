@@ -20,7 +20,7 @@ README = "collectives/algorithms/README.md"
 # What the communicator's own rule for an unpriced algorithm looks at, by the algorithm's needs (base/names.h).
 RULES = {
     "kRegisteredBuffers": "registered buffers",
-    "kOneNodeShm": "buffers up to KCOLL_INLINE_MAX_BYTES on one node over shm",
+    "kOneNodeShm": "buffers up to the inline limit on one node over shm",
 }
 
 

@@ -5,8 +5,9 @@
 // 8-byte buffer: no message protocol, no kernel launch, no barrier between calls (the lines alternate by call parity).
 // Every rank combines the same operands in the same order, so every rank ends with the same bits. A nonblocking call
 // runs the two halves apart: Start publishes when the call is issued, Finish folds once the request is waited for. Each
-// rank reads n-1 buffers and reduces n: worth it while S is small (the communicator takes it up to
-// KCOLL_INLINE_MAX_BYTES). The scans run the same exchange and fold only their prefix (scan/inline.cc).
+// rank reads n-1 buffers and reduces n: worth it while S is small (the communicator takes it up to its inline limit,
+// measured at creation: collectives/inline_path.h). The scans run the same exchange and fold only their prefix
+// (scan/inline.cc).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
