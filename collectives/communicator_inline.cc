@@ -4,7 +4,6 @@
 // call, and breaks the communicator on a timeout.
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iterator>
@@ -20,6 +19,7 @@
 #include "collectives/inline_path.h"
 #include "collectives/inline_request.h"
 #include "collectives/observability/describe.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 
@@ -47,15 +47,6 @@ bool Communicator::TakesInlineLane(const CollectiveCall& call) const {
   return s == r || s + bytes <= r || r + bytes <= s;
 }
 
-namespace {
-
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
-
 absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
   state_->inline_max_bytes = pinned.value_or(kDefaultInlineMaxBytes);
@@ -79,7 +70,7 @@ absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   state_->measuring_inline_limit = false;
   if (!measured.ok()) state_->inline_max_bytes = kDefaultInlineMaxBytes;
   // The application's calls start from a clean slate.
-  state_->counters = Counters();
+  ResetCounters();
   state_->calls_begun = 0;
   state_->transport_call = 0;
   state_->current_collective = "none";
@@ -116,8 +107,8 @@ absl::Status Communicator::MeasureInlineLimit() {
   // Every rank decides from the same numbers: each median's largest across ranks.
   std::vector<double> medians;
   for (size_t i = 0; i < kCandidates; ++i) {
-    medians.push_back(MedianOf(inline_times[i]));
-    medians.push_back(MedianOf(slot_times[i]));
+    medians.push_back(models::Median(inline_times[i]));
+    medians.push_back(models::Median(slot_times[i]));
   }
   state_->inline_max_bytes = InlineExchange::kMaxPayloadBytes;
   KCOLL_RETURN_IF_ERROR(AllReduce(medians.data(), medians.data(), medians.size(), DataType::kFloat64, ReduceOp::kMax));

@@ -39,8 +39,8 @@ absl::StatusOr<std::optional<size_t>> InlineLimitSetting();
 // Where the inline lane stops paying is a property of the machine's caches and cores: a one-node communicator over shm
 // times `auto` AllReduces of these sizes both ways (inline, and over the slots with the algorithm `auto` picks there)
 // when it is created, and the lane keeps every size it wins up to the first it loses. Sizes up to kInlineFloorBytes go
-// inline without a measurement (the lane wins there by 1.5-2x on every machine measured); the largest candidate stays
-// below the 4 KiB the lines hold, where the slots win everywhere measured.
+// inline without a measurement (the lane wins clearly there on every machine measured, docs/shm.md); the largest
+// candidate stays below the 4 KiB the lines hold, where the slots win everywhere measured.
 inline constexpr size_t kInlineFloorBytes = 128;
 inline constexpr size_t kInlineCandidateBytes[] = {256, 512, 1024, 2048};
 
