@@ -8,10 +8,11 @@
 // generalized request), kcoll's IAllReduce and Wait, PMPI_Iallreduce and PMPI_Wait.
 // This binary links the drop-in library's code (//mpi_drop_in:drop_in), so its MPI_Allreduce is the library's, as in a
 // program that preloads libkcoll_mpi.so. float32 sums in place of ordinary buffers; each row's time per call is the
-// largest across ranks of the mean over -n calls; rounds interleave the rows and sizes, and each size prints the
-// medians over rounds: drop-in minus kcoll (the library's overhead) and their ratio. kcoll's call runs twice: on the
-// program's own communicator and on the one the library made for MPI_COMM_WORLD; the overhead is taken against the
-// second, so that it is the library's code alone, not where two communicators' shared memory happens to sit.
+// largest across ranks of the mean over -n calls, taken in 8 blocks that alternate with the other rows' blocks (the
+// rows see the same machine state). Rounds repeat the sizes; each size prints each row's median over rounds, and the
+// medians of each round's drop-in minus kcoll (the library's overhead) and drop-in / kcoll. kcoll's call runs twice:
+// on the program's own communicator and on the one the library made for MPI_COMM_WORLD; the overhead is taken against
+// the second, so that it is the library's code alone, not where two communicators' shared memory happens to sit.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -56,46 +57,65 @@ absl::StatusOr<DropInOptions> Parse(const std::vector<std::string>& args) {
 
 enum Row { kMpi, kDropIn, kKcoll, kKcollSameComm, kRows };
 
-// Seconds per call of `row` at `count` floats, the largest across ranks. kKcoll runs on the program's own
-// communicator, kKcollSameComm on the one the library made for MPI_COMM_WORLD (`library_comm`).
-double Time(Row row, Communicator& own_comm, Communicator& library_comm, std::vector<float>& data, size_t count,
-            const DropInOptions& o) {
+// Each row's calls of a round run in this many blocks, alternating with the other rows' blocks.
+constexpr int kBlocksPerRow = 8;
+
+// One call of `row` on `count` floats. kKcoll runs on the program's own communicator, kKcollSameComm on the one the
+// library made for MPI_COMM_WORLD (`library_comm`).
+void Call(Row row, Communicator& own_comm, Communicator& library_comm, std::vector<float>& data, size_t count,
+          bool nonblocking) {
   Communicator& comm = row == kKcollSameComm ? library_comm : own_comm;
   const int n = static_cast<int>(count);
-  auto blocking = [&] {
-    switch (row) {
-      case kMpi:
+  MPI_Request request;
+  switch (row) {
+    case kMpi:
+      if (!nonblocking) {
         PMPI_Allreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        break;
-      case kDropIn:
+        return;
+      }
+      PMPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
+      PMPI_Wait(&request, MPI_STATUS_IGNORE);
+      return;
+    case kDropIn:
+      if (!nonblocking) {
         MPI_Allreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        break;
-      default:
+        return;
+      }
+      MPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      return;
+    default:
+      if (!nonblocking) {
         comm.AllReduce(data.data(), data.data(), count, DataType::kFloat32, ReduceOp::kSum).IgnoreError();
-    }
-  };
-  auto nonblocking = [&] {
-    MPI_Request request;
-    switch (row) {
-      case kMpi:
-        PMPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
-        PMPI_Wait(&request, MPI_STATUS_IGNORE);
-        break;
-      case kDropIn:
-        MPI_Iallreduce(MPI_IN_PLACE, data.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
-        break;
-      default:
-        comm.IAllReduce(data.data(), data.data(), count, DataType::kFloat32, ReduceOp::kSum).Wait().IgnoreError();
-    }
-  };
-  auto call = [&] { o.nonblocking ? nonblocking() : blocking(); };
-  for (int i = 0; i < o.warmup; ++i) call();
+        return;
+      }
+      comm.IAllReduce(data.data(), data.data(), count, DataType::kFloat32, ReduceOp::kSum).Wait().IgnoreError();
+  }
+}
+
+// Seconds per call of each of `rows` at `count` floats, the largest across ranks. The rows' -n calls are split into
+// blocks taken in turn (A B B A A B ...), so the rows compared see the same machine state, and none always follows
+// the same other row: the drop-in library against kcoll's call on the same communicator differs by less than the
+// VM's drift between two rows timed one after the other.
+std::vector<double> TimeInterleaved(const std::vector<Row>& rows, Communicator& own_comm, Communicator& library_comm,
+                                    std::vector<float>& data, size_t count, const DropInOptions& o) {
+  const int per_block = std::max(1, o.iters / kBlocksPerRow);
+  for (Row row : rows) {
+    for (int i = 0; i < o.warmup; ++i) Call(row, own_comm, library_comm, data, count, o.nonblocking);
+  }
+  std::vector<double> seconds(rows.size(), 0.0);
   PMPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < o.iters; ++i) call();
-  double seconds = (MPI_Wtime() - start) / o.iters;
-  PMPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int block = 0; block < kBlocksPerRow; ++block) {
+    for (size_t k = 0; k < rows.size(); ++k) {
+      // Forward in even blocks, backward in odd ones.
+      const size_t r = block % 2 == 0 ? k : rows.size() - 1 - k;
+      const double start = MPI_Wtime();
+      for (int i = 0; i < per_block; ++i) Call(rows[r], own_comm, library_comm, data, count, o.nonblocking);
+      seconds[r] += MPI_Wtime() - start;
+    }
+  }
+  for (double& s : seconds) s /= per_block * kBlocksPerRow;
+  PMPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return seconds;
 }
 
@@ -120,19 +140,22 @@ int RunRanks(const DropInOptions& o, Communicator& comm) {
   std::vector<std::vector<std::vector<double>>> times(sizes.size(), std::vector<std::vector<double>>(kRows));
   for (int round = 0; round < o.rounds; ++round) {
     for (size_t s = 0; s < sizes.size(); ++s) {
-      for (int r = 0; r < kRows; ++r) {
-        // The order of the rows turns with the round, so that none always runs first.
-        const Row row = static_cast<Row>((r + round) % kRows);
-        times[s][row].push_back(Time(row, comm, *library_comm, data, std::max<size_t>(1, sizes[s] / sizeof(float)), o));
-      }
+      // Every row's blocks interleave with every other's; the rows' order turns with the round.
+      std::vector<Row> rows;
+      for (int r = 0; r < kRows; ++r) rows.push_back(static_cast<Row>((r + round) % kRows));
+      const std::vector<double> seconds =
+          TimeInterleaved(rows, comm, *library_comm, data, std::max<size_t>(1, sizes[s] / sizeof(float)), o);
+      for (size_t r = 0; r < rows.size(); ++r) times[s][rows[r]].push_back(seconds[r]);
     }
   }
   if (rank == 0) {
     std::printf("# %s through the drop-in library beside kcoll's %s and MPI's own, %d ranks\n",
                 o.nonblocking ? "MPI_Iallreduce + MPI_Wait" : "MPI_Allreduce",
                 o.nonblocking ? "IAllReduce + Wait" : "AllReduce", comm.size());
-    std::printf("# float32 sum in place; us per call, the largest across ranks, medians of %d rounds of %d calls\n",
-                o.rounds, o.iters);
+    std::printf(
+        "# float32 sum in place; us per call, the largest across ranks, medians of %d rounds of %d calls in %d blocks "
+        "alternating with the other rows'\n",
+        o.rounds, std::max(1, o.iters / kBlocksPerRow) * kBlocksPerRow, kBlocksPerRow);
     std::printf(
         "# kcoll_us: kcoll's call on the program's own communicator; same_comm_us: on the one the library made\n");
     std::printf("# for MPI_COMM_WORLD, which the overhead columns compare with (the library's code, nothing else)\n");
@@ -141,12 +164,14 @@ int RunRanks(const DropInOptions& o, Communicator& comm) {
     for (size_t s = 0; s < sizes.size(); ++s) {
       const double mpi = Median(times[s][kMpi]) * 1e6, drop_in = Median(times[s][kDropIn]) * 1e6,
                    kcoll = Median(times[s][kKcoll]) * 1e6, same = Median(times[s][kKcollSameComm]) * 1e6;
-      std::vector<double> differences;
+      // The overhead columns pair each round's two rows (their blocks interleaved): medians of those pairs.
+      std::vector<double> differences, ratios;
       for (int round = 0; round < o.rounds; ++round) {
         differences.push_back((times[s][kDropIn][round] - times[s][kKcollSameComm][round]) * 1e6);
+        ratios.push_back(times[s][kDropIn][round] / times[s][kKcollSameComm][round]);
       }
       std::printf("%12zu %12.3f %12.3f %12.3f %12.3f %16.3f %14.3f\n", sizes[s], mpi, drop_in, kcoll, same,
-                  Median(differences), drop_in / same);
+                  Median(differences), Median(ratios));
     }
     std::fflush(stdout);
   }

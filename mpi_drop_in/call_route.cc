@@ -40,15 +40,43 @@ std::optional<Reduction> ReductionOf(MpiFunction function, MPI_Datatype datatype
   return Reduction{*type, *kcoll_op};
 }
 
-bool NegativeCount(MpiFunction function, int count) {
-  if (count >= 0) return false;
-  CountForwarded(function, "negative count");  // MPI reports the error
-  return true;
+namespace {
+
+// The route of the last reduction this thread ran on kcoll. Only predefined datatypes and ops have a reduction, and
+// their handles are never freed, so the handles identify them; RouteGeneration covers a communicator's handle reused.
+struct LastReduction {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  uint64_t generation = 0;
+  Communicator* kcoll = nullptr;
+  Reduction reduction{};
+};
+thread_local LastReduction last_reduction;
+
+}  // namespace
+
+Communicator* TakeReduction(MpiFunction function, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                            Reduction* reduction) {
+  LastReduction& last = last_reduction;
+  if (last.kcoll != nullptr && comm == last.comm && datatype == last.datatype && op == last.op &&
+      last.generation == RouteGeneration()) {
+    *reduction = last.reduction;
+    return last.kcoll;
+  }
+  const std::optional<Reduction> found = ReductionOf(function, datatype, op);
+  if (!found.has_value()) return nullptr;
+  const uint64_t generation = RouteGeneration();
+  Communicator* c = Take(function, comm);
+  if (c == nullptr) return nullptr;
+  last = LastReduction{comm, datatype, op, generation, c, *found};
+  *reduction = *found;
+  return c;
 }
 
-int Done(MpiFunction function, MPI_Comm comm, const absl::Status& status) {
-  CountOnKcoll(function);
-  return ReportToMpi(comm, MpiFunctionName(function), status);
+bool ForwardNegativeCount(MpiFunction function) {
+  CountForwarded(function, "negative count");  // MPI reports the error
+  return true;
 }
 
 absl::Status SignatureMismatch(const char* function, size_t send_bytes, size_t recv_bytes) {

@@ -14,6 +14,7 @@
 #include "collectives/communicator.h"
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/comm_registry.h"
+#include "mpi_drop_in/errors.h"
 
 namespace kcoll::drop_in {
 
@@ -30,11 +31,22 @@ struct Reduction {
 };
 std::optional<Reduction> ReductionOf(MpiFunction function, MPI_Datatype datatype, MPI_Op op);
 
+// Take and ReductionOf in one, for the reductions: kcoll's communicator for a call of `function` on `comm` with its
+// reduction in *reduction, or null (counted as forwarded, with the reason). The last (communicator, datatype, op)
+// this thread ran on kcoll is remembered, so a program that repeats one call (a solver's dot product) finds its route
+// with a few comparisons.
+Communicator* TakeReduction(MpiFunction function, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                            Reduction* reduction);
+
 // True (counted as forwarded: MPI reports the error) for a negative count.
-bool NegativeCount(MpiFunction function, int count);
+bool ForwardNegativeCount(MpiFunction function);  // counts it; true
+inline bool NegativeCount(MpiFunction function, int count) { return count < 0 && ForwardNegativeCount(function); }
 
 // Counts the call as run on kcoll and returns its MPI result (through `comm`'s error handler when it failed).
-int Done(MpiFunction function, MPI_Comm comm, const absl::Status& status);
+inline int Done(MpiFunction function, MPI_Comm comm, const absl::Status& status) {
+  CountOnKcoll(function);
+  return status.ok() ? MPI_SUCCESS : ReportToMpi(comm, MpiFunctionName(function), status);
+}
 
 absl::Status SignatureMismatch(const char* function, size_t send_bytes, size_t recv_bytes);
 

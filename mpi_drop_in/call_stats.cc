@@ -2,8 +2,6 @@
 
 #include <mpi.h>
 
-#include <array>
-
 #include "absl/strings/str_cat.h"
 #include "collectives/observability/log.h"
 
@@ -89,18 +87,20 @@ const char* MpiFunctionName(MpiFunction function) {
   return "?";
 }
 
-void CountOnKcoll(MpiFunction function) { ++AllStats()[static_cast<size_t>(function)].on_kcoll; }
-
 void CountForwarded(MpiFunction function, const std::string& reason) {
   ++AllStats()[static_cast<size_t>(function)].forwarded[reason];
 }
 
-const FunctionStats& StatsOf(MpiFunction function) { return AllStats()[static_cast<size_t>(function)]; }
+const FunctionStats& StatsOf(MpiFunction function) {
+  FunctionStats& stats = AllStats()[static_cast<size_t>(function)];
+  stats.on_kcoll = calls_on_kcoll[static_cast<size_t>(function)];
+  return stats;
+}
 
 std::vector<std::string> DescribeStats() {
   std::vector<std::string> lines;
   for (size_t i = 0; i < static_cast<size_t>(MpiFunction::kCount); ++i) {
-    const FunctionStats& stats = AllStats()[i];
+    const FunctionStats& stats = StatsOf(static_cast<MpiFunction>(i));
     uint64_t forwarded = 0;
     std::string reasons;
     for (const auto& [reason, calls] : stats.forwarded) {

@@ -7,6 +7,8 @@
 #ifndef KCOLL_MPI_DROP_IN_CALL_STATS_H_
 #define KCOLL_MPI_DROP_IN_CALL_STATS_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -61,7 +63,8 @@ struct FunctionStats {
 
 // This process's counts (not thread-safe by design: counted under the caller's MPI serialisation of collectives on a
 // communicator; concurrent collectives on different communicators may miss a count, never a call).
-void CountOnKcoll(MpiFunction function);
+inline std::array<uint64_t, static_cast<size_t>(MpiFunction::kCount)> calls_on_kcoll{};  // read through StatsOf
+inline void CountOnKcoll(MpiFunction function) { ++calls_on_kcoll[static_cast<size_t>(function)]; }
 void CountForwarded(MpiFunction function, const std::string& reason);
 const FunctionStats& StatsOf(MpiFunction function);
 

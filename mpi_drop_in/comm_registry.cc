@@ -171,6 +171,8 @@ Route RouteOf(MPI_Comm comm) {
   return RouteOfEntry(comm, entry != nullptr ? entry : Create(comm));
 }
 
+uint64_t RouteGeneration() { return generation; }
+
 Route RouteIfMade(MPI_Comm comm) {
   static const std::string* const kNotMade = new std::string("no kcoll communicator yet");
   Entry* entry = Find(comm);
@@ -187,6 +189,10 @@ void ReleaseAll() {
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) PMPI_Comm_delete_attr((*it)->mpi, keyval);
   if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&keyval);
   last_entry = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    ++generation;
+  }
   if (started_kokkos) StopKokkos();
   started_kokkos = false;
 }

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "collectives/communicator.h"
@@ -27,6 +28,10 @@ Route RouteOf(MPI_Comm comm);
 // The same for a communicator whose route a call has already made, without making one: a nonblocking call may not
 // block on the other ranks, as making a communicator would ("no kcoll communicator yet" otherwise).
 Route RouteIfMade(MPI_Comm comm);
+
+// Changes whenever a route given out before may no longer hold (a communicator's entry deleted, Kokkos finalised,
+// everything released): what a caller remembers of a route is good while this stays the same.
+uint64_t RouteGeneration();
 
 // Finalises every kcoll communicator still held (newest first) and Kokkos if the library started it. Called by
 // MPI_Finalize before the MPI underneath finalises.

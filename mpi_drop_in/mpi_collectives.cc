@@ -6,8 +6,6 @@
 // (byte_buffer.h, planned_call.h). Data movement runs on bytes; reductions on kcoll's type of the MPI datatype.
 #include <mpi.h>
 
-#include <optional>
-
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
 #include "mpi_drop_in/call_route.h"
@@ -27,13 +25,13 @@ using KcollReduction = absl::Status (Communicator::*)(const void*, void*, size_t
 int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduction run, const void* sendbuf,
                          void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (InsideKcoll()) return forward(sendbuf, recvbuf, count, datatype, op, comm);
-  auto reduction = NegativeCount(function, count) ? std::nullopt : ReductionOf(function, datatype, op);
-  Communicator* c = reduction ? Take(function, comm) : nullptr;
+  Reduction reduction;
+  Communicator* c = NegativeCount(function, count) ? nullptr : TakeReduction(function, comm, datatype, op, &reduction);
   if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm);
   EnterKcoll inside;
   const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   return Done(function, comm,
-              (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op, CallOptions(),
+              (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
                         MemoryKind::kHost));
 }
 
@@ -55,9 +53,10 @@ using kcoll::drop_in::PlanReduceScatter;
 using kcoll::drop_in::PlanReduceScatterBlock;
 using kcoll::drop_in::PlanScatter;
 using kcoll::drop_in::PlanScatterv;
-using kcoll::drop_in::ReductionOf;
+using kcoll::drop_in::Reduction;
 using kcoll::drop_in::RunPlanned;
 using kcoll::drop_in::Take;
+using kcoll::drop_in::TakeReduction;
 
 extern "C" {
 
@@ -70,15 +69,15 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm) {
   constexpr MpiFunction kF = MpiFunction::kReduce;
   if (InsideKcoll()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  auto reduction = NegativeCount(kF, count) ? std::nullopt : ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
+  Reduction reduction;
+  kcoll::Communicator* c = NegativeCount(kF, count) ? nullptr : TakeReduction(kF, comm, datatype, op, &reduction);
   if (c == nullptr) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   EnterKcoll inside;
   const bool at_root = c->rank() == root;
   const void* send = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   return Done(
       kF, comm,
-      c->Reduce(send, at_root ? recvbuf : nullptr, static_cast<size_t>(count), reduction->type, reduction->op, root));
+      c->Reduce(send, at_root ? recvbuf : nullptr, static_cast<size_t>(count), reduction.type, reduction.op, root));
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -95,12 +94,12 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
                              MPI_Comm comm) {
   constexpr MpiFunction kF = MpiFunction::kReduceScatterBlock;
   if (InsideKcoll()) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  auto reduction = NegativeCount(kF, recvcount) ? std::nullopt : ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
+  Reduction reduction;
+  kcoll::Communicator* c = NegativeCount(kF, recvcount) ? nullptr : TakeReduction(kF, comm, datatype, op, &reduction);
   if (c == nullptr) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   EnterKcoll inside;
   return RunPlanned(kF, comm, c,
-                    PlanReduceScatterBlock(kF, *c, sendbuf, recvbuf, recvcount, reduction->type, reduction->op));
+                    PlanReduceScatterBlock(kF, *c, sendbuf, recvbuf, recvcount, reduction.type, reduction.op));
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -227,12 +226,11 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        MPI_Comm comm) {
   constexpr MpiFunction kF = MpiFunction::kReduceScatter;
   if (InsideKcoll()) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  auto reduction = ReductionOf(kF, datatype, op);
-  kcoll::Communicator* c = reduction ? Take(kF, comm) : nullptr;
+  Reduction reduction;
+  kcoll::Communicator* c = TakeReduction(kF, comm, datatype, op, &reduction);
   if (c == nullptr) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   EnterKcoll inside;
-  return RunPlanned(kF, comm, c,
-                    PlanReduceScatter(kF, *c, sendbuf, recvbuf, recvcounts, reduction->type, reduction->op));
+  return RunPlanned(kF, comm, c, PlanReduceScatter(kF, *c, sendbuf, recvbuf, recvcounts, reduction.type, reduction.op));
 }
 
 int MPI_Finalize(void) {

@@ -330,6 +330,26 @@ static void CheckForwarded(MPI_Comm comm) {
   CHECK(sum == rank + 1, "MPI_Allreduce on MPI_COMM_SELF (forwarded)");
 }
 
+/* Communicators freed and others made in their place, alternately of every rank and of one (MPI may hand out the
+ * freed handle again): a reduction on the new one runs on its own ranks, never on the route the library remembers
+ * from the last call on the old one. */
+static void CheckReusedHandles(void) {
+  for (int i = 0; i < 6; ++i) {
+    MPI_Comm c;
+    if (i % 2 == 0) {
+      MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    } else {
+      MPI_Comm_split(MPI_COMM_WORLD, world_rank, 0, &c);
+    }
+    int size;
+    MPI_Comm_size(c, &size);
+    double mine = 1.0, sum = 0.0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, c);
+    CHECK(sum == (double)size, "MPI_Allreduce on a communicator made after another was freed");
+    MPI_Comm_free(&c);
+  }
+}
+
 /* The nonblocking collectives, each against its blocking PMPI_ form: several in flight at once and completed by
  * MPI_Waitall beside point-to-point requests, by MPI_Wait, by an MPI_Test loop and by MPI_Waitany; in place; strided
  * datatypes on odd ranks; and an order that deadlocks if a nonblocking call waits for the other ranks before it
@@ -455,6 +475,7 @@ int main(int argc, char** argv) {
 
   CheckAll(MPI_COMM_WORLD);
   CheckForwarded(MPI_COMM_WORLD);
+  CheckReusedHandles();
 
   /* A split (even and odd ranks), a duplicate, a Cartesian communicator; each freed before MPI_Finalize. */
   MPI_Comm half, dup, cart;
