@@ -91,26 +91,22 @@ void CountForwarded(MpiFunction function, const std::string& reason) {
   ++AllStats()[static_cast<size_t>(function)].forwarded[reason];
 }
 
-const FunctionStats& StatsOf(MpiFunction function) {
-  FunctionStats& stats = AllStats()[static_cast<size_t>(function)];
-  stats.on_kcoll = calls_on_kcoll[static_cast<size_t>(function)];
-  return stats;
-}
+const FunctionStats& StatsOf(MpiFunction function) { return AllStats()[static_cast<size_t>(function)]; }
 
 std::vector<std::string> DescribeStats() {
   std::vector<std::string> lines;
   for (size_t i = 0; i < static_cast<size_t>(MpiFunction::kCount); ++i) {
     const FunctionStats& stats = StatsOf(static_cast<MpiFunction>(i));
+    const uint64_t on_kcoll = calls_on_kcoll[i];
     uint64_t forwarded = 0;
     std::string reasons;
     for (const auto& [reason, calls] : stats.forwarded) {
       forwarded += calls;
       absl::StrAppend(&reasons, reasons.empty() ? "" : ", ", reason, " ", calls);
     }
-    if (stats.on_kcoll + forwarded == 0) continue;
-    std::string line =
-        absl::StrCat("kcoll_mpi: ", MpiFunctionName(static_cast<MpiFunction>(i)), ": ", stats.on_kcoll + forwarded,
-                     " calls, ", stats.on_kcoll, " on kcoll, ", forwarded, " forwarded");
+    if (on_kcoll + forwarded == 0) continue;
+    std::string line = absl::StrCat("kcoll_mpi: ", MpiFunctionName(static_cast<MpiFunction>(i)), ": ",
+                                    on_kcoll + forwarded, " calls, ", on_kcoll, " on kcoll, ", forwarded, " forwarded");
     if (!reasons.empty()) absl::StrAppend(&line, " (", reasons, ")");
     lines.push_back(std::move(line));
   }

@@ -57,13 +57,13 @@ enum class MpiFunction {
 const char* MpiFunctionName(MpiFunction function);  // "MPI_Allreduce"
 
 struct FunctionStats {
-  uint64_t on_kcoll = 0;
   std::map<std::string, uint64_t> forwarded;  // by reason
 };
 
 // This process's counts (not thread-safe by design: counted under the caller's MPI serialisation of collectives on a
 // communicator; concurrent collectives on different communicators may miss a count, never a call).
-inline std::array<uint64_t, static_cast<size_t>(MpiFunction::kCount)> calls_on_kcoll{};  // read through StatsOf
+// Calls run on kcoll, per function (counted inline: the common path); FunctionStats holds the forwarded ones.
+inline std::array<uint64_t, static_cast<size_t>(MpiFunction::kCount)> calls_on_kcoll{};
 inline void CountOnKcoll(MpiFunction function) { ++calls_on_kcoll[static_cast<size_t>(function)]; }
 void CountForwarded(MpiFunction function, const std::string& reason);
 const FunctionStats& StatsOf(MpiFunction function);
