@@ -20,7 +20,8 @@
 #define KCOLL_TRANSPORTS(X)                                                                                            \
   X(Mpi, "mpi", kHostStagingDevice, false, MakeMpiExecution)   /* MPI point-to-point */                                \
   X(Shm, "shm", kHost, true, MakeShmExecution)                 /* shared memory between the ranks of one host */       \
-  X(Nccl, "nccl", kDevice, false, MakeNcclExecution)           /* NCCL send/recv on the kernels' CUDA stream */
+  X(Nccl, "nccl", kDevice, false, MakeNcclExecution)           /* NCCL send/recv on the kernels' CUDA stream */      \
+  X(CudaIpc, "cuda_ipc", kDevice, false, MakeCudaIpcExecution) /* peers' GPU memory within a node, on the stream */
 // clang-format on
 
 namespace kcoll {
@@ -45,7 +46,7 @@ enum class TransportKind {
 #undef KCOLL_TRANSPORT_ENUMERATOR
 };
 
-absl::string_view TransportKindName(TransportKind kind);  // "mpi", "shm", "nccl"
+absl::string_view TransportKindName(TransportKind kind);  // "mpi", "shm", "nccl", "cuda_ipc"
 // Case-insensitive; InvalidArgument names the text and the valid names.
 absl::StatusOr<TransportKind> ParseTransportKind(absl::string_view text);
 

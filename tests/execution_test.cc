@@ -90,19 +90,34 @@ TEST(Execution, OptionOverridesTheEnvironment) {
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
 }
 
-TEST(Execution, NcclNeedsTheCudaBackend) {
-  for (ExecBackend backend : {ExecBackend::kSerial, ExecBackend::kOpenMP}) {
-    CommunicatorOptions options;
-    options.transport = TransportKind::kNccl;
-    options.backend = backend;
-    auto comm = Communicator::Create(MPI_COMM_WORLD, options);
-    ASSERT_FALSE(AllRanks(comm.ok()));
-    EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(comm.status().message(),
-                HasSubstr(absl::StrCat("transport 'nccl' needs the cuda execution backend (its buffers are device "
-                                       "memory), not '",
-                                       ExecBackendName(backend), "'")));
+TEST(Execution, DeviceTransportsNeedTheCudaBackend) {
+  for (TransportKind transport : {TransportKind::kNccl, TransportKind::kCudaIpc}) {
+    for (ExecBackend backend : {ExecBackend::kSerial, ExecBackend::kOpenMP}) {
+      CommunicatorOptions options;
+      options.transport = transport;
+      options.backend = backend;
+      auto comm = Communicator::Create(MPI_COMM_WORLD, options);
+      ASSERT_FALSE(AllRanks(comm.ok()));
+      EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_THAT(comm.status().message(),
+                  HasSubstr(absl::StrCat("transport '", TransportKindName(transport),
+                                         "' needs the cuda execution backend (its buffers are device memory), not '",
+                                         ExecBackendName(backend), "'")));
+    }
   }
+}
+
+TEST(Execution, CudaIpcFromTheEnvironmentWithoutCudaIsAClearError) {
+  if (IsAvailable(ExecBackend::kCuda)) GTEST_SKIP() << "this Kokkos has CUDA: the GPU tests cover cuda_ipc";
+  ScopedEnv env("KCOLL_TRANSPORT", "cuda_ipc");
+  auto comm = Communicator::Create(MPI_COMM_WORLD);  // the backend defaults to cuda with a device transport
+  ASSERT_FALSE(AllRanks(comm.ok()));
+#if defined(KCOLL_HAVE_CUDA)
+  EXPECT_THAT(comm.status().message(), HasSubstr("execution backend 'cuda' is not enabled in this Kokkos"));
+#else
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(comm.status().message(), HasSubstr("kcoll was built without the CUDA runtime"));
+#endif
 }
 
 TEST(Execution, NcclFromTheEnvironmentWithoutCudaIsAClearError) {

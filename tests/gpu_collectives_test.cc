@@ -1,6 +1,7 @@
-// Every registered algorithm of every collective through the public Communicator on GPU buffers: over NCCL (kernels
-// and transfers ordered on one stream) and over MPI with pinned-host staging (and directly, when the MPI is
-// CUDA-aware). Results are compared bit for bit with the host reference. Needs a CUDA-enabled Kokkos
+// Every registered algorithm of every collective through the public Communicator on GPU buffers: over NCCL and over
+// CUDA IPC (kernels and transfers ordered on one stream; ranks may share a GPU over CUDA IPC) and over MPI with
+// pinned-host staging (and directly, when the MPI is CUDA-aware). Results are compared bit for bit with the host
+// reference. Needs a CUDA-enabled Kokkos
 // (--config=cuda) and a GPU for every rank (ranks may share one over MPI; over NCCL only where
 // NCCL_MULTI_RANK_GPU_ENABLE=1 lets them); otherwise every test skips and says which is missing.
 #include <algorithm>
@@ -34,7 +35,9 @@ struct GpuConfig {
 };
 
 std::vector<GpuConfig> Configs() {
-  std::vector<GpuConfig> out = {{"nccl", TransportKind::kNccl, false}, {"mpi_staged", TransportKind::kMpi, false}};
+  std::vector<GpuConfig> out = {{"nccl", TransportKind::kNccl, false},
+                                {"cuda_ipc", TransportKind::kCudaIpc, false},
+                                {"mpi_staged", TransportKind::kMpi, false}};
   out.push_back({"mpi_cuda_aware", TransportKind::kMpi, true});
   return out;
 }
@@ -192,7 +195,7 @@ TEST_P(GpuCollectivesTest, InPlaceAndLargeMessagesMatchTheReference) {
 // stream-ordered (the I-call enqueues, Test asks the stream), over MPI they run as the communicator's progress says.
 TEST_P(GpuCollectivesTest, NonblockingCallsInFlightMatchTheReference) {
   const int rank = WorldRank(), n = WorldSize();
-  if (GetParam().transport == TransportKind::kNccl) {
+  if (MovesDeviceMemoryOnly(GetParam().transport)) {
     EXPECT_EQ(comm_->progress().rfind("stream", 0), 0u) << comm_->progress();
   }
   struct InFlight {

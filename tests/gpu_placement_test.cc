@@ -123,10 +123,11 @@ TEST(ParseFlag, Spellings) {
 }
 
 TEST(TransportKind, NamesRoundTrip) {
-  for (TransportKind k : {TransportKind::kMpi, TransportKind::kShm, TransportKind::kNccl}) {
+  for (TransportKind k : {TransportKind::kMpi, TransportKind::kShm, TransportKind::kNccl, TransportKind::kCudaIpc}) {
     EXPECT_EQ(*ParseTransportKind(TransportKindName(k)), k);
   }
   EXPECT_EQ(*ParseTransportKind("NCCL"), TransportKind::kNccl);
+  EXPECT_EQ(*ParseTransportKind("cuda_ipc"), TransportKind::kCudaIpc);
   auto bad = ParseTransportKind("gloo");
   ASSERT_FALSE(bad.ok());
   std::vector<std::string> listed;  // every transport of base/transport_kind.h, in its order

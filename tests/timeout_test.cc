@@ -56,6 +56,12 @@ TEST_F(ChooseTimeoutTest, DefaultsAreForeverOnMpiAndFiveMinutesOnNccl) {
   auto nccl = ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kNccl);
   ASSERT_TRUE(nccl.ok()) << nccl.status();
   EXPECT_EQ(nccl->timeout, kDefaultNcclTimeout);
+  // A stream waiting on CUDA IPC counters would wait forever too: the same bound, named as the GPU transports'.
+  auto ipc = ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kCudaIpc);
+  ASSERT_TRUE(ipc.ok()) << ipc.status();
+  EXPECT_EQ(ipc->timeout, kDefaultNcclTimeout);
+  EXPECT_EQ(ipc->source, "the GPU transports' default");
+  EXPECT_EQ(ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kShm)->timeout, absl::InfiniteDuration());
 }
 
 TEST_F(ChooseTimeoutTest, EnvironmentThenOptions) {
@@ -78,6 +84,7 @@ TEST_F(ChooseTimeoutTest, TheOlderNcclVariableIsAnAliasForNcclOnly) {
   ScopedEnv env("KCOLL_NCCL_TIMEOUT", "90s");
   EXPECT_EQ(ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kNccl)->timeout, absl::Seconds(90));
   EXPECT_EQ(ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kMpi)->timeout, absl::InfiniteDuration());
+  EXPECT_EQ(ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kCudaIpc)->timeout, kDefaultNcclTimeout);
   ScopedEnv newer("KCOLL_TIMEOUT", "30s");
   EXPECT_EQ(ChooseTimeout(std::nullopt, std::nullopt, TransportKind::kNccl)->timeout, absl::Seconds(30));
 }

@@ -42,7 +42,8 @@ done
 readonly max_bytes=$((64 << 20))
 
 benches=(all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv kernels overlap)
-tests=(gpu_collectives_test_bin nccl_transport_test_bin nccl_host_test kernels_test gpu_placement_test)
+tests=(gpu_collectives_test_bin nccl_transport_test_bin cuda_ipc_transport_test_bin nccl_host_test kernels_test
+  gpu_placement_test)
 targets=()
 for b in "${benches[@]}"; do targets+=("//bench:$b"); done
 targets+=("//tools/verify:verify")  # the correctness matrix, with the cuda columns on the node

@@ -7,6 +7,7 @@
 #   nccl.txt        the NCCL transport tests (1, 2, 4 ranks), the kernel and placement tests
 #   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
 #   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
+#   cuda_ipc.txt    AllReduce on 2 and 4 ranks sharing the GPU over CUDA IPC beside MPI staging, without and with MPS
 #   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
 #   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json)
 #
@@ -101,6 +102,31 @@ SKIP_IF="Duplicate GPU detected" step "all_reduce --exec cuda 2 ranks, NCCL_MULT
 step "all_reduce --exec cuda 2 ranks, MPI staged" 60 all_reduce.txt \
   all_reduce --ranks 2 --exec cuda --transport mpi --algo ring,halving_doubling,auto -b 8 -e 64M -f 8 -n 10 -w 3 -c 1
 
+# 3b. Ranks sharing the GPU over CUDA IPC (device memory end to end) beside MPI staging, 2 and 4 ranks, without MPS
+# and then under MPS (its daemon started here with its pipes in OUT_DIR, and stopped after; no device setting changes).
+ipc_sweep() {  # ipc_sweep LABEL
+  for np in 2 4; do
+    step "all_reduce --exec cuda $np ranks, cuda_ipc$1" 120 cuda_ipc.txt \
+      all_reduce --ranks "$np" --exec cuda --transport cuda_ipc,mpi --algo ring,halving_doubling,auto -b 8 -e "$big" -f 8 \
+      -n 20 -w 5 -c 1
+  done
+}
+ipc_sweep ""
+if command -v nvidia-cuda-mps-control > /dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY="$out/mps/pipe" CUDA_MPS_LOG_DIRECTORY="$out/mps/log"
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    ipc_sweep " under MPS"
+    echo quit | nvidia-cuda-mps-control
+    sleep 2
+  else
+    log "MPS: nvidia-cuda-mps-control -d failed; the cuda_ipc sweep under MPS did not run"
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+else
+  log "MPS: no nvidia-cuda-mps-control on this node; the cuda_ipc sweep under MPS did not run"
+fi
+
 # 4. The node's CPU cores (host buffers): how much of a nonblocking AllReduce a computation hides when the progress
 # thread has a core of its own, kcoll's IAllReduce beside MPI_Iallreduce, with a progress thread and eagerly.
 rounds=3
@@ -135,6 +161,9 @@ nccl_lane() {
     step "nccl_transport_test np$np NCCL_MULTI_RANK_GPU_ENABLE=1" 60 nccl.txt \
       "${mpirun[@]}" -x NCCL_MULTI_RANK_GPU_ENABLE=1 -np "$np" nccl_transport_test_bin
   done
+  for np in 1 2 4; do
+    step "cuda_ipc_transport_test np$np" 60 nccl.txt "${mpirun[@]}" -np "$np" cuda_ipc_transport_test_bin
+  done
 }
 sanitizer_lane() {
   if ! command -v compute-sanitizer > /dev/null; then
@@ -149,6 +178,9 @@ sanitizer_lane() {
   step "memcheck gpu_collectives_test np2 (mpi_staged)" 120 sanitizer.txt \
     "${mpirun[@]}" -np 2 "${sanitize[@]}" --tool memcheck "$here/bin/gpu_collectives_test_bin" \
     --gtest_filter='*mpi_staged*'
+  step "memcheck gpu_collectives_test np2 (cuda_ipc)" 120 sanitizer.txt \
+    "${mpirun[@]}" -np 2 "${sanitize[@]}" --tool memcheck "$here/bin/gpu_collectives_test_bin" \
+    --gtest_filter='*cuda_ipc*'
 }
 lanes_limit=280
 ((quick)) && lanes_limit=150

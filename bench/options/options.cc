@@ -102,7 +102,8 @@ constexpr Flag kFlags[] = {
      "polling costs"},
     {0, "transport", "LIST",
      "kcoll's transports, first one for the plain rows: auto (default: shared memory on one node, else MPI), shm, "
-     "mpi, nccl, or a comma list (shm,mpi); every other one runs every kcoll row again on a communicator of its own, "
+     "mpi, nccl, cuda_ipc, or a comma list (shm,mpi); every other one runs every kcoll row again on a communicator of "
+     "its own, "
      "its rows named '<algorithm> transport=T'"},
     {0, "numerics", "LIST",
      "numerics modes of kcoll's reductions (docs/numerics.md), first one for the plain rows: fast (default), "
@@ -276,7 +277,7 @@ absl::Status ParseTransports(const Flag& flag, const std::string& value, BenchOp
   for (absl::string_view item : absl::StrSplit(value, ',')) {
     const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
     if (lower != "auto" && !ParseTransportKind(lower).ok()) {
-      return Bad(flag, value, absl::StrCat("'", item, "' is not a transport (auto, mpi, shm, nccl)"));
+      return Bad(flag, value, absl::StrCat("'", item, "' is not a transport (auto, mpi, shm, nccl, cuda_ipc)"));
     }
     if (std::find(o.transports.begin(), o.transports.end(), lower) != o.transports.end()) {
       return Bad(flag, value, absl::StrCat("'", item, "' is listed twice"));

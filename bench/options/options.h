@@ -87,7 +87,7 @@ struct BenchOptions {
   int recalibrate = 0;
   // --with_timeout: every kcoll row also runs on a second communicator with this timeout, the first one having none.
   std::optional<absl::Duration> with_timeout;
-  // --transport: "auto", "mpi", "shm", "nccl"; the first for the plain rows, each other one for rows of its own.
+  // --transport: "auto", "mpi", "shm", "nccl", "cuda_ipc"; the first for the plain rows, each other one for rows of its own.
   std::vector<std::string> transports = {"auto"};
   // --numerics: "fast", "deterministic"; the first for the plain rows, each other one for rows of its own.
   std::vector<Numerics> numerics = {Numerics::kFast};

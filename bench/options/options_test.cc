@@ -141,8 +141,9 @@ TEST(OptionsTest, TransportListsCommunicators) {
   EXPECT_THAT(Parse({})->transports, ElementsAre("auto"));
   EXPECT_THAT(Parse({"--transport", "SHM, mpi"})->transports, ElementsAre("shm", "mpi"));
   EXPECT_THAT(Parse({"--transport=auto,nccl"})->transports, ElementsAre("auto", "nccl"));
+  EXPECT_THAT(Parse({"--transport=cuda_ipc,mpi"})->transports, ElementsAre("cuda_ipc", "mpi"));
   EXPECT_THAT(Error({"--transport", "shm,tcp"}),
-              HasSubstr("--transport 'shm,tcp': 'tcp' is not a transport (auto, mpi, shm, nccl)"));
+              HasSubstr("--transport 'shm,tcp': 'tcp' is not a transport (auto, mpi, shm, nccl, cuda_ipc)"));
   EXPECT_THAT(Error({"--transport", "mpi,mpi"}), HasSubstr("'mpi' is listed twice"));
 }
 

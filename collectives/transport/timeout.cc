@@ -54,10 +54,11 @@ absl::StatusOr<TimeoutSettings> ChooseTimeout(std::optional<absl::Duration> time
     if (!parsed.ok()) return parsed.status();
     out.timeout = *parsed;
     out.source = "KCOLL_TIMEOUT";
-  } else if (transport == TransportKind::kNccl) {
+  } else if (MovesDeviceMemoryOnly(transport)) {
+    // A stream that waits for a peer that never comes would wait forever: the GPU transports have a bound.
     out.timeout = kDefaultNcclTimeout;
-    out.source = "the NCCL default";
-    if (const char* env = GetEnv("KCOLL_NCCL_TIMEOUT")) {
+    out.source = transport == TransportKind::kNccl ? "the NCCL default" : "the GPU transports' default";
+    if (const char* env = transport == TransportKind::kNccl ? GetEnv("KCOLL_NCCL_TIMEOUT") : nullptr) {
       auto parsed = ParseTimeout(env, "KCOLL_NCCL_TIMEOUT");
       if (!parsed.ok()) return parsed.status();
       out.timeout = *parsed;

@@ -3,8 +3,9 @@
 // One setting for every transport: CommunicatorOptions::timeout, else $KCOLL_TIMEOUT ("30s", "2m", "500ms", a plain
 // number of seconds, or "0" for no limit). A collective fails with DeadlineExceeded once `timeout` passes without
 // any of its transfers completing; the communicator is then broken and every later call returns FailedPrecondition
-// quoting that first error. Unset, the MPI transport waits forever (MPI's own behaviour) and NCCL aborts after
-// 5 minutes ($KCOLL_NCCL_TIMEOUT, the older name, is read for NCCL when KCOLL_TIMEOUT is unset).
+// quoting that first error. Unset, the MPI and shm transports wait forever (MPI's own behaviour) and the GPU
+// transports (nccl, cuda_ipc) fail after 5 minutes ($KCOLL_NCCL_TIMEOUT, the older name, is read for NCCL when
+// KCOLL_TIMEOUT is unset).
 //
 // CommunicatorOptions::on_timeout, else $KCOLL_ON_TIMEOUT: "return" (the default: the call returns the error) or
 // "abort" (the rank prints the error and calls MPI_Abort, ending the job: what a batch job wants).
@@ -25,7 +26,7 @@ namespace kcoll {
 // The exit status MPI_Abort is given when a timeout ends the job (KCOLL_ON_TIMEOUT=abort), as GNU timeout's.
 inline constexpr int kTimeoutExitCode = 124;
 
-// NCCL's bound when nothing sets one: a non-blocking NCCL communicator is aborted when it passes.
+// The GPU transports' bound when nothing sets one: NCCL's communicator is aborted when it passes.
 inline constexpr absl::Duration kDefaultNcclTimeout = absl::Minutes(5);
 
 // A timeout: a plain number of seconds ("30", "2.5") or a duration with its unit ("90s", "2m", "500ms"); "0" (or

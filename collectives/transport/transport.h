@@ -52,7 +52,7 @@ class Transport {
 
   virtual ~Transport() = default;
 
-  virtual absl::string_view name() const = 0;  // "mpi", "nccl"
+  virtual absl::string_view name() const = 0;  // "mpi", "shm", "nccl", "cuda_ipc"
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // Whether buffers of this kind may be handed to Send/Recv directly.

@@ -41,9 +41,11 @@ std::vector<Setup> MakeSetups(const VerifyOptions& options, std::vector<std::str
       continue;
     }
     const bool device = exec == ExecBackend::kCuda;
-    for (TransportKind transport : {TransportKind::kShm, TransportKind::kMpi, TransportKind::kNccl}) {
+    for (TransportKind transport :
+         {TransportKind::kShm, TransportKind::kMpi, TransportKind::kNccl, TransportKind::kCudaIpc}) {
       if (!Selected(options.transports, transport)) continue;
-      // shm moves host memory and NCCL device memory; MPI moves either (staged through the host, or CUDA-aware).
+      // shm moves host memory, NCCL and CUDA IPC device memory; MPI moves either (staged through the host, or
+      // CUDA-aware).
       const TransportMemory moves = MemoryMovedBy(transport);
       if ((moves == TransportMemory::kHost && device) || (moves == TransportMemory::kDevice && !device)) continue;
       setups.push_back({transport, exec, absl::StrCat(TransportKindName(transport), "/", ExecBackendName(exec))});

@@ -34,8 +34,8 @@ struct Column {
 // Every selected collective's algorithms, `auto` first.
 std::vector<Row> MakeRows(const VerifyOptions& options);
 
-// The transports x execution spaces that can run here: host spaces with shm and mpi, cuda with nccl and mpi.
-// `skipped` gets a line for each selected one that cannot ("cuda: ...").
+// The transports x execution spaces that can run here: host spaces with shm and mpi, cuda with nccl, cuda_ipc and
+// mpi. `skipped` gets a line for each selected one that cannot ("cuda: ...").
 std::vector<Setup> MakeSetups(const VerifyOptions& options, std::vector<std::string>* skipped);
 
 std::vector<Column> MakeColumns(const VerifyOptions& options, const std::vector<Setup>& setups);

@@ -113,7 +113,7 @@ std::string VerifyUsage(const std::string& program) {
       "  --ranks N            ranks to start under mpirun (default 4; ignored when started by mpirun)\n"
       "  --json FILE          also write the matrix as JSON\n"
       "  --collectives LIST   all_reduce,broadcast,... or all (default all)\n"
-      "  --transports LIST    shm,mpi,nccl or all (default: those that run here)\n"
+      "  --transports LIST    shm,mpi,nccl,cuda_ipc or all (default: those that run here)\n"
       "  --exec LIST          serial,openmp,cuda or all (default: those this Kokkos has)\n"
       "  --numerics LIST      fast,deterministic,exact or all (default all)\n"
       "  --types LIST         int8,...,float64 or all (default all)\n"
