@@ -24,6 +24,7 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import bench_json  # noqa: E402
+import marked_section  # noqa: E402
 
 TOOL = "measured_tables"
 README = "collectives/algorithms/README.md"
@@ -106,19 +107,14 @@ def render(runs, sizes, provenance):
 
 def readme_text(root):
     """The README's text; exits when it lacks the marker lines (checked before a run, not after it)."""
-    text = open(os.path.join(root, README), encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"{TOOL}: {README} lacks the marker lines:\n{BEGIN}\n{END}")
+    path = os.path.join(root, README)
+    text = open(path, encoding="utf-8").read()
+    marked_section.split(text, BEGIN, END, TOOL, README)
     return text
 
 
 def write_readme(root, section):
-    path = os.path.join(root, README)
-    text = readme_text(root)
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(head + BEGIN + "\n" + section + END + tail)
+    marked_section.replace(os.path.join(root, README), BEGIN, END, section, TOOL)
 
 
 def index_transcripts(root, names, machine, date):
