@@ -107,10 +107,8 @@ absl::Status CudaIpcTransport::Setup(MPI_Comm comm) {
     Peer& peer = peers_[p];
     unsigned char* base = counters_->data();
     unsigned char* base_device = static_cast<unsigned char*>(counters_device);
-    peer.filled_out = reinterpret_cast<volatile uint32_t*>(base + FilledOffset(me, p, n));
     peer.consumed_out = reinterpret_cast<volatile uint32_t*>(base + ConsumedOffset(me, p, n));
     peer.filled_in = reinterpret_cast<volatile uint32_t*>(base + FilledOffset(p, me, n));
-    peer.consumed_in = reinterpret_cast<volatile uint32_t*>(base + ConsumedOffset(p, me, n));
     peer.filled_out_device = base_device + FilledOffset(me, p, n);
     peer.consumed_out_device = base_device + ConsumedOffset(me, p, n);
     peer.filled_in_device = base_device + FilledOffset(p, me, n);

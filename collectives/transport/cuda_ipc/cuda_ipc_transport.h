@@ -91,11 +91,10 @@ class CudaIpcTransport final : public CallTrackingTransport {
   struct Peer {
     unsigned char* ring_in_peer = nullptr;  // this rank -> peer: slots in the peer's inbox (opened IPC handle)
     unsigned char* ring_here = nullptr;     // peer -> this rank: slots in this rank's inbox
-    // Host addresses (to read when diagnosing and to write when failing) and the device addresses streams use.
-    volatile uint32_t* filled_out = nullptr;  // this rank -> peer, written by this rank's stream
-    volatile uint32_t* consumed_out = nullptr;
-    volatile uint32_t* filled_in = nullptr;  // peer -> this rank, written by the peer's stream
-    volatile uint32_t* consumed_in = nullptr;
+    // The host addresses of the two counters the peer writes and this rank's stream waits on (read to diagnose a
+    // stall, written to release the stream when failing), and the device addresses the streams use for all four.
+    volatile uint32_t* consumed_out = nullptr;  // this rank -> peer, written by the peer's stream
+    volatile uint32_t* filled_in = nullptr;     // peer -> this rank, written by the peer's stream
     void* filled_out_device = nullptr;
     void* consumed_out_device = nullptr;
     void* filled_in_device = nullptr;
