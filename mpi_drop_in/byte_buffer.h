@@ -1,6 +1,7 @@
 // A buffer of `count` elements of an MPI datatype as the contiguous bytes kcoll moves. A contiguous datatype is used
 // in place; any other is packed into scratch here and unpacked after the call, so that ranks passing different
-// datatypes of the same signature (which MPI allows) take the same route.
+// datatypes of the same signature (which MPI allows) take the same route. A buffer in device memory is first mirrored
+// in host memory (host_mirror.h), for the same reason.
 #ifndef KCOLL_MPI_DROP_IN_BYTE_BUFFER_H_
 #define KCOLL_MPI_DROP_IN_BYTE_BUFFER_H_
 
@@ -8,6 +9,9 @@
 
 #include <cstddef>
 #include <vector>
+
+#include "absl/status/status.h"
+#include "mpi_drop_in/host_mirror.h"
 
 namespace kcoll::drop_in {
 
@@ -26,16 +30,25 @@ class ByteBuffer {
   void* ForReceive();
   // Both (an in-place call): `buf` itself, or scratch holding its packed contents that Finish unpacks into `buf`.
   void* ForUpdate();
-  void Finish();
+  // Not OK when copying a device buffer to or from host memory failed (the For* functions then return null).
+  const absl::Status& status() const { return status_; }
+  absl::Status Finish();
 
  private:
+  // `buf` as host memory: itself, or its host mirror, made at the first use.
+  char* Host(bool read, bool write);
+
   void* buf_;
   size_t count_;
   MPI_Datatype type_;
+  MPI_Aint extent_ = 0, true_lb_ = 0, true_extent_ = 0;
   size_t bytes_ = 0;
   bool contiguous_ = true;
   bool valid_ = true;
   bool receiving_ = false;
+  bool mirror_made_ = false;
+  HostMirror mirror_;
+  absl::Status status_;
   std::vector<char> scratch_;
 };
 
@@ -55,19 +68,25 @@ class BlockBuffer {
   const void* ForSend();
   void* ForReceive();
   void* ForUpdate();
-  void Finish();
+  const absl::Status& status() const { return status_; }
+  absl::Status Finish();
 
  private:
-  void PackBlocks();
+  // The blocks as host memory: `buf` itself, or the host mirror of their span, made at the first use.
+  char* Host(bool write);
+  void PackBlocks(char* host);
 
   char* buf_;
   const int* elem_counts_;
   const int* elem_displs_;
   MPI_Datatype type_;
-  MPI_Aint extent_ = 0;
+  MPI_Aint extent_ = 0, true_lb_ = 0, true_extent_ = 0;
   bool direct_ = true;
   bool valid_ = true;
   bool receiving_ = false;
+  bool mirror_made_ = false;
+  HostMirror mirror_;
+  absl::Status status_;
   std::vector<size_t> counts_, displs_;
   std::vector<char> scratch_;
 };

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend.h"
+#include "mpi_drop_in/device_memory.h"
 #include "mpi_drop_in/nonblocking.h"
 #include "mpi_drop_in/reentry.h"
 
@@ -105,6 +106,10 @@ Entry* Create(MPI_Comm comm) {
     entry->forward_reason = "intercommunicator";
   } else if (size < 2) {
     entry->forward_reason = "one rank";
+  } else if (!DeviceModeStatus().ok()) {
+    entry->forward_reason = "KCOLL_MPI_DEVICE invalid";
+    std::fprintf(stderr, "kcoll_mpi: the calls on a communicator of %d ranks go to MPI: %s\n", size,
+                 DeviceModeStatus().ToString().c_str());
   } else {
     EnterKcoll inside;
     absl::StatusOr<std::unique_ptr<Communicator>> made =

@@ -11,6 +11,8 @@
 #include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/comm_registry.h"
+#include "mpi_drop_in/device_memory.h"
+#include "mpi_drop_in/host_mirror.h"
 #include "mpi_drop_in/planned_call.h"
 #include "mpi_drop_in/reentry.h"
 
@@ -30,9 +32,19 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
   if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm);
   EnterKcoll inside;
   const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return Done(function, comm,
-              (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
-                        MemoryKind::kHost));
+  if (!DeviceMemoryPossible()) {
+    return Done(function, comm,
+                (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
+                          MemoryKind::kHost));
+  }
+  ReductionMirror host;
+  absl::Status status = host.Mirror(send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction.type));
+  if (status.ok()) {
+    status = (c->*run)(host.send_host(), host.recv_host(), static_cast<size_t>(count), reduction.type, reduction.op,
+                       CallOptions(), MemoryKind::kHost);
+  }
+  if (status.ok()) status = host.recv.CopyBack();
+  return Done(function, comm, status);
 }
 
 }  // namespace
@@ -75,9 +87,18 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
   EnterKcoll inside;
   const bool at_root = c->rank() == root;
   const void* send = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return Done(
-      kF, comm,
-      c->Reduce(send, at_root ? recvbuf : nullptr, static_cast<size_t>(count), reduction.type, reduction.op, root));
+  void* recv = at_root ? recvbuf : nullptr;
+  if (!kcoll::drop_in::DeviceMemoryPossible()) {
+    return Done(kF, comm, c->Reduce(send, recv, static_cast<size_t>(count), reduction.type, reduction.op, root));
+  }
+  kcoll::drop_in::ReductionMirror host;
+  absl::Status status = host.Mirror(send, recv, static_cast<size_t>(count) * kcoll::DataTypeSize(reduction.type));
+  if (status.ok()) {
+    status =
+        c->Reduce(host.send_host(), host.recv_host(), static_cast<size_t>(count), reduction.type, reduction.op, root);
+  }
+  if (status.ok()) status = host.recv.CopyBack();
+  return Done(kF, comm, status);
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

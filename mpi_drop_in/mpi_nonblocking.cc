@@ -11,6 +11,8 @@
 #include "collectives/communicator.h"
 #include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
+#include "mpi_drop_in/device_memory.h"
+#include "mpi_drop_in/host_mirror.h"
 #include "mpi_drop_in/nonblocking.h"
 #include "mpi_drop_in/planned_call.h"
 #include "mpi_drop_in/reentry.h"
@@ -32,10 +34,20 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
   if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm, request);
   EnterKcoll inside;
   const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return StartMpiRequest(function, c,
-                         (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op,
-                                   CallOptions(), MemoryKind::kHost),
-                         nullptr, request);
+  if (!DeviceMemoryPossible()) {
+    return StartMpiRequest(function, c,
+                           (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op,
+                                     CallOptions(), MemoryKind::kHost),
+                           nullptr, request);
+  }
+  auto host = std::make_shared<ReductionMirror>();
+  const absl::Status staged = host->Mirror(send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction->type));
+  if (!staged.ok()) return Done(function, comm, staged);
+  return StartMpiRequest(
+      function, c,
+      (c->*run)(host->send_host(), host->recv_host(), static_cast<size_t>(count), reduction->type, reduction->op,
+                CallOptions(), MemoryKind::kHost),
+      [host] { return host->recv.CopyBack(); }, request);
 }
 
 // MPI_Ireduce: the result at the root only (MPI_IN_PLACE there: recv holds the root's input).
@@ -49,10 +61,20 @@ int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype
   EnterKcoll inside;
   const bool at_root = c->rank() == root;
   const void* send = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  void* recv = at_root ? recvbuf : nullptr;
+  if (!DeviceMemoryPossible()) {
+    return StartMpiRequest(kF, c,
+                           c->IReduce(send, recv, static_cast<size_t>(count), reduction->type, reduction->op, root),
+                           nullptr, request);
+  }
+  auto host = std::make_shared<ReductionMirror>();
+  const absl::Status staged = host->Mirror(send, recv, static_cast<size_t>(count) * DataTypeSize(reduction->type));
+  if (!staged.ok()) return Done(kF, comm, staged);
   return StartMpiRequest(
       kF, c,
-      c->IReduce(send, at_root ? recvbuf : nullptr, static_cast<size_t>(count), reduction->type, reduction->op, root),
-      nullptr, request);
+      c->IReduce(host->send_host(), host->recv_host(), static_cast<size_t>(count), reduction->type, reduction->op,
+                 root),
+      [host] { return host->recv.CopyBack(); }, request);
 }
 
 // MPI_Ibarrier.

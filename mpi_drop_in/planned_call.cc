@@ -22,10 +22,23 @@ const char* Name(MpiFunction f) { return MpiFunctionName(f); }
 
 }  // namespace
 
-void PlannedCall::Finish() {
-  if (recv) recv->Finish();
-  if (recv_blocks) recv_blocks->Finish();
+absl::Status PlannedCall::Ready() const {
+  if (!error.ok()) return error;
+  for (const ByteBuffer* b : {send ? &*send : nullptr, recv ? &*recv : nullptr}) {
+    if (b != nullptr && !b->status().ok()) return b->status();
+  }
+  for (const BlockBuffer* b : {send_blocks ? &*send_blocks : nullptr, recv_blocks ? &*recv_blocks : nullptr}) {
+    if (b != nullptr && !b->status().ok()) return b->status();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PlannedCall::Finish() {
   if (move_bytes > 0 && move_from != move_to) std::memmove(move_to, move_from, move_bytes);
+  absl::Status status = recv ? recv->Finish() : absl::OkStatus();
+  if (recv_blocks) status.Update(recv_blocks->Finish());
+  status.Update(reduce_recv.CopyBack());
+  return status;
 }
 
 PlannedCall PlanBcast(MpiFunction f, const Communicator& c, void* buffer, int count, MPI_Datatype datatype, int root) {
@@ -211,17 +224,24 @@ PlannedCall PlanReduceScatterBlock(MpiFunction f, const Communicator& c, const v
   (void)f;
   PlannedCall p;
   const size_t count = static_cast<size_t>(recvcount);
+  const size_t block = count * DataTypeSize(type);
+  const size_t all = block * static_cast<size_t>(c.size());
   if (sendbuf != MPI_IN_PLACE) {
-    p.call = CollectiveCall::ReduceScatter(sendbuf, recvbuf, count, type, op);
+    absl::Status staged = p.reduce_send.Mirror(sendbuf, 0, all, /*read=*/true, /*write=*/false);
+    if (staged.ok()) staged = p.reduce_recv.Mirror(recvbuf, 0, block, /*read=*/false, /*write=*/true);
+    if (!staged.ok()) return Failed(std::move(staged));
+    p.call = CollectiveCall::ReduceScatter(p.reduce_send.base(), p.reduce_recv.base(), count, type, op);
     return p;
   }
   // In place the input is the whole of recvbuf and the result its first block; kcoll's in-place form leaves the
   // result at the rank's own block, moved to the front after.
-  const size_t block = count * DataTypeSize(type);
-  p.move_from = At(recvbuf, static_cast<size_t>(c.rank()) * block);
-  p.move_to = static_cast<char*>(recvbuf);
+  absl::Status staged = p.reduce_recv.Mirror(recvbuf, 0, all, /*read=*/true, /*write=*/true);
+  if (!staged.ok()) return Failed(std::move(staged));
+  char* data = p.reduce_recv.base();
+  p.move_from = data + static_cast<size_t>(c.rank()) * block;
+  p.move_to = data;
   p.move_bytes = block;
-  p.call = CollectiveCall::ReduceScatter(recvbuf, p.move_from, count, type, op);
+  p.call = CollectiveCall::ReduceScatter(data, p.move_from, count, type, op);
   return p;
 }
 
@@ -230,44 +250,50 @@ PlannedCall PlanReduceScatter(MpiFunction f, const Communicator& c, const void* 
   PlannedCall p;
   p.counts.resize(static_cast<size_t>(c.size()));
   size_t before = 0;  // elements of the blocks before this rank's
+  size_t total = 0;
   for (size_t j = 0; j < p.counts.size(); ++j) {
     if (recvcounts[j] < 0) {
       return Failed(
           absl::InvalidArgumentError(absl::StrCat(Name(f), ": recvcounts[", j, "] = ", recvcounts[j], " is negative")));
     }
     p.counts[j] = static_cast<size_t>(recvcounts[j]);
+    total += p.counts[j];
     if (static_cast<int>(j) < c.rank()) before += p.counts[j];
   }
+  const size_t elem = DataTypeSize(type);
+  const size_t own = p.counts[static_cast<size_t>(c.rank())] * elem;
   if (sendbuf != MPI_IN_PLACE) {
-    p.call = CollectiveCall::ReduceScatterV(sendbuf, recvbuf, p.counts.data(), type, op);
+    absl::Status staged = p.reduce_send.Mirror(sendbuf, 0, total * elem, /*read=*/true, /*write=*/false);
+    if (staged.ok()) staged = p.reduce_recv.Mirror(recvbuf, 0, own, /*read=*/false, /*write=*/true);
+    if (!staged.ok()) return Failed(std::move(staged));
+    p.call = CollectiveCall::ReduceScatterV(p.reduce_send.base(), p.reduce_recv.base(), p.counts.data(), type, op);
     return p;
   }
   // In place as MPI_Reduce_scatter_block: kcoll's result lands on the rank's own block, MPI's at the start.
-  const size_t elem = DataTypeSize(type);
-  p.move_from = At(recvbuf, before * elem);
-  p.move_to = static_cast<char*>(recvbuf);
-  p.move_bytes = p.counts[static_cast<size_t>(c.rank())] * elem;
-  p.call = CollectiveCall::ReduceScatterV(recvbuf, p.move_from, p.counts.data(), type, op);
+  absl::Status staged = p.reduce_recv.Mirror(recvbuf, 0, total * elem, /*read=*/true, /*write=*/true);
+  if (!staged.ok()) return Failed(std::move(staged));
+  char* data = p.reduce_recv.base();
+  p.move_from = data + before * elem;
+  p.move_to = data;
+  p.move_bytes = own;
+  p.call = CollectiveCall::ReduceScatterV(data, p.move_from, p.counts.data(), type, op);
   return p;
 }
 
 int RunPlanned(MpiFunction f, MPI_Comm comm, Communicator* c, PlannedCall planned) {
-  if (!planned.error.ok()) return Done(f, comm, planned.error);
-  absl::Status status = c->Call(planned.call);
-  if (status.ok()) planned.Finish();
+  absl::Status status = planned.Ready();
+  if (!status.ok()) return Done(f, comm, status);
+  status = c->Call(planned.call);
+  if (status.ok()) status = planned.Finish();
   return Done(f, comm, status);
 }
 
 int StartPlanned(MpiFunction f, MPI_Comm comm, Communicator* c, PlannedCall planned, MPI_Request* request) {
-  if (!planned.error.ok()) return Done(f, comm, planned.error);
+  const absl::Status ready = planned.Ready();
+  if (!ready.ok()) return Done(f, comm, ready);
   auto held = std::make_shared<PlannedCall>(std::move(planned));
   return StartMpiRequest(
-      f, c, c->ICall(held->call),
-      [held] {
-        held->Finish();
-        return absl::OkStatus();
-      },
-      request);
+      f, c, c->ICall(held->call), [held] { return held->Finish(); }, request);
 }
 
 }  // namespace kcoll::drop_in

@@ -18,6 +18,7 @@
 #include "collectives/communicator.h"
 #include "mpi_drop_in/byte_buffer.h"
 #include "mpi_drop_in/call_stats.h"
+#include "mpi_drop_in/host_mirror.h"
 
 namespace kcoll::drop_in {
 
@@ -35,16 +36,20 @@ class PlannedCall {
   CollectiveCall call;
   std::optional<ByteBuffer> send, recv;
   std::optional<BlockBuffer> send_blocks, recv_blocks;
-  std::vector<char> sent_copy;  // MPI_Alltoallv in place: the blocks sent
-  std::vector<size_t> counts;   // MPI_Reduce_scatter: the counts, as kcoll takes them
+  HostMirror reduce_send, reduce_recv;  // the reduce-scatters' buffers
+  std::vector<char> sent_copy;          // MPI_Alltoallv in place: the blocks sent
+  std::vector<size_t> counts;           // MPI_Reduce_scatter: the counts, as kcoll takes them
   // The result's move to where MPI wants it once the call is done: kcoll's in-place reduce-scatters leave it at the
   // rank's own block of the buffer, MPI's at its start.
   char* move_from = nullptr;
   char* move_to = nullptr;
   size_t move_bytes = 0;
 
-  // After kcoll's call succeeded: unpacks the receive buffer and moves the result.
-  void Finish();
+  // Before kcoll's call: `error`, else the first buffer whose copy from device memory failed.
+  absl::Status Ready() const;
+  // After kcoll's call succeeded: moves the result, unpacks the receive buffer and copies what the call wrote back to
+  // device memory.
+  absl::Status Finish();
 };
 
 // The arguments as MPI passes them; `c` is the call's kcoll communicator.

@@ -4,7 +4,8 @@
 #   node.txt        the GPU, driver, CUDA and NCCL versions, then one line per step (status, seconds)
 #   kernels.txt     //bench:kernels --exec cuda: Kokkos sum of every type and Kokkos copy against cudaMemcpy
 #   tests.txt       the GPU collective tests: 1 rank, then 2 and 4 MPI ranks sharing the node's GPUs
-#   nccl.txt        the NCCL transport tests (1, 2, 4 ranks), the kernel and placement tests
+#   nccl.txt        the NCCL and CUDA IPC transport tests (1, 2, 4 ranks), the kernel and placement tests, the MPI
+#                   drop-in library on device buffers
 #   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
 #   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
 #   cuda_ipc.txt    AllReduce on 2 and 4 ranks sharing the GPU over CUDA IPC beside MPI staging, without and with MPS
@@ -163,6 +164,12 @@ nccl_lane() {
   done
   for np in 1 2 4; do
     step "cuda_ipc_transport_test np$np" 60 nccl.txt "${mpirun[@]}" -np "$np" cuda_ipc_transport_test_bin
+  done
+  # A plain MPI program passing cuMemAlloc'd buffers to the collectives, through the drop-in library (the MPI here
+  # is not CUDA-aware), with the node's driver.
+  for np in 2 4; do
+    step "drop_in_device_check np$np (libkcoll_mpi.so, device buffers)" 60 nccl.txt \
+      "${mpirun[@]}" -np "$np" -x LD_PRELOAD="$here/bin/libkcoll_mpi.so" drop_in_device_check
   done
 }
 sanitizer_lane() {
