@@ -106,7 +106,9 @@ std::vector<std::string> DescribeStats() {
     }
     if (on_kcoll + forwarded == 0) continue;
     std::string line = absl::StrCat("kcoll_mpi: ", MpiFunctionName(static_cast<MpiFunction>(i)), ": ",
-                                    on_kcoll + forwarded, " calls, ", on_kcoll, " on kcoll, ", forwarded, " forwarded");
+                                    on_kcoll + forwarded, " calls, ", on_kcoll, " on kcoll");
+    if (calls_on_device[i] > 0) absl::StrAppend(&line, " (", calls_on_device[i], " on the device route)");
+    absl::StrAppend(&line, ", ", forwarded, " forwarded");
     if (!reasons.empty()) absl::StrAppend(&line, " (", reasons, ")");
     lines.push_back(std::move(line));
   }

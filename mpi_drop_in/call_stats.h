@@ -65,6 +65,9 @@ struct FunctionStats {
 // Calls run on kcoll, per function (counted inline: the common path); FunctionStats holds the forwarded ones.
 inline std::array<uint64_t, static_cast<size_t>(MpiFunction::kCount)> calls_on_kcoll{};
 inline void CountOnKcoll(MpiFunction function) { ++calls_on_kcoll[static_cast<size_t>(function)]; }
+// Of those, the calls on the device route (device_route.h).
+inline std::array<uint64_t, static_cast<size_t>(MpiFunction::kCount)> calls_on_device{};
+inline void CountOnDevice(MpiFunction function) { ++calls_on_device[static_cast<size_t>(function)]; }
 void CountForwarded(MpiFunction function, const std::string& reason);
 const FunctionStats& StatsOf(MpiFunction function);
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +22,9 @@ struct Entry {
   MPI_Comm mpi = MPI_COMM_NULL;
   std::unique_ptr<Communicator> kcoll;
   std::string forward_reason;  // empty when kcoll runs the calls
+  // The device route's communicator (device_route.h), made at its first call; `device_tried` once that call was made.
+  std::unique_ptr<Communicator> device;
+  bool device_tried = false;
 };
 
 std::mutex registry_mutex;
@@ -37,6 +41,11 @@ thread_local Entry* last_entry = nullptr;
 thread_local uint64_t last_generation = 0;
 
 void Release(Entry* entry) {
+  if (entry->device != nullptr) {
+    EnterKcoll inside;
+    entry->device->Finalize().IgnoreError();
+    entry->device.reset();
+  }
   if (entry->kcoll != nullptr) {
     CompleteRequestsOf(entry->kcoll.get());  // nonblocking calls still in flight (MPI lets a communicator go first)
     EnterKcoll inside;
@@ -107,7 +116,7 @@ Entry* Create(MPI_Comm comm) {
   } else if (size < 2) {
     entry->forward_reason = "one rank";
   } else if (!DeviceModeStatus().ok()) {
-    entry->forward_reason = "KCOLL_MPI_DEVICE invalid";
+    entry->forward_reason = "KCOLL_MPI_DEVICE not honoured";
     std::fprintf(stderr, "kcoll_mpi: the calls on a communicator of %d ranks go to MPI: %s\n", size,
                  DeviceModeStatus().ToString().c_str());
   } else {
@@ -182,6 +191,34 @@ Route RouteIfMade(MPI_Comm comm) {
   static const std::string* const kNotMade = new std::string("no kcoll communicator yet");
   Entry* entry = Find(comm);
   return entry != nullptr ? RouteOfEntry(comm, entry) : Route{nullptr, kNotMade};
+}
+
+Communicator* DeviceCommunicatorOf(MPI_Comm comm,
+                                   const std::function<absl::StatusOr<std::unique_ptr<Communicator>>()>& make) {
+  Entry* entry = Find(comm);
+  if (entry == nullptr || entry->kcoll == nullptr) return nullptr;
+  if (!entry->device_tried) {
+    entry->device_tried = true;
+    absl::StatusOr<std::unique_ptr<Communicator>> made = make();
+    // Made on every rank or used on none: a rank that could not make it would take the staged route alone.
+    int ok = made.ok() ? 1 : 0, everywhere = 0;
+    const absl::Status agreed = entry->kcoll->AllReduce(&ok, &everywhere, 1, DataType::kInt32, ReduceOp::kMin);
+    if (agreed.ok() && everywhere == 1) {
+      entry->device = *std::move(made);
+    } else {
+      if (made.ok()) (*made)->Finalize().IgnoreError();
+      const absl::Status why = !made.ok()     ? made.status()
+                               : !agreed.ok() ? agreed
+                                              : absl::UnavailableError("another rank could not make it");
+      if (entry->kcoll->rank() == 0 || !made.ok()) {
+        std::fprintf(stderr,
+                     "kcoll_mpi: the device route could not be made on every rank of a communicator of %d ranks, its "
+                     "device buffers are copied through host memory: %s\n",
+                     entry->kcoll->size(), why.ToString().c_str());
+      }
+    }
+  }
+  return entry->device.get();
 }
 
 void ReleaseAll() {

@@ -8,8 +8,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "collectives/communicator.h"
 
 namespace kcoll::drop_in {
@@ -28,6 +31,12 @@ Route RouteOf(MPI_Comm comm);
 // The same for a communicator whose route a call has already made, without making one: a nonblocking call may not
 // block on the other ranks, as making a communicator would ("no kcoll communicator yet" otherwise).
 Route RouteIfMade(MPI_Comm comm);
+
+// The device route's communicator of `comm` (device_route.h), made by `make` at the first call on a communicator whose
+// kcoll communicator exists; null when it could not be made on every rank (said on stderr once). Collective over
+// `comm` at the first call (every rank must call it alike).
+Communicator* DeviceCommunicatorOf(MPI_Comm comm,
+                                   const std::function<absl::StatusOr<std::unique_ptr<Communicator>>()>& make);
 
 // Changes whenever a route given out before may no longer hold (a communicator's entry deleted, Kokkos finalised,
 // everything released): what a caller remembers of a route is good while this stays the same.

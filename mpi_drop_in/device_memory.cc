@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "collectives/kernels/backend.h"
 
 namespace kcoll::drop_in {
 namespace {
@@ -36,10 +38,11 @@ struct Driver {
   CuResult (*get_error_name)(CuResult, const char**);
 };
 
-enum class Mode { kStage, kOff, kInvalid };
+enum class Mode { kStage, kOff, kDeviceRoute, kInvalid };
 
 struct ModeSetting {
   Mode mode = Mode::kStage;
+  std::optional<TransportKind> transport;  // kDeviceRoute's
   absl::Status status;
 };
 
@@ -48,14 +51,27 @@ const ModeSetting& Setting() {
     auto* s = new ModeSetting();
     const char* value = std::getenv("KCOLL_MPI_DEVICE");
     const std::string text = value == nullptr ? "" : value;
+    const absl::StatusOr<TransportKind> transport = ParseTransportKind(text);
     if (text.empty() || text == "stage") {
       s->mode = Mode::kStage;
     } else if (text == "off") {
       s->mode = Mode::kOff;
+    } else if (transport.ok() && MemoryMovedBy(*transport) != TransportMemory::kHost) {
+      s->mode = Mode::kDeviceRoute;
+      if (IsAvailable(ExecBackend::kCuda)) s->transport = *transport;
+      if (!IsAvailable(ExecBackend::kCuda)) {
+        s->mode = Mode::kInvalid;
+        s->status = absl::FailedPreconditionError(
+            absl::StrCat("KCOLL_MPI_DEVICE=", text,
+                         ": the device route needs a libkcoll_mpi.so built with CUDA kernels (--config=cuda); this one "
+                         "has none (stage copies device buffers through host memory)"));
+      }
     } else {
       s->mode = Mode::kInvalid;
-      s->status = absl::InvalidArgumentError(absl::StrCat(
-          "KCOLL_MPI_DEVICE=", text, ": expected stage (device buffers copied through host memory) or off"));
+      s->status = absl::InvalidArgumentError(
+          absl::StrCat("KCOLL_MPI_DEVICE=", text,
+                       ": expected stage (device buffers copied through host memory), off, or the device route's "
+                       "transport: nccl, cuda_ipc or mpi"));
     }
     return s;
   }();
@@ -191,7 +207,12 @@ absl::Status InContextOf(const Driver& d, const void* device, const char* what, 
 
 const absl::Status& DeviceModeStatus() { return Setting().status; }
 
-bool DeviceMemoryPossible() { return Setting().mode == Mode::kStage && FindDriver() != nullptr; }
+const std::optional<TransportKind>& DeviceRouteTransport() { return Setting().transport; }
+
+bool DeviceMemoryPossible() {
+  const Mode mode = Setting().mode;
+  return (mode == Mode::kStage || mode == Mode::kDeviceRoute) && FindDriver() != nullptr;
+}
 
 bool IsDeviceMemory(const void* p) {
   const Driver* d = FindDriver();

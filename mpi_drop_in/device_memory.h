@@ -5,19 +5,26 @@
 // runtime loaded), never linked: a process without CUDA pays one check per call, a glance at the count of loaded
 // objects, and a process that never loads CUDA has no device memory to find.
 //
-// KCOLL_MPI_DEVICE (read once): `stage` (the default) finds and copies device buffers; `off` takes every buffer as
-// host memory, without the check.
+// KCOLL_MPI_DEVICE (read once, the same on every rank): `stage` (the default) finds and copies device buffers; `off`
+// takes every buffer as host memory, without the check; a transport that moves device memory (`nccl`, `cuda_ipc`,
+// `mpi`) also takes the device route where every rank's buffers allow it (device_route.h).
 #ifndef KCOLL_MPI_DROP_IN_DEVICE_MEMORY_H_
 #define KCOLL_MPI_DROP_IN_DEVICE_MEMORY_H_
 
 #include <cstddef>
+#include <optional>
 
 #include "absl/status/status.h"
+#include "base/transport_kind.h"
 
 namespace kcoll::drop_in {
 
-// OK, or KCOLL_MPI_DEVICE's value named as invalid: every call the library takes then fails with this error.
+// OK, or why KCOLL_MPI_DEVICE's value cannot be honoured: every call then goes to MPI, the message printed
+// at each communicator's first call.
 const absl::Status& DeviceModeStatus();
+
+// The device route's transport when KCOLL_MPI_DEVICE names one, else nullopt.
+const std::optional<TransportKind>& DeviceRouteTransport();
 
 // Whether a buffer of this call may be device memory: CUDA's driver is in the process (once found, it stays) and
 // KCOLL_MPI_DEVICE is not `off`. False also when KCOLL_MPI_DEVICE is invalid (DeviceModeStatus says so).

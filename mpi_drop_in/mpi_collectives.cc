@@ -2,9 +2,13 @@
 // place of its MPI's. Each call either runs on kcoll or is forwarded to the MPI underneath through its profiling
 // name (PMPI_*), decided only from what MPI requires every rank to pass alike (the communicator, the reduction's
 // datatype and op, the count's sign), so that no rank waits in kcoll while another waits in MPI. What may differ
-// between ranks (a derived datatype of the same signature, MPI_IN_PLACE at the root only) is handled on the rank
-// (byte_buffer.h, planned_call.h). Data movement runs on bytes; reductions on kcoll's type of the MPI datatype.
+// between ranks (a derived datatype of the same signature, MPI_IN_PLACE at the root only, device memory) is handled on
+// the rank (byte_buffer.h, planned_call.h, host_mirror.h); the one route chosen by agreement, the device route, is
+// agreed on by every rank first (device_route.h). Data movement runs on bytes; reductions on kcoll's type of the MPI
+// datatype.
 #include <mpi.h>
+
+#include <optional>
 
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
@@ -12,6 +16,7 @@
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/comm_registry.h"
 #include "mpi_drop_in/device_memory.h"
+#include "mpi_drop_in/device_route.h"
 #include "mpi_drop_in/host_mirror.h"
 #include "mpi_drop_in/planned_call.h"
 #include "mpi_drop_in/reentry.h"
@@ -24,14 +29,24 @@ namespace {
 using PmpiReduction = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
 using KcollReduction = absl::Status (Communicator::*)(const void*, void*, size_t, DataType, ReduceOp,
                                                       const CallOptions&, MemoryKind);
-int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduction run, const void* sendbuf,
-                         void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+// `device_route`: the call may take the device route (MPI_Allreduce's).
+int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduction run, bool device_route,
+                         const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm) {
   if (InsideKcoll()) return forward(sendbuf, recvbuf, count, datatype, op, comm);
   Reduction reduction;
   Communicator* c = NegativeCount(function, count) ? nullptr : TakeReduction(function, comm, datatype, op, &reduction);
   if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm);
   EnterKcoll inside;
   const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (device_route && DeviceRouteOn()) {
+    if (Communicator* d = AgreeOnDeviceRoute(comm, c, BuffersOnDevice({send, recvbuf}))) {
+      CountOnDevice(function);
+      return Done(function, comm,
+                  (d->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
+                            MemoryKind::kDevice));
+    }
+  }
   if (!DeviceMemoryPossible()) {
     return Done(function, comm,
                 (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
@@ -50,6 +65,9 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
 }  // namespace
 }  // namespace kcoll::drop_in
 
+using kcoll::drop_in::AgreeOnDeviceRoute;
+using kcoll::drop_in::BuffersOnDevice;
+using kcoll::drop_in::ContiguousBytes;
 using kcoll::drop_in::Done;
 using kcoll::drop_in::EnterKcoll;
 using kcoll::drop_in::InsideKcoll;
@@ -74,7 +92,7 @@ extern "C" {
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return kcoll::drop_in::ElementwiseReduction(MpiFunction::kAllreduce, PMPI_Allreduce, &kcoll::Communicator::AllReduce,
-                                              sendbuf, recvbuf, count, datatype, op, comm);
+                                              /*device_route=*/true, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -88,6 +106,14 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
   const bool at_root = c->rank() == root;
   const void* send = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   void* recv = at_root ? recvbuf : nullptr;
+  if (kcoll::drop_in::DeviceRouteOn()) {
+    if (kcoll::Communicator* d = AgreeOnDeviceRoute(comm, c, BuffersOnDevice({send, recv}))) {
+      kcoll::drop_in::CountOnDevice(kF);
+      return Done(kF, comm,
+                  d->Reduce(send, recv, static_cast<size_t>(count), reduction.type, reduction.op, root, {},
+                            kcoll::MemoryKind::kDevice));
+    }
+  }
   if (!kcoll::drop_in::DeviceMemoryPossible()) {
     return Done(kF, comm, c->Reduce(send, recv, static_cast<size_t>(count), reduction.type, reduction.op, root));
   }
@@ -102,13 +128,13 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kScan, PMPI_Scan, &kcoll::Communicator::Scan, sendbuf,
-                                              recvbuf, count, datatype, op, comm);
+  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kScan, PMPI_Scan, &kcoll::Communicator::Scan,
+                                              /*device_route=*/false, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kExscan, PMPI_Exscan, &kcoll::Communicator::ExScan, sendbuf,
-                                              recvbuf, count, datatype, op, comm);
+  return kcoll::drop_in::ElementwiseReduction(MpiFunction::kExscan, PMPI_Exscan, &kcoll::Communicator::ExScan,
+                                              /*device_route=*/false, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
@@ -119,6 +145,16 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
   kcoll::Communicator* c = NegativeCount(kF, recvcount) ? nullptr : TakeReduction(kF, comm, datatype, op, &reduction);
   if (c == nullptr) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   EnterKcoll inside;
+  if (kcoll::drop_in::DeviceRouteOn()) {
+    // In place MPI leaves the result at the front of the buffer, kcoll at the rank's block: the host route moves it.
+    const bool mine = sendbuf != MPI_IN_PLACE && BuffersOnDevice({sendbuf, recvbuf});
+    if (kcoll::Communicator* d = AgreeOnDeviceRoute(comm, c, mine)) {
+      kcoll::drop_in::CountOnDevice(kF);
+      return Done(kF, comm,
+                  d->ReduceScatter(sendbuf, recvbuf, static_cast<size_t>(recvcount), reduction.type, reduction.op, {},
+                                   kcoll::MemoryKind::kDevice));
+    }
+  }
   return RunPlanned(kF, comm, c,
                     PlanReduceScatterBlock(kF, *c, sendbuf, recvbuf, recvcount, reduction.type, reduction.op));
 }
@@ -129,6 +165,14 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
   kcoll::Communicator* c = NegativeCount(kF, count) ? nullptr : Take(kF, comm);
   if (c == nullptr) return PMPI_Bcast(buffer, count, datatype, root, comm);
   EnterKcoll inside;
+  if (kcoll::drop_in::DeviceRouteOn()) {
+    const std::optional<size_t> bytes = ContiguousBytes(count, datatype);
+    if (kcoll::Communicator* d = AgreeOnDeviceRoute(comm, c, bytes.has_value() && BuffersOnDevice({buffer}))) {
+      kcoll::drop_in::CountOnDevice(kF);
+      return Done(kF, comm,
+                  d->Broadcast(buffer, buffer, *bytes, kcoll::DataType::kUint8, root, {}, kcoll::MemoryKind::kDevice));
+    }
+  }
   return RunPlanned(kF, comm, c, PlanBcast(kF, *c, buffer, count, datatype, root));
 }
 
@@ -139,6 +183,19 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   kcoll::Communicator* c = NegativeCount(kF, recvcount) ? nullptr : Take(kF, comm);
   if (c == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   EnterKcoll inside;
+  if (kcoll::drop_in::DeviceRouteOn()) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const std::optional<size_t> block = ContiguousBytes(recvcount, recvtype);
+    const std::optional<size_t> sent = in_place ? block : ContiguousBytes(sendcount, sendtype);
+    const bool mine = block.has_value() && sent == block && BuffersOnDevice({in_place ? nullptr : sendbuf, recvbuf});
+    if (kcoll::Communicator* d = AgreeOnDeviceRoute(comm, c, mine)) {
+      kcoll::drop_in::CountOnDevice(kF);
+      // kcoll's in-place form: the rank's own block of recv is its send.
+      const void* send = in_place ? kcoll::drop_in::At(recvbuf, static_cast<size_t>(c->rank()) * *block) : sendbuf;
+      return Done(kF, comm,
+                  d->AllGather(send, recvbuf, *block, kcoll::DataType::kUint8, {}, kcoll::MemoryKind::kDevice));
+    }
+  }
   return RunPlanned(
       kF, comm, c,
       PlanMovement(kF, *c, /*send_every_block=*/false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
@@ -151,6 +208,16 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   kcoll::Communicator* c = NegativeCount(kF, recvcount) ? nullptr : Take(kF, comm);
   if (c == nullptr) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   EnterKcoll inside;
+  if (kcoll::drop_in::DeviceRouteOn()) {
+    const std::optional<size_t> block = ContiguousBytes(recvcount, recvtype);
+    const bool mine = sendbuf != MPI_IN_PLACE && block.has_value() && ContiguousBytes(sendcount, sendtype) == block &&
+                      BuffersOnDevice({sendbuf, recvbuf});
+    if (kcoll::Communicator* d = AgreeOnDeviceRoute(comm, c, mine)) {
+      kcoll::drop_in::CountOnDevice(kF);
+      return Done(kF, comm,
+                  d->AllToAll(sendbuf, recvbuf, *block, kcoll::DataType::kUint8, {}, kcoll::MemoryKind::kDevice));
+    }
+  }
   return RunPlanned(
       kF, comm, c,
       PlanMovement(kF, *c, /*send_every_block=*/true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));

@@ -44,7 +44,7 @@ step "a Serial + CUDA Kokkos for sm_90 (tools/setup_cuda.sh)" tools/setup_cuda.s
 gpu_targets=(//collectives/... //examples/... //bench/data:device_memory //bench/implementations:implementations
   //bench/implementations:nccl_collectives //bench:kernels //tests:gpu_collectives_test_bin
   //tests:nccl_transport_test_bin //tests:cuda_ipc_transport_test_bin //tests:nccl_host_test //tests:kernels_test //tests:gpu_placement_test
-  //tools/verify:verify)
+  //tools/verify:verify //mpi_drop_in:libkcoll_mpi.so)
 [[ $failures -eq 0 ]] && step "the library, examples, device benchmark code and GPU tests with --config=cuda" \
   bazel build --config=cuda "${gpu_targets[@]}"
 exit $((failures > 0))

@@ -47,6 +47,7 @@ tests=(gpu_collectives_test_bin nccl_transport_test_bin cuda_ipc_transport_test_
 targets=()
 for b in "${benches[@]}"; do targets+=("//bench:$b"); done
 targets+=("//tools/verify:verify")  # the correctness matrix, with the cuda columns on the node
+targets+=("//mpi_drop_in:libkcoll_mpi.so")  # the MPI drop-in library, for drop_in_device_check
 for t in "${tests[@]}"; do
   # A test exists only where its dependencies do (NCCL, the CUDA runtime): pack those this build has.
   if bazel query "//tests:$t" > /dev/null 2>&1; then targets+=("//tests:$t"); fi
@@ -87,15 +88,6 @@ for t in "${targets[@]}"; do
   cp -L "$file" "$stage/bin/"
   pack_libraries "$file"
 done
-
-# The MPI drop-in library, which drop_in_device_check preloads on the node: host code that finds CUDA's driver at run
-# time (mpi_drop_in/README.md), so it is built without --config=cuda (whose Kokkos is not position-independent).
-say "building the MPI drop-in library (-c $mode, without --config=cuda)"
-bazel build -c "$mode" //mpi_drop_in:libkcoll_mpi.so > "$work/build_drop_in.log" 2>&1 ||
-  { grep -v "^INFO\|^Loading\|^Analyzing" "$work/build_drop_in.log" | tail -40 >&2; die "the drop-in build failed"; }
-drop_in="$(bazel info -c "$mode" bazel-bin 2> /dev/null)/mpi_drop_in/libkcoll_mpi.so"
-cp -L "$drop_in" "$stage/bin/"
-pack_libraries "$drop_in"
 
 # The checks to run on the node (every GPU test and benchmark, transcripts into one folder).
 cp "$root/tools/gpu_node_checks.sh" "$stage/run_checks.sh"

@@ -166,10 +166,12 @@ nccl_lane() {
     step "cuda_ipc_transport_test np$np" 60 nccl.txt "${mpirun[@]}" -np "$np" cuda_ipc_transport_test_bin
   done
   # A plain MPI program passing cuMemAlloc'd buffers to the collectives, through the drop-in library (the MPI here
-  # is not CUDA-aware), with the node's driver.
-  for np in 2 4; do
-    step "drop_in_device_check np$np (libkcoll_mpi.so, device buffers)" 60 nccl.txt \
-      "${mpirun[@]}" -np "$np" -x LD_PRELOAD="$here/bin/libkcoll_mpi.so" drop_in_device_check
+  # is not CUDA-aware), with the node's driver: staged through host memory, then on the device route over each
+  # transport (the INFO lines at the end count the calls that took it).
+  for run in 4:stage 2:stage 2:mpi 2:cuda_ipc 2:nccl; do
+    step "drop_in_device_check np${run%%:*} KCOLL_MPI_DEVICE=${run#*:}" 60 nccl.txt env KCOLL_MPI_DEVICE="${run#*:}" \
+      KCOLL_DEBUG=INFO NCCL_MULTI_RANK_GPU_ENABLE=1 "${mpirun[@]}" -np "${run%%:*}" \
+      -x LD_PRELOAD="$here/bin/libkcoll_mpi.so" drop_in_device_check
   done
 }
 sanitizer_lane() {
@@ -216,6 +218,8 @@ tail -n 1 "$out/verify.txt" | tee -a "$out/node.txt"
   echo "# skip reasons"
   cat "$out/tests.txt" "$out/nccl.txt" | grep -A1 'Skipped$' | grep -v -- '--\|Skipped$' | sort | uniq -c |
     sed 's/^/  /' | head -20
+  echo "# the drop-in library on device buffers: MPI_Allreduce's line per run"
+  grep -E '^### .*drop_in_device_check|kcoll_mpi: MPI_Allreduce:' "$out/nccl.txt" | sed 's/^.*\(kcoll_mpi:\)/\1/; s/^/  /'
   echo "# sanitizer summaries"
   grep -E '^### |ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.txt" 2> /dev/null | sed 's/^/  /'
 } | tee -a "$out/node.txt"

@@ -45,7 +45,8 @@ else
 fi
 version="$(sed -n 's/^set(Kokkos_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)).*/\2/p' <<< "$cmakelists" | paste -sd. -)"
 [[ "$version" =~ ^4\. ]] || die "KOKKOS_SRC=$src is not a Kokkos 4.x source (version '$version')"
-prefix="$cache/kokkos-$version-cuda-$arch"
+# Position-independent, so that shared libraries (libkcoll_mpi.so) can carry it.
+prefix="$cache/kokkos-$version-cuda-$arch-pic"
 
 if [[ -f "$prefix/include/KokkosCore_config.h" && -x "$prefix/bin/nvcc_wrapper" ]]; then
   say "Kokkos $version (Serial + CUDA $arch): present in $prefix"
@@ -90,7 +91,8 @@ PY
   cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DCMAKE_CXX_COMPILER="$work/src/bin/nvcc_wrapper" -DCMAKE_CXX_STANDARD=17 \
     -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -D"$flag"=ON \
-    -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF -DCUDAToolkit_ROOT="$cuda" > "$work/configure.log" 2>&1 ||
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF \
+    -DCUDAToolkit_ROOT="$cuda" > "$work/configure.log" 2>&1 ||
     { tail -30 "$work/configure.log" >&2; die "Kokkos configure failed"; }
   cmake --build "$work/build" -j "$(nproc)" > "$work/build.log" 2>&1 ||
     { tail -30 "$work/build.log" >&2; die "Kokkos build failed"; }
