@@ -36,7 +36,7 @@ check() {  # check NAME COMMAND...
     grep -av "linux-sandbox" "$work/step.log" | tail -40 | sed 's/^/    /'
     failures=$((failures + 1))
   fi
-  grep -a "^cg: \|^drop_in_test: \|^allreduce_client\|^c_api_test\|^all_reduce/auto\|passed, \|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
+  grep -a "^cg: \|^drop_in_test: \|^drop_in_device_test: \|^allreduce_client\|^c_api_test\|^all_reduce/auto\|passed, \|^//\|^@kcoll//.*PASSED\|^mpich_coll_suite: " "$work/step.log" |
     cut -c1-300 | sed 's/^/    /'
 }
 
@@ -167,10 +167,14 @@ mpich_drop_in_test() {
     mpicc.mpich -O1 -o "$work/drop_in_check_mpich" tests/drop_in_check.c &&
     mpicc.mpich -O1 -o "$work/drop_in_numerics_mpich" tests/drop_in_numerics.c -lm &&
     MPIFORT=mpifort.mpich tests/drop_in_test.sh "$launch" "$work/libkcoll_mpi_mpich.so" "$work/drop_in_check_mpich" \
-      tests/drop_in_check.f90 "$work/drop_in_numerics_mpich" tests/drop_in_check_f08.f90
+      tests/drop_in_check.f90 "$work/drop_in_numerics_mpich" tests/drop_in_check_f08.f90 &&
+    mpicc.mpich -O1 -o "$work/drop_in_device_check_mpich" tests/drop_in_device_check.c -ldl &&
+    gcc -O1 -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$work/fake_cuda_driver.so" tests/fake_cuda_driver.c &&
+    tests/drop_in_device_test.sh "$launch" "$work/libkcoll_mpi_mpich.so" "$work/drop_in_device_check_mpich" \
+      "$work/fake_cuda_driver.so" "$work/drop_in_check_mpich"
 }
 if [[ -f "$work/libkcoll_mpi_mpich.so" ]]; then
-  check "the drop-in test under MPICH (C, mpif.h and mpi_f08; 2-4 ranks) with libkcoll_mpi.so built against MPICH" \
+  check "the drop-in tests under MPICH (C, mpif.h, mpi_f08, device buffers; 2-4 ranks), the library built for MPICH" \
     mpich_drop_in_test
   check "MPICH's coll suite under MPICH (up to ${MPICH_SUITE_MAXNP:-2} ranks) with libkcoll_mpi.so built against MPICH" \
     env MPICC=mpicc.mpich tools/mpich_coll_suite.sh --library "$work/libkcoll_mpi_mpich.so" \
