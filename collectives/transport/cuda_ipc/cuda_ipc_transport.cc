@@ -406,14 +406,8 @@ void CudaIpcTransport::Abandon() {
 absl::Status CudaIpcTransport::Quiesce(absl::Duration timeout) {
   if (!broken_.ok()) return broken_;
   if (absl::Status s = Synchronize(); !s.ok()) return s;
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  MPI_Ibarrier(comm_, &barrier);
   std::vector<int> scratch;
-  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &scratch);
-  if (!done.ok()) return done.status();
-  if (!*done) {
-    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
-  }
+  if (absl::Status s = FinalizeBarrier(comm_, timeout, &scratch); !s.ok()) return s;
   // Every rank has drained its stream: a channel into this rank filled beyond what this rank took out carries a
   // message no receive matched.
   for (int p = 0; p < size(); ++p) {

@@ -269,15 +269,12 @@ void MpiTransport::Abandon() {
 
 absl::Status MpiTransport::Quiesce(absl::Duration timeout) {
   if (abandoned_) return absl::OkStatus();
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  if (absl::Status s = FromMpi(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier"); !s.ok()) return s;
-  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &completed_);
-  if (!done.ok()) return done.status();
-  if (!*done) {
+  absl::Status barrier = FinalizeBarrier(comm_, timeout, &completed_);
+  if (absl::IsDeadlineExceeded(barrier)) {
     abandoned_ = true;  // the barrier stays pending on a communicator that is kept
-    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout),
-                                                    "; the MPI communicator is kept"));
+    return absl::DeadlineExceededError(absl::StrCat(barrier.message(), "; the MPI communicator is kept"));
   }
+  if (!barrier.ok()) return barrier;
   // Every message sent before the barrier has arrived (MPI keeps each pair's messages in order on a communicator).
   int found = 0;
   MPI_Status status;

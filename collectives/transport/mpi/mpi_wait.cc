@@ -23,6 +23,19 @@ constexpr auto kResumeGrace = std::chrono::milliseconds(20);
 
 }  // namespace
 
+absl::Status FinalizeBarrier(MPI_Comm comm, absl::Duration timeout, std::vector<int>* scratch) {
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Ibarrier(comm, &barrier); rc != MPI_SUCCESS) {
+    return absl::InternalError(absl::StrCat("MPI_Ibarrier failed: ", MpiErrorString(rc)));
+  }
+  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, scratch);
+  if (!done.ok()) return done.status();
+  if (!*done) {
+    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
+  }
+  return absl::OkStatus();
+}
+
 std::string MpiErrorString(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;

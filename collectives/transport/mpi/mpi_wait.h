@@ -16,6 +16,7 @@
 #include <functional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
@@ -29,6 +30,11 @@ namespace kcoll {
 absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Duration timeout,
                                      std::vector<int>* scratch,
                                      const std::function<absl::StatusOr<bool>()>& also_progress = nullptr);
+
+// The barrier a transport's Quiesce waits at as its communicator finalises: OK once every rank of `comm` reached it;
+// DeadlineExceeded ("not every rank finalized within ...") when `timeout` passed without them (the barrier then stays
+// pending, so `comm` must be kept, not freed); Internal for an MPI error.
+absl::Status FinalizeBarrier(MPI_Comm comm, absl::Duration timeout, std::vector<int>* scratch);
 
 // The message of an MPI error code, e.g. "MPI_ERR_RANK: invalid rank".
 std::string MpiErrorString(int code);

@@ -462,14 +462,8 @@ void ShmTransport::Abandon() {
 }
 
 absl::Status ShmTransport::Quiesce(absl::Duration timeout) {
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  MPI_Ibarrier(comm_, &barrier);
   std::vector<int> scratch;
-  absl::StatusOr<bool> done = WaitForRequests(&barrier, 1, timeout, &scratch);
-  if (!done.ok()) return done.status();
-  if (!*done) {
-    return absl::DeadlineExceededError(absl::StrCat("not every rank finalized within ", absl::FormatDuration(timeout)));
-  }
+  if (absl::Status s = FinalizeBarrier(comm_, timeout, &scratch); !s.ok()) return s;
   for (int peer = 0; peer < size(); ++peer) {
     const Peer& p = peers_[peer];
     const SlotHeader& h = p.in.headers[p.received_chunks % geometry_.slots];
