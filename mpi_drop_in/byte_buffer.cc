@@ -11,29 +11,35 @@ struct Span {
   std::ptrdiff_t first = 0;
   size_t bytes = 0;
 };
-Span SpanOf(MPI_Aint displacement, size_t count, MPI_Aint extent, MPI_Aint true_lb, MPI_Aint true_extent) {
-  const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * extent;
-  const MPI_Aint lo = displacement + std::min<MPI_Aint>(0, last) + true_lb;
-  const MPI_Aint hi = displacement + std::max<MPI_Aint>(0, last) + true_lb + true_extent;
+Span SpanOf(MPI_Aint displacement, size_t count, const DatatypeLayout& layout) {
+  const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * layout.extent;
+  const MPI_Aint lo = displacement + std::min<MPI_Aint>(0, last) + layout.true_lb;
+  const MPI_Aint hi = displacement + std::max<MPI_Aint>(0, last) + layout.true_lb + layout.true_extent;
   return Span{lo, static_cast<size_t>(hi - lo)};
 }
 
 }  // namespace
 
+std::optional<DatatypeLayout> LayoutOf(MPI_Datatype type) {
+  DatatypeLayout l;
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &l.size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(type, &l.lb, &l.extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(type, &l.true_lb, &l.true_extent) != MPI_SUCCESS || l.size < 0) {
+    return std::nullopt;
+  }
+  return l;
+}
+
 ByteBuffer::ByteBuffer(const void* buf, long long count, MPI_Datatype type)
     : buf_(const_cast<void*>(buf)), count_(count < 0 ? 0 : static_cast<size_t>(count)), type_(type) {
-  int size = 0;
-  MPI_Aint lb = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(type, &lb, &extent_) != MPI_SUCCESS ||
-      PMPI_Type_get_true_extent(type, &true_lb_, &true_extent_) != MPI_SUCCESS || size < 0) {
+  const std::optional<DatatypeLayout> layout = LayoutOf(type);
+  if (count < 0 || !layout.has_value()) {
     valid_ = false;
     return;
   }
-  bytes_ = count_ * static_cast<size_t>(size);
-  // Contiguous: the elements' bytes lie end to end from `buf` with no gap (holes inside a type, or lb/extent
-  // resized, make it not so).
-  contiguous_ = lb == 0 && true_lb_ == 0 && extent_ == size && true_extent_ == size;
+  layout_ = *layout;
+  bytes_ = count_ * static_cast<size_t>(layout_.size);
+  contiguous_ = layout_.contiguous();
   if (count_ > static_cast<size_t>(INT_MAX) && !contiguous_) valid_ = false;  // MPI_Pack takes an int count
 }
 
@@ -41,7 +47,7 @@ char* ByteBuffer::Host(bool read, bool write) {
   if (!mirror_made_) {
     mirror_made_ = true;
     // A non-contiguous datatype's span is read even when only written: the gaps between its bytes go back as they were.
-    const Span span = contiguous_ || bytes_ == 0 ? Span{0, bytes_} : SpanOf(0, count_, extent_, true_lb_, true_extent_);
+    const Span span = contiguous_ || bytes_ == 0 ? Span{0, bytes_} : SpanOf(0, count_, layout_);
     status_ = mirror_.Mirror(buf_, span.first, span.bytes, read || !contiguous_, write);
   }
   return status_.ok() ? mirror_.base() : nullptr;
@@ -86,15 +92,14 @@ absl::Status ByteBuffer::Finish() {
 BlockBuffer::BlockBuffer(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks)
     : buf_(static_cast<char*>(const_cast<void*>(buf))), elem_counts_(counts), elem_displs_(displs), type_(type) {
   if (counts == nullptr || displs == nullptr) return;
-  int size = 0;
-  MPI_Aint lb = 0;
-  if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(type, &lb, &extent_) != MPI_SUCCESS ||
-      PMPI_Type_get_true_extent(type, &true_lb_, &true_extent_) != MPI_SUCCESS || size < 0) {
+  const std::optional<DatatypeLayout> layout = LayoutOf(type);
+  if (!layout.has_value()) {
     valid_ = false;
     return;
   }
-  direct_ = lb == 0 && true_lb_ == 0 && extent_ == size && true_extent_ == size;
+  layout_ = *layout;
+  const int size = layout_.size;
+  direct_ = layout_.contiguous();
   counts_.resize(static_cast<size_t>(nranks));
   displs_.resize(static_cast<size_t>(nranks));
   size_t packed_end = 0;
@@ -126,8 +131,8 @@ char* BlockBuffer::Host(bool write) {
     bool any = false;
     for (size_t j = 0; j < counts_.size(); ++j) {
       if (counts_[j] == 0) continue;
-      const Span span = SpanOf(static_cast<MPI_Aint>(elem_displs_[j]) * extent_, static_cast<size_t>(elem_counts_[j]),
-                               extent_, true_lb_, true_extent_);
+      const Span span = SpanOf(static_cast<MPI_Aint>(elem_displs_[j]) * layout_.extent,
+                               static_cast<size_t>(elem_counts_[j]), layout_);
       lo = any ? std::min<MPI_Aint>(lo, span.first) : span.first;
       hi = any ? std::max<MPI_Aint>(hi, span.first + static_cast<MPI_Aint>(span.bytes))
                : span.first + static_cast<MPI_Aint>(span.bytes);
@@ -142,7 +147,7 @@ void BlockBuffer::PackBlocks(char* host) {
   for (size_t j = 0; j < counts_.size(); ++j) {
     if (counts_[j] == 0) continue;
     int position = 0;
-    PMPI_Pack(host + elem_displs_[j] * extent_, elem_counts_[j], type_, scratch_.data() + displs_[j],
+    PMPI_Pack(host + elem_displs_[j] * layout_.extent, elem_counts_[j], type_, scratch_.data() + displs_[j],
               static_cast<int>(counts_[j]), &position, MPI_COMM_SELF);
   }
 }
@@ -177,7 +182,7 @@ absl::Status BlockBuffer::Finish() {
       if (counts_[j] == 0) continue;
       int position = 0;
       PMPI_Unpack(scratch_.data() + displs_[j], static_cast<int>(counts_[j]), &position,
-                  host + elem_displs_[j] * extent_, elem_counts_[j], type_, MPI_COMM_SELF);
+                  host + elem_displs_[j] * layout_.extent, elem_counts_[j], type_, MPI_COMM_SELF);
     }
     receiving_ = false;
   }

@@ -8,12 +8,24 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "mpi_drop_in/host_mirror.h"
 
 namespace kcoll::drop_in {
+
+// What MPI says of a datatype's layout.
+struct DatatypeLayout {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  // The elements' bytes lie end to end from the buffer with no gap (holes inside a type, or lb/extent resized, make it
+  // not so).
+  bool contiguous() const { return lb == 0 && true_lb == 0 && extent == size && true_extent == size; }
+};
+// nullopt for MPI_DATATYPE_NULL or a datatype MPI cannot describe.
+std::optional<DatatypeLayout> LayoutOf(MPI_Datatype type);
 
 class ByteBuffer {
  public:
@@ -41,7 +53,7 @@ class ByteBuffer {
   void* buf_;
   size_t count_;
   MPI_Datatype type_;
-  MPI_Aint extent_ = 0, true_lb_ = 0, true_extent_ = 0;
+  DatatypeLayout layout_;
   size_t bytes_ = 0;
   bool contiguous_ = true;
   bool valid_ = true;
@@ -80,7 +92,7 @@ class BlockBuffer {
   const int* elem_counts_;
   const int* elem_displs_;
   MPI_Datatype type_;
-  MPI_Aint extent_ = 0, true_lb_ = 0, true_extent_ = 0;
+  DatatypeLayout layout_;
   bool direct_ = true;
   bool valid_ = true;
   bool receiving_ = false;

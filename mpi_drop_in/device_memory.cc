@@ -57,9 +57,10 @@ const ModeSetting& Setting() {
     } else if (text == "off") {
       s->mode = Mode::kOff;
     } else if (transport.ok() && MemoryMovedBy(*transport) != TransportMemory::kHost) {
-      s->mode = Mode::kDeviceRoute;
-      if (IsAvailable(ExecBackend::kCuda)) s->transport = *transport;
-      if (!IsAvailable(ExecBackend::kCuda)) {
+      if (IsAvailable(ExecBackend::kCuda)) {
+        s->mode = Mode::kDeviceRoute;
+        s->transport = *transport;
+      } else {
         s->mode = Mode::kInvalid;
         s->status = absl::FailedPreconditionError(
             absl::StrCat("KCOLL_MPI_DEVICE=", text,

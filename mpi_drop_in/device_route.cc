@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "mpi_drop_in/byte_buffer.h"
 #include "mpi_drop_in/comm_registry.h"
 #include "mpi_drop_in/device_memory.h"
 
@@ -37,15 +38,9 @@ bool BuffersOnDevice(std::initializer_list<const void*> buffers) {
 }
 
 std::optional<size_t> ContiguousBytes(long long count, MPI_Datatype type) {
-  int size = 0;
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
-      PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || size < 0) {
-    return std::nullopt;
-  }
-  if (lb != 0 || true_lb != 0 || extent != size || true_extent != size) return std::nullopt;
-  return static_cast<size_t>(count) * static_cast<size_t>(size);
+  const std::optional<DatatypeLayout> layout = LayoutOf(type);
+  if (count < 0 || !layout.has_value() || !layout->contiguous()) return std::nullopt;
+  return static_cast<size_t>(count) * static_cast<size_t>(layout->size);
 }
 
 }  // namespace kcoll::drop_in

@@ -1,7 +1,5 @@
 #include "mpi_drop_in/host_mirror.h"
 
-#include "mpi_drop_in/device_memory.h"
-
 namespace kcoll::drop_in {
 
 absl::Status HostMirror::Mirror(const void* base, std::ptrdiff_t first, size_t bytes, bool read, bool write) {
@@ -11,7 +9,6 @@ absl::Status HostMirror::Mirror(const void* base, std::ptrdiff_t first, size_t b
   }
   mirrored_ = true;
   write_ = write;
-  first_ = first;
   device_first_ = base_ + first;
   copy_.resize(bytes);
   base_ = copy_.data() - first;
@@ -24,12 +21,12 @@ absl::Status HostMirror::CopyBack() {
   return CopyHostToDevice(device_first_, copy_.data(), copy_.size());
 }
 
-absl::Status ReductionMirror::Mirror(const void* sendbuf, void* recvbuf, size_t bytes) {
+absl::Status ReductionMirror::Mirror(const void* sendbuf, void* recvbuf, size_t in_bytes, size_t out_bytes) {
   in_place_ = sendbuf == recvbuf;
-  if (in_place_) return recv.Mirror(recvbuf, 0, bytes, /*read=*/true, /*write=*/true);
-  absl::Status status = send.Mirror(sendbuf, 0, bytes, /*read=*/true, /*write=*/false);
+  if (in_place_) return recv.Mirror(recvbuf, 0, in_bytes, /*read=*/true, /*write=*/true);
+  absl::Status status = send.Mirror(sendbuf, 0, in_bytes, /*read=*/true, /*write=*/false);
   if (!status.ok()) return status;
-  return recv.Mirror(recvbuf, 0, bytes, /*read=*/false, /*write=*/true);
+  return recv.Mirror(recvbuf, 0, out_bytes, /*read=*/false, /*write=*/true);
 }
 
 }  // namespace kcoll::drop_in

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "mpi_drop_in/device_memory.h"
 
 namespace kcoll::drop_in {
 
@@ -26,7 +27,6 @@ class HostMirror {
   // copied in now; `write`: it writes the span, copied back by CopyBack. Call once. The copy's error when one fails.
   absl::Status Mirror(const void* base, std::ptrdiff_t first, size_t bytes, bool read, bool write);
 
-  bool mirrored() const { return mirrored_; }
   // Where the call finds `base`: base itself, or the address in the host copy that stands for it.
   char* base() const { return base_; }
   // After the call: the span, as the call left it, back to the device (once; nothing for a host buffer).
@@ -35,24 +35,37 @@ class HostMirror {
  private:
   char* base_ = nullptr;
   char* device_first_ = nullptr;
-  std::ptrdiff_t first_ = 0;
   bool mirrored_ = false;
   bool write_ = false;
   std::vector<char> copy_;
 };
 
-// The buffers of an elementwise reduction (MPI_Allreduce, MPI_Reduce, MPI_Scan, ...) as host memory: `send` of
-// `bytes` read, `recv` of `bytes` written (null where this rank has no result), `send` == `recv` for a call in place.
+// The buffers of a reduction (MPI_Allreduce, MPI_Reduce, MPI_Scan, the reduce-scatters, ...) as host memory: `send`
+// of `in_bytes` read, `recv` of `out_bytes` written (null where this rank has no result); `send` == `recv` for a call
+// in place, whose buffer of `in_bytes` is read and written.
 struct ReductionMirror {
   HostMirror send, recv;
 
-  absl::Status Mirror(const void* sendbuf, void* recvbuf, size_t bytes);
+  absl::Status Mirror(const void* sendbuf, void* recvbuf, size_t in_bytes, size_t out_bytes);
   const void* send_host() const { return in_place_ ? recv.base() : send.base(); }
   void* recv_host() const { return recv.base(); }
 
  private:
   bool in_place_ = false;
 };
+
+// An elementwise reduction's kcoll call, `run(send, recv)` returning its status, on host memory: on the buffers
+// themselves when none can be device memory (the common path: one check), else on their mirrors, the result copied
+// back. `bytes`: each buffer's.
+template <typename Run>
+absl::Status RunOnHostMemory(const void* send, void* recv, size_t bytes, Run run) {
+  if (!DeviceMemoryPossible()) return run(send, recv);
+  ReductionMirror host;
+  absl::Status status = host.Mirror(send, recv, bytes, bytes);
+  if (status.ok()) status = run(host.send_host(), host.recv_host());
+  if (status.ok()) status = host.recv.CopyBack();
+  return status;
+}
 
 }  // namespace kcoll::drop_in
 

@@ -15,7 +15,6 @@
 #include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
 #include "mpi_drop_in/comm_registry.h"
-#include "mpi_drop_in/device_memory.h"
 #include "mpi_drop_in/device_route.h"
 #include "mpi_drop_in/host_mirror.h"
 #include "mpi_drop_in/planned_call.h"
@@ -47,19 +46,12 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
                             MemoryKind::kDevice));
     }
   }
-  if (!DeviceMemoryPossible()) {
-    return Done(function, comm,
-                (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction.type, reduction.op, CallOptions(),
-                          MemoryKind::kHost));
-  }
-  ReductionMirror host;
-  absl::Status status = host.Mirror(send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction.type));
-  if (status.ok()) {
-    status = (c->*run)(host.send_host(), host.recv_host(), static_cast<size_t>(count), reduction.type, reduction.op,
-                       CallOptions(), MemoryKind::kHost);
-  }
-  if (status.ok()) status = host.recv.CopyBack();
-  return Done(function, comm, status);
+  return Done(function, comm,
+              RunOnHostMemory(send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction.type),
+                              [&](const void* s, void* r) {
+                                return (c->*run)(s, r, static_cast<size_t>(count), reduction.type, reduction.op,
+                                                 CallOptions(), MemoryKind::kHost);
+                              }));
 }
 
 }  // namespace
@@ -114,17 +106,12 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
                             kcoll::MemoryKind::kDevice));
     }
   }
-  if (!kcoll::drop_in::DeviceMemoryPossible()) {
-    return Done(kF, comm, c->Reduce(send, recv, static_cast<size_t>(count), reduction.type, reduction.op, root));
-  }
-  kcoll::drop_in::ReductionMirror host;
-  absl::Status status = host.Mirror(send, recv, static_cast<size_t>(count) * kcoll::DataTypeSize(reduction.type));
-  if (status.ok()) {
-    status =
-        c->Reduce(host.send_host(), host.recv_host(), static_cast<size_t>(count), reduction.type, reduction.op, root);
-  }
-  if (status.ok()) status = host.recv.CopyBack();
-  return Done(kF, comm, status);
+  return Done(
+      kF, comm,
+      kcoll::drop_in::RunOnHostMemory(
+          send, recv, static_cast<size_t>(count) * kcoll::DataTypeSize(reduction.type), [&](const void* s, void* r) {
+            return c->Reduce(s, r, static_cast<size_t>(count), reduction.type, reduction.op, root);
+          }));
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

@@ -11,7 +11,6 @@
 #include "collectives/communicator.h"
 #include "mpi_drop_in/call_route.h"
 #include "mpi_drop_in/call_stats.h"
-#include "mpi_drop_in/device_memory.h"
 #include "mpi_drop_in/host_mirror.h"
 #include "mpi_drop_in/nonblocking.h"
 #include "mpi_drop_in/planned_call.h"
@@ -19,6 +18,20 @@
 
 namespace kcoll::drop_in {
 namespace {
+
+// RunOnHostMemory's nonblocking form: `start(send, recv)`, a reduction's kcoll nonblocking call, made the MPI request
+// *request, on the buffers themselves or on their mirrors, which the request holds until it completes and then copies
+// the result back from.
+template <typename Start>
+int StartOnHostMemory(MpiFunction function, MPI_Comm comm, Communicator* c, const void* send, void* recv, size_t bytes,
+                      Start start, MPI_Request* request) {
+  if (!DeviceMemoryPossible()) return StartMpiRequest(function, c, start(send, recv), nullptr, request);
+  auto host = std::make_shared<ReductionMirror>();
+  const absl::Status staged = host->Mirror(send, recv, bytes, bytes);
+  if (!staged.ok()) return Done(function, comm, staged);
+  return StartMpiRequest(
+      function, c, start(host->send_host(), host->recv_host()), [host] { return host->recv.CopyBack(); }, request);
+}
 
 // MPI_Iallreduce, MPI_Iscan and MPI_Iexscan: every rank passes (send, recv, count, datatype, op), send ==
 // MPI_IN_PLACE meaning recv holds the input; run by `run` (IAllReduce, IScan or IExScan) or forwarded.
@@ -34,20 +47,13 @@ int ElementwiseReduction(MpiFunction function, PmpiReduction forward, KcollReduc
   if (c == nullptr) return forward(sendbuf, recvbuf, count, datatype, op, comm, request);
   EnterKcoll inside;
   const void* send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (!DeviceMemoryPossible()) {
-    return StartMpiRequest(function, c,
-                           (c->*run)(send, recvbuf, static_cast<size_t>(count), reduction->type, reduction->op,
-                                     CallOptions(), MemoryKind::kHost),
-                           nullptr, request);
-  }
-  auto host = std::make_shared<ReductionMirror>();
-  const absl::Status staged = host->Mirror(send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction->type));
-  if (!staged.ok()) return Done(function, comm, staged);
-  return StartMpiRequest(
-      function, c,
-      (c->*run)(host->send_host(), host->recv_host(), static_cast<size_t>(count), reduction->type, reduction->op,
-                CallOptions(), MemoryKind::kHost),
-      [host] { return host->recv.CopyBack(); }, request);
+  return StartOnHostMemory(
+      function, comm, c, send, recvbuf, static_cast<size_t>(count) * DataTypeSize(reduction->type),
+      [&](const void* s, void* r) {
+        return (c->*run)(s, r, static_cast<size_t>(count), reduction->type, reduction->op, CallOptions(),
+                         MemoryKind::kHost);
+      },
+      request);
 }
 
 // MPI_Ireduce: the result at the root only (MPI_IN_PLACE there: recv holds the root's input).
@@ -62,19 +68,12 @@ int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype
   const bool at_root = c->rank() == root;
   const void* send = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   void* recv = at_root ? recvbuf : nullptr;
-  if (!DeviceMemoryPossible()) {
-    return StartMpiRequest(kF, c,
-                           c->IReduce(send, recv, static_cast<size_t>(count), reduction->type, reduction->op, root),
-                           nullptr, request);
-  }
-  auto host = std::make_shared<ReductionMirror>();
-  const absl::Status staged = host->Mirror(send, recv, static_cast<size_t>(count) * DataTypeSize(reduction->type));
-  if (!staged.ok()) return Done(kF, comm, staged);
-  return StartMpiRequest(
-      kF, c,
-      c->IReduce(host->send_host(), host->recv_host(), static_cast<size_t>(count), reduction->type, reduction->op,
-                 root),
-      [host] { return host->recv.CopyBack(); }, request);
+  return StartOnHostMemory(
+      kF, comm, c, send, recv, static_cast<size_t>(count) * DataTypeSize(reduction->type),
+      [&](const void* s, void* r) {
+        return c->IReduce(s, r, static_cast<size_t>(count), reduction->type, reduction->op, root);
+      },
+      request);
 }
 
 // MPI_Ibarrier.

@@ -37,7 +37,7 @@ absl::Status PlannedCall::Finish() {
   if (move_bytes > 0 && move_from != move_to) std::memmove(move_to, move_from, move_bytes);
   absl::Status status = recv ? recv->Finish() : absl::OkStatus();
   if (recv_blocks) status.Update(recv_blocks->Finish());
-  status.Update(reduce_recv.CopyBack());
+  status.Update(reduce.recv.CopyBack());
   return status;
 }
 
@@ -226,18 +226,16 @@ PlannedCall PlanReduceScatterBlock(MpiFunction f, const Communicator& c, const v
   const size_t count = static_cast<size_t>(recvcount);
   const size_t block = count * DataTypeSize(type);
   const size_t all = block * static_cast<size_t>(c.size());
-  if (sendbuf != MPI_IN_PLACE) {
-    absl::Status staged = p.reduce_send.Mirror(sendbuf, 0, all, /*read=*/true, /*write=*/false);
-    if (staged.ok()) staged = p.reduce_recv.Mirror(recvbuf, 0, block, /*read=*/false, /*write=*/true);
-    if (!staged.ok()) return Failed(std::move(staged));
-    p.call = CollectiveCall::ReduceScatter(p.reduce_send.base(), p.reduce_recv.base(), count, type, op);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  absl::Status staged = p.reduce.Mirror(in_place ? recvbuf : sendbuf, recvbuf, all, block);
+  if (!staged.ok()) return Failed(std::move(staged));
+  if (!in_place) {
+    p.call = CollectiveCall::ReduceScatter(p.reduce.send_host(), p.reduce.recv_host(), count, type, op);
     return p;
   }
   // In place the input is the whole of recvbuf and the result its first block; kcoll's in-place form leaves the
   // result at the rank's own block, moved to the front after.
-  absl::Status staged = p.reduce_recv.Mirror(recvbuf, 0, all, /*read=*/true, /*write=*/true);
-  if (!staged.ok()) return Failed(std::move(staged));
-  char* data = p.reduce_recv.base();
+  char* data = static_cast<char*>(p.reduce.recv_host());
   p.move_from = data + static_cast<size_t>(c.rank()) * block;
   p.move_to = data;
   p.move_bytes = block;
@@ -262,17 +260,15 @@ PlannedCall PlanReduceScatter(MpiFunction f, const Communicator& c, const void* 
   }
   const size_t elem = DataTypeSize(type);
   const size_t own = p.counts[static_cast<size_t>(c.rank())] * elem;
-  if (sendbuf != MPI_IN_PLACE) {
-    absl::Status staged = p.reduce_send.Mirror(sendbuf, 0, total * elem, /*read=*/true, /*write=*/false);
-    if (staged.ok()) staged = p.reduce_recv.Mirror(recvbuf, 0, own, /*read=*/false, /*write=*/true);
-    if (!staged.ok()) return Failed(std::move(staged));
-    p.call = CollectiveCall::ReduceScatterV(p.reduce_send.base(), p.reduce_recv.base(), p.counts.data(), type, op);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  absl::Status staged = p.reduce.Mirror(in_place ? recvbuf : sendbuf, recvbuf, total * elem, own);
+  if (!staged.ok()) return Failed(std::move(staged));
+  if (!in_place) {
+    p.call = CollectiveCall::ReduceScatterV(p.reduce.send_host(), p.reduce.recv_host(), p.counts.data(), type, op);
     return p;
   }
   // In place as MPI_Reduce_scatter_block: kcoll's result lands on the rank's own block, MPI's at the start.
-  absl::Status staged = p.reduce_recv.Mirror(recvbuf, 0, total * elem, /*read=*/true, /*write=*/true);
-  if (!staged.ok()) return Failed(std::move(staged));
-  char* data = p.reduce_recv.base();
+  char* data = static_cast<char*>(p.reduce.recv_host());
   p.move_from = data + before * elem;
   p.move_to = data;
   p.move_bytes = own;

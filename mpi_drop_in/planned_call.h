@@ -36,9 +36,9 @@ class PlannedCall {
   CollectiveCall call;
   std::optional<ByteBuffer> send, recv;
   std::optional<BlockBuffer> send_blocks, recv_blocks;
-  HostMirror reduce_send, reduce_recv;  // the reduce-scatters' buffers
-  std::vector<char> sent_copy;          // MPI_Alltoallv in place: the blocks sent
-  std::vector<size_t> counts;           // MPI_Reduce_scatter: the counts, as kcoll takes them
+  ReductionMirror reduce;       // the reduce-scatters' buffers
+  std::vector<char> sent_copy;  // MPI_Alltoallv in place: the blocks sent
+  std::vector<size_t> counts;   // MPI_Reduce_scatter: the counts, as kcoll takes them
   // The result's move to where MPI wants it once the call is done: kcoll's in-place reduce-scatters leave it at the
   // rank's own block of the buffer, MPI's at its start.
   char* move_from = nullptr;
