@@ -234,7 +234,9 @@ void Communicator::ResetCounters() {
 bool Communicator::finalized() const { return state_->transport == nullptr; }
 
 bool Communicator::CanRunZeroCopy() const {
-  return state_->topology.nnodes == 1 && SharesNodeMemory(state_->transport_kind);
+  if (state_->topology.nnodes != 1) return false;
+  // Device memory is mapped through CUDA IPC whatever moves the transfers; host memory needs the node's segment.
+  return registered_memory() == MemoryKind::kDevice || SharesNodeMemory(state_->transport_kind);
 }
 
 std::vector<std::string> Communicator::Describe() const {
@@ -550,7 +552,9 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   resources.inline_exchange = state_->inline_exchange.get();
   PeerMemory::Buffers peer_buffers;
   if (MayRunDirect(args, requested, resolved.algorithm, call.memory)) {
-    // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy.
+    // Every rank learns whether every rank's buffers are registered; `auto` then runs zero-copy. Device buffers may
+    // still be written by work queued on the kernels' stream: it finishes before any peer is told to read them.
+    if (state_->registered->memory() == MemoryKind::kDevice) state_->kernels->Fence();
     const size_t elem = DataTypeSize(args.type);
     absl::StatusOr<bool> registered =
         state_->registered->Exchange(Transport::CallInfo{CollectiveName(args.collective), AlgorithmName(requested),

@@ -222,20 +222,24 @@ class Communicator {
   // "thread", "eager" or "stream": how this communicator's nonblocking calls progress, and why (KCOLL_DEBUG=INFO).
   const std::string& progress() const;
 
-  // Registered buffers: `bytes` (at least 1) of host memory, 64-byte aligned and zero-filled, that the other ranks
-  // of this rank's node map too. A collective whose buffers every rank took from here can run zero-copy (the
-  // `direct` algorithm: ranks read each other's buffers in place; collectives/algorithms/all_reduce/direct.cc and its
-  // siblings), which `auto` chooses for AllReduce, ReduceScatter, AllGather and Broadcast from kAutoDirectMinBytes on a
-  // communicator of one node over shared memory. Any other buffer still works, through transfers; so do registered
-  // buffers elsewhere. Collective over the communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos
-  // View.
+  // Registered buffers: `bytes` (at least 1) of memory, 64-byte aligned and zero-filled, that the other ranks of
+  // this rank's node map too: host memory in a shared segment, or with CUDA kernels device memory on this rank's GPU
+  // that the node's other ranks open through CUDA IPC (registered_memory() says which). A collective whose buffers
+  // every rank took from here can run zero-copy (the `direct` algorithm: ranks read each other's buffers in place;
+  // collectives/algorithms/all_reduce/direct.cc and its siblings), which `auto` chooses for AllReduce, ReduceScatter,
+  // AllGather and Broadcast from kAutoDirectMinBytes on a communicator of one node (over shared memory, or any
+  // transport with CUDA kernels). Any other buffer still works, through transfers; so do registered buffers elsewhere.
+  // Collective over the communicator (the ranks' sizes may differ). views.h wraps it in a Kokkos View.
   absl::StatusOr<void*> Allocate(size_t bytes);
   // Collective: every rank frees its buffer of the same Allocate call. Finalize frees whatever is left (pointers
   // into it are then dangling).
   absl::Status Free(void* data);
   // Whether [data, data + bytes) lies in a buffer from Allocate.
   bool IsRegistered(const void* data, size_t bytes) const;
-  // Whether registered buffers can run zero-copy here: every rank on one node, over the shm transport.
+  // The memory Allocate returns: kDevice with CUDA kernels, else kHost.
+  MemoryKind registered_memory() const;
+  // Whether registered buffers can run zero-copy here: every rank on one node, over the shm transport (host memory)
+  // or with CUDA kernels (device memory, any transport).
   bool CanRunZeroCopy() const;
 
   // For wrappers that move data before and after a collective (bucket_fusion.h): the kernels this communicator

@@ -9,6 +9,7 @@
 #include "collectives/call_sizes.h"
 #include "collectives/communicator.h"
 #include "collectives/communicator_state.h"
+#include "collectives/transport/cuda_ipc/device_parts.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/shm/spin_policy.h"
 
@@ -27,8 +28,11 @@ absl::StatusOr<void*> Communicator::Allocate(size_t bytes) {
       return absl::InternalError("Allocate: MPI_Comm_split by node failed");
     }
     const int spin_polls = shm::ChooseHostSpinPolls(state_->control_comm, 0);
+    // The memory the kernels run on: with CUDA kernels, each rank's part on its GPU, opened by its node's peers.
+    const MemoryKind memory = registered_memory();
     absl::StatusOr<std::unique_ptr<RegisteredMemory>> created =
-        RegisteredMemory::Create(node, state_->topology.RanksOnNode(state_->topology.node_of[rank()]), spin_polls);
+        RegisteredMemory::Create(node, state_->topology.RanksOnNode(state_->topology.node_of[rank()]), spin_polls,
+                                 memory, memory == MemoryKind::kDevice ? PartsMaker(MakeDeviceParts) : nullptr);
     MPI_Comm_free(&node);
     KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(state_->control_comm, created.status(), "Allocate"));
     state_->registered = *std::move(created);
@@ -71,6 +75,10 @@ absl::Status Communicator::Free(void* data) {
   return absl::OkStatus();
 }
 
+MemoryKind Communicator::registered_memory() const {
+  return state_->backend == ExecBackend::kCuda ? MemoryKind::kDevice : MemoryKind::kHost;
+}
+
 bool Communicator::IsRegistered(const void* data, size_t bytes) const {
   Settle();
   return state_->registered != nullptr && state_->registered->Contains(data, bytes);
@@ -82,7 +90,7 @@ bool Communicator::MayRunDirect(const CollectiveArgs& args, Algorithm requested,
   // Registered memory exists on every rank or on none (Allocate is collective); one node over shared memory is
   // where ranks can read each other's buffers.
   if (state_->registered == nullptr || !CanRunZeroCopy()) return false;
-  if (memory != MemoryKind::kHost) return false;
+  if (memory != state_->registered->memory()) return false;
   // Asked for by name or by $KCOLL_ALGO (Run has found it registered for the collective).
   if (resolved == Algorithm::kDirect) return true;
   if (requested != Algorithm::kAuto) return false;

@@ -564,21 +564,31 @@ Request ISendRecv(Communicator& comm, const SendView& send, const RecvView& recv
   return views_internal::IssueCall(comm, views_internal::SendRecvCall(send, recv), options);
 }
 
-// A registered buffer (Communicator::Allocate) of `count` elements as an unmanaged host View; collectives on such
-// views run zero-copy when every rank passes one. Collective, as Allocate; give it back with FreeView.
-template <class T>
-using RegisteredView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+// A registered buffer (Communicator::Allocate) of `count` elements as an unmanaged View of `MemorySpace`: host memory,
+// or device memory on a communicator with CUDA kernels (Kokkos::CudaSpace); collectives on such views run zero-copy
+// when every rank passes one. Collective, as Allocate; give it back with FreeView.
+template <class T, class MemorySpace = Kokkos::HostSpace>
+using RegisteredView = Kokkos::View<T*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-template <class T>
-absl::StatusOr<RegisteredView<T>> AllocateView(Communicator& comm, size_t count) {
+template <class T, class MemorySpace = Kokkos::HostSpace>
+absl::StatusOr<RegisteredView<T, MemorySpace>> AllocateView(Communicator& comm, size_t count) {
   static_assert(std::is_trivially_copyable<T>::value, "registered views hold plain data");
+  const MemoryKind wanted = MemoryKindOf<RegisteredView<T, MemorySpace>>();
+  // Agreed before allocating: the kernels (and so the memory kind) are the same on every rank.
+  if (wanted != comm.registered_memory()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("AllocateView: the memory space ", MemorySpace::name(), " holds ", MemoryKindName(wanted),
+                     " memory, but this communicator registers ", MemoryKindName(comm.registered_memory()),
+                     " memory (its kernels' space: ",
+                     comm.registered_memory() == MemoryKind::kDevice ? "Kokkos::CudaSpace" : "Kokkos::HostSpace", ")"));
+  }
   absl::StatusOr<void*> data = comm.Allocate(count * sizeof(T));
   if (!data.ok()) return data.status();
-  return RegisteredView<T>(static_cast<T*>(*data), count);
+  return RegisteredView<T, MemorySpace>(static_cast<T*>(*data), count);
 }
 
-template <class T>
-absl::Status FreeView(Communicator& comm, const RegisteredView<T>& view) {
+template <class T, class MemorySpace>
+absl::Status FreeView(Communicator& comm, const RegisteredView<T, MemorySpace>& view) {
   return comm.Free(view.data());
 }
 

@@ -191,6 +191,88 @@ TEST_P(GpuCollectivesTest, InPlaceAndLargeMessagesMatchTheReference) {
   }
 }
 
+// Registered device buffers (Communicator::Allocate with CUDA kernels: each rank's part on its GPU, opened by the
+// others through CUDA IPC): `direct` reads the peers' buffers in place with no transfer, out of place and in place,
+// and `auto` takes it from kAutoDirectMinBytes; results bit for bit against the reference. A plain device buffer on one
+// rank makes `auto` go through transfers and `direct` refuse; Free of memory Allocate did not return is refused.
+TEST_P(GpuCollectivesTest, RegisteredDeviceBuffersRunDirect) {
+  const int rank = WorldRank(), n = WorldSize();
+  ASSERT_EQ(comm_->registered_memory(), MemoryKind::kDevice);
+  ASSERT_TRUE(comm_->CanRunZeroCopy());
+  const DataType type = DataType::kInt32;
+  const size_t largest = (size_t{1} << 20) + 3, elem = DataTypeSize(type);
+  absl::StatusOr<void*> send = comm_->Allocate(largest * n * elem);
+  absl::StatusOr<void*> recv = comm_->Allocate(largest * n * elem);
+  ASSERT_TRUE(AllRanks(send.ok() && recv.ok())) << send.status() << recv.status();
+  cudaPointerAttributes attributes{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, *send), cudaSuccess);
+  EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
+  EXPECT_TRUE(comm_->IsRegistered(*send, largest * n * elem));
+  auto upload = [](void* to, const std::vector<char>& from) {
+    return from.empty() ? cudaSuccess : cudaMemcpy(to, from.data(), from.size(), cudaMemcpyHostToDevice);
+  };
+  for (Collective c :
+       {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kBroadcast}) {
+    for (Algorithm algorithm : {Algorithm::kDirect, Algorithm::kAuto}) {
+      for (size_t count : {size_t{1}, static_cast<size_t>(n) + 1, size_t{65537}, largest}) {
+        for (bool in_place : {false, true}) {
+          if (in_place && (c == Collective::kReduceScatter || c == Collective::kAllGather)) continue;
+          const int root = n - 1;
+          const std::vector<char> input = testing::SendBuffer(c, type, ReduceOp::kSum, count, root, rank, n);
+          const std::vector<char> want = testing::ExpectedRecv(c, type, ReduceOp::kSum, count, root, rank, n);
+          void* into = in_place ? *recv : *send;
+          ASSERT_EQ(cudaMemset(*recv, 0x5a, largest * n * elem), cudaSuccess);
+          ASSERT_EQ(upload(into, input), cudaSuccess);
+          CallOptions call;
+          call.algorithm = algorithm;
+          const PrimitiveCounts before = comm_->counters().total;
+          const absl::Status s =
+              comm_->Call(c, into, *recv, count, type, ReduceOp::kSum, root, call, MemoryKind::kDevice);
+          const std::string what = absl::StrCat(CollectiveName(c), "/", AlgorithmName(algorithm), " count ", count,
+                                                in_place ? " in place" : " out of place");
+          ASSERT_TRUE(AllRanks(s.ok())) << what << ": " << s;
+          if (algorithm == Algorithm::kDirect) {
+            EXPECT_EQ(comm_->counters().total.send.calls, before.send.calls) << what << ": direct made transfers";
+          }
+          std::vector<char> got(want.size());
+          if (!got.empty()) {
+            ASSERT_EQ(cudaMemcpy(got.data(), *recv, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+          }
+          ASSERT_TRUE(AllRanks(got == want)) << what << ": differs from the reference on some rank";
+        }
+      }
+    }
+  }
+  // One rank's buffer not registered: `auto` runs through transfers on every rank, `direct` refuses on every rank.
+  {
+    const size_t count = 65537;
+    const std::vector<char> input =
+        testing::SendBuffer(Collective::kAllReduce, type, ReduceOp::kSum, count, 0, rank, n);
+    const std::vector<char> want =
+        testing::ExpectedRecv(Collective::kAllReduce, type, ReduceOp::kSum, count, 0, rank, n);
+    DeviceBuffer plain(input.size());
+    ASSERT_TRUE(plain.Upload(input).ok());
+    ASSERT_EQ(upload(*send, input), cudaSuccess);
+    const void* from = rank == n - 1 ? plain.data() : *send;
+    const absl::Status automatic =
+        comm_->Call(Collective::kAllReduce, from, *recv, count, type, ReduceOp::kSum, 0, {}, MemoryKind::kDevice);
+    ASSERT_TRUE(AllRanks(automatic.ok())) << automatic;
+    std::vector<char> got(want.size());
+    ASSERT_EQ(cudaMemcpy(got.data(), *recv, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(AllRanks(got == want)) << "auto with one plain device buffer";
+    CallOptions direct;
+    direct.algorithm = Algorithm::kDirect;
+    const absl::Status refused =
+        comm_->Call(Collective::kAllReduce, from, *recv, count, type, ReduceOp::kSum, 0, direct, MemoryKind::kDevice);
+    EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+    EXPECT_THAT(std::string(refused.message()), ::testing::HasSubstr("not registered"));
+  }
+  DeviceBuffer stranger(64);
+  const absl::Status not_ours = comm_->Free(stranger.data());
+  EXPECT_EQ(not_ours.code(), absl::StatusCode::kInvalidArgument) << not_ours;
+  EXPECT_TRUE(AllRanks(comm_->Free(*send).ok() && comm_->Free(*recv).ok()));
+}
+
 // Nonblocking calls on device buffers, all in flight at once and completed by polling Test: over NCCL they are
 // stream-ordered (the I-call enqueues, Test asks the stream), over MPI they run as the communicator's progress says.
 TEST_P(GpuCollectivesTest, NonblockingCallsInFlightMatchTheReference) {

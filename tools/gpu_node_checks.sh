@@ -8,7 +8,8 @@
 #                   drop-in library on device buffers
 #   sanitizer.txt   compute-sanitizer memcheck on the collective tests, racecheck on the kernels
 #   all_reduce.txt  the AllReduce sweep with device buffers: kcoll's rows over NCCL beside NCCL's own
-#   cuda_ipc.txt    AllReduce on 2 and 4 ranks sharing the GPU over CUDA IPC beside MPI staging, without and with MPS
+#   cuda_ipc.txt    AllReduce on 2 and 4 ranks sharing the GPU over CUDA IPC beside MPI staging, without and with MPS,
+#                   and `direct` on registered device memory
 #   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
 #   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json)
 #
@@ -104,12 +105,13 @@ step "all_reduce --exec cuda 2 ranks, MPI staged" 60 all_reduce.txt \
   all_reduce --ranks 2 --exec cuda --transport mpi --algo ring,halving_doubling,auto -b 8 -e 64M -f 8 -n 10 -w 3 -c 1
 
 # 3b. Ranks sharing the GPU over CUDA IPC (device memory end to end) beside MPI staging, 2 and 4 ranks, without MPS
-# and then under MPS (its daemon started here with its pipes in OUT_DIR, and stopped after; no device setting changes).
+# and then under MPS; --registered adds the rows on registered device memory (`auto registered` and the zero-copy
+# `direct`, whose kernels read the peers' buffers through CUDA IPC) (its daemon started here with its pipes in OUT_DIR, and stopped after; no device setting changes).
 ipc_sweep() {  # ipc_sweep LABEL
   for np in 2 4; do
     step "all_reduce --exec cuda $np ranks, cuda_ipc$1" 120 cuda_ipc.txt \
-      all_reduce --ranks "$np" --exec cuda --transport cuda_ipc,mpi --algo ring,halving_doubling,auto -b 8 -e "$big" -f 8 \
-      -n 20 -w 5 -c 1
+      all_reduce --ranks "$np" --exec cuda --transport cuda_ipc,mpi --algo ring,halving_doubling,auto --registered \
+      -b 8 -e "$big" -f 8 -n 20 -w 5 -c 1
   done
 }
 ipc_sweep ""

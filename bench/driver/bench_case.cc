@@ -38,26 +38,31 @@ int AgreeStatus(const absl::Status& s, MPI_Comm comm) {
 }
 
 // Pointers of the call, placed as nccl-tests places them (layout.h).
-// The buffers a case runs on: registered ones for the rows that ask for them, device ones with --exec cuda.
+// The buffers a case runs on: registered ones for the rows that ask for them (device memory with --exec cuda, where
+// Communicator::Allocate returns it), device ones with --exec cuda, host ones otherwise.
 char* SendBase(BenchContext& ctx, const Case& c) {
-  if (ctx.buffers.device) return ctx.buffers.device_send;
-  return ctx.implementations[c.implementation]->registered() ? ctx.buffers.registered_send
-                                                             : ctx.buffers.send_buffer.data();
+  if (ctx.implementations[c.implementation]->registered()) return ctx.buffers.registered_send;
+  return ctx.buffers.device ? ctx.buffers.device_send : ctx.buffers.send_buffer.data();
 }
 char* RecvBase(BenchContext& ctx, const Case& c) {
-  if (ctx.buffers.device) return ctx.buffers.device_recv;
-  return ctx.implementations[c.implementation]->registered() ? ctx.buffers.registered_recv
-                                                             : ctx.buffers.recv_buffer.data();
+  if (ctx.implementations[c.implementation]->registered()) return ctx.buffers.registered_recv;
+  return ctx.buffers.device ? ctx.buffers.device_recv : ctx.buffers.recv_buffer.data();
 }
 
 // The host buffer that mirrors device pointer `p` (--exec cuda), at the same offset; `p` itself on host runs.
 const char* HostMirror(BenchContext& ctx, const void* p) {
   const char* at = static_cast<const char*>(p);
   if (!ctx.buffers.device) return at;
-  if (at >= ctx.buffers.device_recv && at < ctx.buffers.device_recv + ctx.buffers.device_bytes_recv) {
-    return ctx.buffers.recv_buffer.data() + (at - ctx.buffers.device_recv);
+  Buffers& b = ctx.buffers;
+  if (at >= b.device_recv && at < b.device_recv + b.device_bytes_recv)
+    return b.recv_buffer.data() + (at - b.device_recv);
+  if (b.registered_recv != nullptr && at >= b.registered_recv && at < b.registered_recv + b.registered_bytes_recv) {
+    return b.recv_buffer.data() + (at - b.registered_recv);
   }
-  return ctx.buffers.send_buffer.data() + (at - ctx.buffers.device_send);
+  if (b.registered_send != nullptr && at >= b.registered_send && at < b.registered_send + b.registered_bytes_send) {
+    return b.send_buffer.data() + (at - b.registered_send);
+  }
+  return b.send_buffer.data() + (at - b.device_send);
 }
 
 // Bytes of the send and receive buffers a case uses (in place: the receive buffer holds both).
@@ -106,16 +111,16 @@ absl::Status PrepareData(BenchContext& ctx, const Case& c, const Call& call, con
   FillPoison(const_cast<char*>(HostMirror(ctx, RecvBase(ctx, c))), RecvSpan(c));
   FillInput(spec, const_cast<char*>(HostMirror(ctx, call.send)), 0, c.layout.send_count);
   if (!ctx.buffers.device) return absl::OkStatus();
-  absl::Status s = CopyToDevice(ctx.buffers.device_recv, ctx.buffers.recv_buffer.data(), RecvSpan(c));
-  if (s.ok() && SendSpan(c) > 0) s = CopyToDevice(ctx.buffers.device_send, ctx.buffers.send_buffer.data(), SendSpan(c));
+  absl::Status s = CopyToDevice(RecvBase(ctx, c), ctx.buffers.recv_buffer.data(), RecvSpan(c));
+  if (s.ok() && SendSpan(c) > 0) s = CopyToDevice(SendBase(ctx, c), ctx.buffers.send_buffer.data(), SendSpan(c));
   return s;
 }
 
 // --exec cuda: the call's buffers copied back into their host mirrors, to be checked there.
 absl::Status FetchResults(BenchContext& ctx, const Case& c) {
   if (!ctx.buffers.device) return absl::OkStatus();
-  absl::Status s = CopyToHost(ctx.buffers.recv_buffer.data(), ctx.buffers.device_recv, RecvSpan(c));
-  if (s.ok() && SendSpan(c) > 0) s = CopyToHost(ctx.buffers.send_buffer.data(), ctx.buffers.device_send, SendSpan(c));
+  absl::Status s = CopyToHost(ctx.buffers.recv_buffer.data(), RecvBase(ctx, c), RecvSpan(c));
+  if (s.ok() && SendSpan(c) > 0) s = CopyToHost(ctx.buffers.send_buffer.data(), SendBase(ctx, c), SendSpan(c));
   return s;
 }
 
@@ -449,8 +454,8 @@ bool FingerprintResult(benchmark::State& state, BenchContext& ctx, int index, co
   FillRoundingSensitive(spec, const_cast<char*>(HostMirror(ctx, call.send)), c.layout.send_count);
   absl::Status s;
   if (ctx.buffers.device) {
-    s = CopyToDevice(ctx.buffers.device_recv, ctx.buffers.recv_buffer.data(), RecvSpan(c));
-    if (s.ok()) s = CopyToDevice(ctx.buffers.device_send, ctx.buffers.send_buffer.data(), SendSpan(c));
+    s = CopyToDevice(RecvBase(ctx, c), ctx.buffers.recv_buffer.data(), RecvSpan(c));
+    if (s.ok()) s = CopyToDevice(SendBase(ctx, c), ctx.buffers.send_buffer.data(), SendSpan(c));
   }
   if (s.ok()) s = RunTimes(ctx, impl, call, 1);
   if (s.ok()) s = FetchResults(ctx, c);

@@ -77,9 +77,12 @@ struct Buffers {
   char* device_send = nullptr;
   char* device_recv = nullptr;
   size_t device_bytes_recv = 0;
-  // The same sizes from Communicator::Allocate, for the rows on registered buffers (null without such rows).
+  // The same sizes from Communicator::Allocate, for the rows on registered buffers (null without such rows); device
+  // memory with --exec cuda, mirrored by send_buffer and recv_buffer as the device buffers are.
   char* registered_send = nullptr;
   char* registered_recv = nullptr;
+  size_t registered_bytes_send = 0;
+  size_t registered_bytes_recv = 0;
 };
 
 // --model and --recalibrate: the machine's states: [0] the communicator's profile (the one auto starts with), then

@@ -410,6 +410,8 @@ absl::Status ReserveBuffers(BenchContext& ctx, Communicator& comm) {
   if (!recv.ok()) return absl::InternalError(absl::StrCat("registered buffers: ", recv.status().ToString()));
   ctx.buffers.registered_send = static_cast<char*>(*send);
   ctx.buffers.registered_recv = static_cast<char*>(*recv);
+  ctx.buffers.registered_bytes_send = std::max<size_t>(send_bytes, 64);
+  ctx.buffers.registered_bytes_recv = std::max<size_t>(recv_bytes, 64);
   return absl::OkStatus();
 }
 

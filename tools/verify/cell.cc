@@ -94,7 +94,7 @@ std::string OwedRefusal(const Row& row, Numerics numerics, const bench::CheckSpe
 }
 
 // Where one cell's calls keep their data: host vectors the checks read, and the memory the calls run on (the same
-// vectors, registered buffers for `direct`, or device buffers for cuda).
+// vectors, registered buffers for `direct` (device memory for cuda), or device buffers for cuda).
 class CellMemory {
  public:
   CellMemory(Communicator& comm, bool device, bool registered)
@@ -141,7 +141,12 @@ class CellMemory {
   absl::Status Stage(size_t bytes, const void** send, void** recv) {
     *send = host_send.data();
     *recv = host_recv.data();
-    if (registered_) {
+    if (registered_ && device_) {  // registered device memory (CUDA kernels)
+      if (absl::Status s = bench::CopyToDevice(registered_send_, host_send.data(), bytes); !s.ok()) return s;
+      if (absl::Status s = bench::CopyToDevice(registered_recv_, host_recv.data(), bytes); !s.ok()) return s;
+      *send = registered_send_;
+      *recv = registered_recv_;
+    } else if (registered_) {
       std::memcpy(registered_send_, host_send.data(), bytes);
       std::memcpy(registered_recv_, host_recv.data(), bytes);
       *send = registered_send_;
@@ -157,6 +162,7 @@ class CellMemory {
 
   // Copies the result (the whole receive buffer) back into host_recv.
   absl::Status Unstage(size_t bytes) {
+    if (registered_ && device_) return bench::CopyToHost(host_recv.data(), registered_recv_, bytes);
     if (registered_) std::memcpy(host_recv.data(), registered_recv_, bytes);
     if (device_) return bench::CopyToHost(host_recv.data(), device_recv_, bytes);
     return absl::OkStatus();

@@ -68,9 +68,9 @@ std::string NotApplicable(const Row& row, const Setup& setup, Numerics numerics)
   if (numerics != Numerics::kFast && !Reduces(row.collective)) return "(data)";
   const AlgorithmNeeds needs = FactsOf(row.algorithm).needs;
   const bool node_shm = SharesNodeMemory(setup.transport) && setup.exec != ExecBackend::kCuda;
-  if ((needs == AlgorithmNeeds::kOneNodeShm || needs == AlgorithmNeeds::kRegisteredBuffers) && !node_shm) {
-    return "(shm)";
-  }
+  if (needs == AlgorithmNeeds::kOneNodeShm && !node_shm) return "(shm)";
+  // Registered buffers are device memory with CUDA kernels, mapped through CUDA IPC whatever the transport.
+  if (needs == AlgorithmNeeds::kRegisteredBuffers && !node_shm && setup.exec != ExecBackend::kCuda) return "(shm)";
   return "";
 }
 
@@ -79,7 +79,7 @@ std::vector<std::pair<std::string, std::string>> NotApplicableLegend() {
       {"(data)", "moves data, reduces nothing: the numerics modes change reductions only (the fast column checks it)"},
       {"(shm)",
        "needs every rank on one node over the shm transport, on host buffers (inline; direct also "
-       "registered buffers)"},
+       "registered buffers, which with cuda kernels are device memory on any transport)"},
       {"(order)",
        "integer data passed; floating-point calls refused as documented: a named algorithm combines in an "
        "order of its own (docs/numerics.md)"},

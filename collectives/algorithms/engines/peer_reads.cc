@@ -9,8 +9,8 @@ absl::StatusOr<const PeerMemory::Buffers*> PeerBuffers(const CollectiveArgs& arg
   if (resources.peer_memory == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         CollectiveName(args.collective),
-        " (direct): needs a communicator whose ranks share one node over the shm transport, and buffers from "
-        "Communicator::Allocate"));
+        " (direct): needs a communicator whose ranks share one node (over the shm transport, or with CUDA kernels) "
+        "and buffers from Communicator::Allocate"));
   }
   if (resources.peer_buffers == nullptr) {
     return absl::FailedPreconditionError(

@@ -14,16 +14,45 @@ constexpr size_t kAlignment = shm::kCacheLine;
 
 size_t RoundUp(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
+// Host memory: one segment of the node holds every rank's part, one after the other.
+class SegmentParts final : public MappedParts {
+ public:
+  SegmentParts(std::unique_ptr<shm::Segment> segment, std::vector<size_t> offsets)
+      : segment_(std::move(segment)), offsets_(std::move(offsets)) {}
+  unsigned char* part(int local_rank) const override { return segment_->data() + offsets_[local_rank]; }
+
+ private:
+  std::unique_ptr<shm::Segment> segment_;
+  std::vector<size_t> offsets_;
+};
+
+absl::StatusOr<std::unique_ptr<MappedParts>> MakeSegmentParts(MPI_Comm comm, const std::vector<uint64_t>& sizes) {
+  std::vector<size_t> offsets;
+  size_t total = 0;
+  for (uint64_t bytes : sizes) {
+    offsets.push_back(total);
+    total += RoundUp(bytes);
+  }
+  absl::StatusOr<std::unique_ptr<shm::Segment>> segment = shm::Segment::Create(comm, total);
+  if (!segment.ok()) {
+    return absl::Status(segment.status().code(), absl::StrCat(total, " bytes of shared memory for the node's ",
+                                                              sizes.size(), " ranks: ", segment.status().message()));
+  }
+  return std::unique_ptr<MappedParts>(new SegmentParts(*std::move(segment), std::move(offsets)));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RegisteredMemory>> RegisteredMemory::Create(MPI_Comm comm, std::vector<int> rank_names,
-                                                                           int spin_polls) {
+                                                                           int spin_polls, MemoryKind memory,
+                                                                           PartsMaker make_parts) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   absl::StatusOr<std::unique_ptr<shm::NodeLines>> lines = shm::NodeLines::Create(
       comm, sizeof(RankLines) * static_cast<size_t>(size), std::move(rank_names), spin_polls, "RegisteredMemory");
   if (!lines.ok()) return lines.status();
-  return std::unique_ptr<RegisteredMemory>(new RegisteredMemory(*std::move(lines)));
+  if (make_parts == nullptr) make_parts = MakeSegmentParts;
+  return std::unique_ptr<RegisteredMemory>(new RegisteredMemory(*std::move(lines), memory, std::move(make_parts)));
 }
 
 RegisteredMemory::~RegisteredMemory() {
@@ -42,27 +71,20 @@ absl::StatusOr<void*> RegisteredMemory::Allocate(uint32_t id, size_t bytes) {
   MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, lines_->comm());
   Allocation a;
   a.id = id;
-  size_t total = 0;
-  for (int r = 0; r < size(); ++r) {
-    a.offsets.push_back(total);
-    a.sizes.push_back(sizes[r]);
-    total += RoundUp(sizes[r]);
+  a.sizes.assign(sizes.begin(), sizes.end());
+  absl::StatusOr<std::unique_ptr<MappedParts>> parts = make_parts_(lines_->comm(), sizes);
+  if (!parts.ok()) {
+    return absl::Status(parts.status().code(), absl::StrCat("Allocate(", bytes, "): ", parts.status().message()));
   }
-  auto segment = shm::Segment::Create(lines_->comm(), total);
-  if (!segment.ok()) {
-    return absl::Status(segment.status().code(),
-                        absl::StrCat("Allocate(", bytes, "): ", total, " bytes of shared memory for the node's ", size(),
-                                     " ranks: ", segment.status().message()));
-  }
-  a.segment = *std::move(segment);
-  void* data = a.segment->data() + a.offsets[rank()];
+  a.parts = *std::move(parts);
+  void* data = a.parts->part(rank());
   allocations_.push_back(std::move(a));
   return data;
 }
 
 uint32_t RegisteredMemory::AllocationAt(const void* data) const {
   for (const Allocation& a : allocations_) {
-    if (a.segment->data() + a.offsets[rank()] == data) return a.id;
+    if (a.parts->part(rank()) == data) return a.id;
   }
   return 0;
 }
@@ -76,7 +98,7 @@ void RegisteredMemory::Release(uint32_t id) {
 RegisteredMemory::Location RegisteredMemory::Find(const void* data, size_t bytes) const {
   const auto* p = static_cast<const unsigned char*>(data);
   for (const Allocation& a : allocations_) {
-    const unsigned char* begin = a.segment->data() + a.offsets[rank()];
+    const unsigned char* begin = a.parts->part(rank());
     if (p >= begin && p + bytes <= begin + a.sizes[rank()]) return Location{a.id, static_cast<uint64_t>(p - begin)};
   }
   return Location{};
@@ -93,8 +115,8 @@ const RegisteredMemory::Allocation* RegisteredMemory::FindAllocation(uint32_t id
 
 template <class Behind>
 absl::Status RegisteredMemory::WaitUntilNoneBehind(Behind behind, absl::string_view waiting_for) {
-  return lines_->WaitUntilNoneBehind(behind, call_, absl::StrCat("at step ", step_, " of the registered-buffer schedule"),
-                                     waiting_for);
+  return lines_->WaitUntilNoneBehind(
+      behind, call_, absl::StrCat("at step ", step_, " of the registered-buffer schedule"), waiting_for);
 }
 
 absl::Status RegisteredMemory::Arrive() {
@@ -154,8 +176,8 @@ absl::StatusOr<bool> RegisteredMemory::Exchange(const Transport::CallInfo& call,
     const Allocation* sa = d.send_allocation == UINT32_MAX ? nullptr : FindAllocation(d.send_allocation);
     const Allocation* ra = d.recv_allocation == UINT32_MAX ? nullptr : FindAllocation(d.recv_allocation);
     // Allocations are collective: every id a peer names is one this rank maps.
-    if (sa != nullptr) peers->send[p] = sa->segment->data() + sa->offsets[p] + d.send_offset;
-    if (ra != nullptr) peers->recv[p] = ra->segment->data() + ra->offsets[p] + d.recv_offset;
+    if (sa != nullptr) peers->send[p] = sa->parts->part(p) + d.send_offset;
+    if (ra != nullptr) peers->recv[p] = ra->parts->part(p) + d.recv_offset;
   }
   return true;
 }

@@ -1,11 +1,12 @@
 // Registered buffers: memory that every rank of a node maps, so that a collective can read a peer's buffer in place
 // (collectives/algorithms/all_reduce/direct.cc and its siblings) instead of moving it through transfers.
 //
-// Allocate is collective over the node: the ranks agree on one segment holding every rank's buffer (each rank asks
-// for its own size), created and mapped by all of them (shm_segment.h), so each rank knows every peer's buffer of
-// that allocation at an address of its own. Allocations are named by the caller (Communicator's Allocate call
-// number), the same on every rank; the caller also makes every rank release the same one, so that the ranks' sets of
-// allocations stay alike and no rank unmaps memory a peer may still be told to read.
+// Allocate is collective over the node: each rank asks for its own size and every rank maps every rank's part
+// (mapped_parts.h): host memory is one segment holding every part, created and mapped by all of them
+// (shm_segment.h); device memory is each rank's own allocation on its GPU, opened by the others through CUDA IPC. So
+// each rank knows every peer's buffer of that allocation at an address of its own. Allocations are named by the caller
+// (Communicator's Allocate call number), the same on every rank; the caller also makes every rank release the same one,
+// so that the ranks' sets of allocations stay alike and no rank unmaps memory a peer may still be told to read.
 //
 // A call that may run zero-copy starts with Exchange: each rank writes, in a cache line only it writes, which
 // allocation and offset its send and recv buffers are at (or that they are not registered), then raises its arrival
@@ -26,6 +27,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/transport_kind.h"
+#include "collectives/transport/mapped_parts.h"
 #include "collectives/transport/peer_memory.h"
 #include "collectives/transport/shm/node_lines.h"
 #include "collectives/transport/shm/shm_layout.h"
@@ -36,15 +39,21 @@ namespace kcoll {
 class RegisteredMemory final : public PeerMemory {
  public:
   // Collective over `comm`, whose ranks must share a host. `rank_names` says how errors name each rank (its rank in
-  // the communicator); `spin_polls` as ShmOptions::spin_polls.
+  // the communicator); `spin_polls` as ShmOptions::spin_polls. The allocations are of `memory`, made by `make_parts`
+  // (none: host memory in a shared segment of the node, the only maker for MemoryKind::kHost).
   static absl::StatusOr<std::unique_ptr<RegisteredMemory>> Create(MPI_Comm comm, std::vector<int> rank_names,
-                                                                  int spin_polls = 0);
+                                                                  int spin_polls = 0,
+                                                                  MemoryKind memory = MemoryKind::kHost,
+                                                                  PartsMaker make_parts = nullptr);
   ~RegisteredMemory() override;
 
   // Collective over the node: allocation `id` (at least 1, the same on every rank), `bytes` (at least 1; may differ
   // between ranks) of zero-filled memory, 64-byte aligned, that the other ranks of the node map as well.
-  // FailedPrecondition, with the reason, on every rank of the node when /dev/shm cannot hold it.
+  // Fails on every rank of the node alike, with the reason (FailedPrecondition when /dev/shm cannot hold it;
+  // ResourceExhausted when a GPU cannot).
   absl::StatusOr<void*> Allocate(uint32_t id, size_t bytes);
+  // The memory every allocation is of.
+  MemoryKind memory() const { return memory_; }
   // The allocation whose buffer on this rank starts at `data`, or 0.
   uint32_t AllocationAt(const void* data) const;
   // Unmaps allocation `id` on this rank (the memory goes when every rank of the node has released it).
@@ -85,12 +94,12 @@ class RegisteredMemory final : public PeerMemory {
   static_assert(sizeof(RankLines) == 2 * shm::kCacheLine, "two cache lines per rank");
   struct Allocation {
     uint32_t id;
-    std::unique_ptr<shm::Segment> segment;
-    std::vector<size_t> offsets;  // [local rank]: where its part begins in the segment
-    std::vector<size_t> sizes;    // [local rank]: the bytes it asked for
+    std::unique_ptr<MappedParts> parts;
+    std::vector<size_t> sizes;  // [local rank]: the bytes it asked for
   };
 
-  explicit RegisteredMemory(std::unique_ptr<shm::NodeLines> lines) : lines_(std::move(lines)) {}
+  RegisteredMemory(std::unique_ptr<shm::NodeLines> lines, MemoryKind memory, PartsMaker make_parts)
+      : lines_(std::move(lines)), memory_(memory), make_parts_(std::move(make_parts)) {}
   Location Find(const void* data, size_t bytes) const;
   const Allocation* FindAllocation(uint32_t id) const;
   // Raises this rank's arrival counter and waits until every rank's has reached it.
@@ -102,6 +111,8 @@ class RegisteredMemory final : public PeerMemory {
   int Name(int rank) const { return lines_->Name(rank); }
 
   std::unique_ptr<shm::NodeLines> lines_;
+  MemoryKind memory_;
+  PartsMaker make_parts_;
   std::vector<Allocation> allocations_;
   uint64_t arrived_ = 0;  // this rank's own count, mirrored in its line
   uint64_t calls_ = 0;    // exchanges so far
