@@ -125,7 +125,20 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
     gpu_status = gpu.status();
   }
   KCOLL_ASSIGN_OR_RETURN(c->state_->topology, DiscoverTopology(mpi->comm(), topology_options));
-  const TransportKind transport = asked.value_or(AutoTransport(c->state_->topology, backend));
+  TransportKind transport = asked.value_or(AutoTransport(c->state_->topology, backend));
+  if (!asked.has_value() && backend == ExecBackend::kCuda) {
+    // Device buffers on one node: CUDA IPC where it measures faster than MPI (transport_choice.h).
+    TransportDecision decision = ChooseDeviceTransport(mpi->comm(), c->state_->topology, options.gpu, timeout);
+    transport = decision.kind;
+    c->state_->transport_reason = std::move(decision.reason);
+    if (MovesDeviceMemoryOnly(transport)) {
+      // The chosen transport's own defaults, as when it is asked for by name: its channel count and timeout.
+      topology_options.default_nchannels = kDefaultChannels;
+      KCOLL_ASSIGN_OR_RETURN(c->state_->topology, DiscoverTopology(mpi->comm(), topology_options));
+      KCOLL_ASSIGN_OR_RETURN(timeout, ChooseTimeout(options.timeout, options.on_timeout, transport));
+      mpi->set_timeout(timeout.timeout, timeout.source);
+    }
+  }
   c->state_->transport_kind = transport;
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -245,6 +258,9 @@ std::vector<std::string> Communicator::Describe() const {
       state_->topology, CommInfo{std::string(ExecBackendName(state_->backend)),
                                  state_->transport ? std::string(state_->transport->name()) : "finalized",
                                  state_->transport ? state_->execution : ""});
+  if (!state_->transport_reason.empty()) {
+    lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id), " ", state_->transport_reason));
+  }
   if (state_->auto_choice != nullptr) {
     lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
                                  " auto prices with: ", state_->auto_choice->profile_source()));

@@ -45,6 +45,8 @@ struct CommunicatorState {
   CommunicatorOptions options;  // as Create was given them: Split and Dup create with the same
   ExecBackend backend = ExecBackend::kSerial;
   TransportKind transport_kind = TransportKind::kMpi;
+  // Why `auto` took transport_kind, when it measured or decided something (KCOLL_DEBUG=INFO prints it).
+  std::string transport_reason;
   std::string execution;
   Topology topology;
   Counters counters;  // filled by the counting transport and kernels, and by Run

@@ -1,5 +1,7 @@
-// The CUDA IPC transport's settings (KCOLL_CUDA_IPC_SLOTS, KCOLL_CUDA_IPC_SLOT_BYTES): defaults, sizes with units,
-// and every refusal naming the setting and its value. Read on every machine: no GPU is touched.
+// The CUDA IPC transport's settings (KCOLL_CUDA_IPC_SLOTS, KCOLL_CUDA_IPC_SLOT_BYTES, KCOLL_CUDA_IPC_ACROSS):
+// defaults, sizes with units, and every refusal naming the setting and its value. Read on every machine: no GPU is
+// touched.
+#include "absl/strings/str_cat.h"
 #include "collectives/transport/cuda_ipc/cuda_ipc_execution.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"
@@ -14,7 +16,26 @@ class CudaIpcSettingsTest : public ::testing::Test {
  protected:
   ScopedEnv slots_{"KCOLL_CUDA_IPC_SLOTS", nullptr};
   ScopedEnv slot_bytes_{"KCOLL_CUDA_IPC_SLOT_BYTES", nullptr};
+  ScopedEnv across_{"KCOLL_CUDA_IPC_ACROSS", nullptr};
 };
+
+TEST_F(CudaIpcSettingsTest, BetweenNodesMpiUnlessNcclIsNamed) {
+  absl::StatusOr<TransportKind> across = CrossNodeTransportFromEnv();
+  ASSERT_TRUE(across.ok()) << across.status();
+  EXPECT_EQ(*across, TransportKind::kMpi);
+  {
+    ScopedEnv nccl("KCOLL_CUDA_IPC_ACROSS", "NCCL");
+    across = CrossNodeTransportFromEnv();
+    ASSERT_TRUE(across.ok()) << across.status();
+    EXPECT_EQ(*across, TransportKind::kNccl);
+  }
+  for (const char* refused : {"shm", "cuda_ipc", "tcp"}) {
+    ScopedEnv bad("KCOLL_CUDA_IPC_ACROSS", refused);
+    EXPECT_THAT(CrossNodeTransportFromEnv(),
+                IsInvalidArgument(absl::StrCat("KCOLL_CUDA_IPC_ACROSS: '", refused, "' is not a way between nodes")))
+        << refused;
+  }
+}
 
 TEST_F(CudaIpcSettingsTest, DefaultsAreFourSlotsOfOneMebibyte) {
   absl::StatusOr<cuda_ipc::ChannelShape> shape = ChannelShapeFromEnv();

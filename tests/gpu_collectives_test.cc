@@ -1,6 +1,7 @@
 // Every registered algorithm of every collective through the public Communicator on GPU buffers: over NCCL and over
-// CUDA IPC (kernels and transfers ordered on one stream; ranks may share a GPU over CUDA IPC) and over MPI with
-// pinned-host staging (and directly, when the MPI is CUDA-aware). Results are compared bit for bit with the host
+// CUDA IPC (kernels and transfers ordered on one stream; ranks may share a GPU over CUDA IPC), over CUDA IPC within
+// emulated nodes of 2 ranks and staged MPI between them (4 ranks), and over MPI with pinned-host staging (and
+// directly, when the MPI is CUDA-aware). Results are compared bit for bit with the host
 // reference. Needs a CUDA-enabled Kokkos
 // (--config=cuda) and a GPU for every rank (ranks may share one over MPI; over NCCL only where
 // NCCL_MULTI_RANK_GPU_ENABLE=1 lets them); otherwise every test skips and says which is missing.
@@ -32,6 +33,7 @@ struct GpuConfig {
   std::string name;
   TransportKind transport;
   bool mpi_cuda_aware;
+  int ranks_per_node = 0;  // emulated nodes of this many ranks (0: the nodes MPI reports)
 };
 
 std::vector<GpuConfig> Configs() {
@@ -39,6 +41,8 @@ std::vector<GpuConfig> Configs() {
                                 {"cuda_ipc", TransportKind::kCudaIpc, false},
                                 {"mpi_staged", TransportKind::kMpi, false}};
   out.push_back({"mpi_cuda_aware", TransportKind::kMpi, true});
+  // CUDA IPC within emulated nodes of 2 ranks, MPI (staged) between them: the hierarchical route.
+  out.push_back({"cuda_ipc_2pernode", TransportKind::kCudaIpc, false, 2});
   return out;
 }
 
@@ -72,9 +76,14 @@ class GpuCollectivesTest : public ::testing::TestWithParam<GpuConfig> {
     if (config.transport == TransportKind::kMpi && config.mpi_cuda_aware && !DetectMpiCudaSupport().aware) {
       GTEST_SKIP() << "this MPI is not CUDA-aware (" << DetectMpiCudaSupport().how << ")";
     }
+    if (config.ranks_per_node > 0 && (WorldSize() <= config.ranks_per_node || WorldSize() % config.ranks_per_node)) {
+      GTEST_SKIP() << "nodes of " << config.ranks_per_node << " ranks need a multiple of " << config.ranks_per_node
+                   << " ranks above " << config.ranks_per_node << " (this run has " << WorldSize() << ")";
+    }
     CommunicatorOptions options;
     options.backend = ExecBackend::kCuda;
     options.transport = config.transport;
+    options.ranks_per_node = config.ranks_per_node;
     options.gpu.mpi_cuda_aware = config.mpi_cuda_aware;
     options.timeout = absl::Seconds(120);
     auto comm = Communicator::Create(MPI_COMM_WORLD, options);
@@ -198,6 +207,10 @@ TEST_P(GpuCollectivesTest, InPlaceAndLargeMessagesMatchTheReference) {
 TEST_P(GpuCollectivesTest, RegisteredDeviceBuffersRunDirect) {
   const int rank = WorldRank(), n = WorldSize();
   ASSERT_EQ(comm_->registered_memory(), MemoryKind::kDevice);
+  if (GetParam().ranks_per_node > 0) {
+    EXPECT_FALSE(comm_->CanRunZeroCopy());
+    GTEST_SKIP() << "ranks on several nodes: registered buffers run through transfers there";
+  }
   ASSERT_TRUE(comm_->CanRunZeroCopy());
   const DataType type = DataType::kInt32;
   const size_t largest = (size_t{1} << 20) + 3, elem = DataTypeSize(type);

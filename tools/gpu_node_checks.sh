@@ -105,14 +105,21 @@ step "all_reduce --exec cuda 2 ranks, MPI staged" 60 all_reduce.txt \
   all_reduce --ranks 2 --exec cuda --transport mpi --algo ring,halving_doubling,auto -b 8 -e 64M -f 8 -n 10 -w 3 -c 1
 
 # 3b. Ranks sharing the GPU over CUDA IPC (device memory end to end) beside MPI staging, 2 and 4 ranks, without MPS
-# and then under MPS; --registered adds the rows on registered device memory (`auto registered` and the zero-copy
-# `direct`, whose kernels read the peers' buffers through CUDA IPC) (its daemon started here with its pipes in OUT_DIR, and stopped after; no device setting changes).
+# and then under MPS (its daemon started here with its pipes in OUT_DIR, and stopped after; no device setting
+# changes). --registered adds the rows on registered device memory (`auto registered` and the zero-copy `direct`,
+# whose kernels read the peers' buffers through CUDA IPC); the hierarchical route runs CUDA IPC within emulated
+# nodes of 2 ranks and staged MPI between them; the last step prints what `auto` measured and chose.
 ipc_sweep() {  # ipc_sweep LABEL
   for np in 2 4; do
     step "all_reduce --exec cuda $np ranks, cuda_ipc$1" 120 cuda_ipc.txt \
       all_reduce --ranks "$np" --exec cuda --transport cuda_ipc,mpi --algo ring,halving_doubling,auto --registered \
       -b 8 -e "$big" -f 8 -n 20 -w 5 -c 1
   done
+  step "all_reduce --exec cuda 4 ranks, 2 per node, cuda_ipc within and mpi across$1" 120 cuda_ipc.txt \
+    env KCOLL_RANKS_PER_NODE=2 all_reduce --ranks 4 --exec cuda --transport cuda_ipc,mpi \
+    --algo hierarchical,ring,auto -b 8 -e 256M -f 8 -n 10 -w 3 -c 1
+  step "auto transport on 2 ranks$1" 60 cuda_ipc.txt \
+    env KCOLL_DEBUG=INFO all_reduce --ranks 2 --exec cuda -b 8 -e 1M -f 8 -n 10 -w 3 -c 1
 }
 ipc_sweep ""
 if command -v nvidia-cuda-mps-control > /dev/null; then

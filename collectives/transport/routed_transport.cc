@@ -70,6 +70,42 @@ absl::Status RoutedTransport::WaitAll() {
   return absl::OkStatus();
 }
 
+absl::Status RoutedTransport::Synchronize() {
+  // The local group is launched first, as in WaitAll.
+  if (absl::Status s = local_->Synchronize(); !s.ok()) return s;
+  if (absl::Status s = remote_->Synchronize(); !s.ok()) return s;
+  requests_.clear();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> RoutedTransport::MarkPosted() {
+  absl::StatusOr<uint64_t> local = local_->MarkPosted();
+  if (!local.ok()) return local.status();
+  absl::StatusOr<uint64_t> remote = remote_->MarkPosted();
+  if (!remote.ok()) return remote.status();
+  requests_.clear();
+  marks_.emplace_back(*local, *remote);
+  return first_mark_ + marks_.size() - 1;
+}
+
+absl::StatusOr<bool> RoutedTransport::Reached(uint64_t mark) {
+  if (mark < first_mark_) return true;  // 0 (no mark) included
+  if (mark - first_mark_ >= marks_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Reached: mark ", mark, " was not given by MarkPosted"));
+  }
+  std::pair<uint64_t, uint64_t>& parts = marks_[mark - first_mark_];
+  absl::StatusOr<bool> local = local_->Reached(parts.first);
+  if (!local.ok() || !*local) return local;
+  absl::StatusOr<bool> remote = remote_->Reached(parts.second);
+  if (!remote.ok() || !*remote) return remote;
+  parts = {0, 0};
+  while (!marks_.empty() && marks_.front() == std::pair<uint64_t, uint64_t>{0, 0}) {
+    marks_.pop_front();
+    ++first_mark_;
+  }
+  return true;
+}
+
 absl::StatusOr<bool> RoutedTransport::Progress() {
   absl::StatusOr<bool> a = local_->Progress();
   if (!a.ok()) return a;

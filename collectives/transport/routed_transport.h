@@ -1,13 +1,21 @@
-// One transport made of two: transfers between ranks of the same node go over `local` (shared memory), the others
-// over `remote` (MPI), so that a hierarchical schedule runs its node phases in shared memory and its network phase
-// over MPI without knowing it. Requests are this transport's own; a wait on either part keeps the other moving
-// (Transport::set_companion), since a peer on this node may be waiting for data this rank must first exchange with
-// another node.
+// One transport made of two: transfers between ranks of the same node go over `local` (shared memory, or CUDA IPC
+// on device buffers), the others over `remote` (MPI, or NCCL), so that a hierarchical schedule runs its node phases
+// within the node and its network phase across without knowing it. Requests are this transport's own; a wait on
+// either part keeps the other moving (Transport::set_companion), since a peer on this node may be waiting for data
+// this rank must first exchange with another node.
+//
+// A stream-ordered part (CUDA IPC, NCCL) makes the whole stream-ordered: WaitAll launches the local part's group
+// before the remote part waits (every rank does the same, so each stream holds its node's earlier groups before any
+// host blocks across nodes); Synchronize waits for both; a mark of MarkPosted is reached when both parts' are. A
+// remote part that stages device buffers through host memory orders itself on the same stream (staging_transport.h).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
 
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/transport/transport.h"
@@ -17,7 +25,7 @@ namespace kcoll {
 class RoutedTransport final : public Transport {
  public:
   // `local_index[p]`: rank p's rank in `local`, or -1 when p is on another node (reached through `remote`, whose
-  // ranks are this transport's). Both parts host memory only.
+  // ranks are this transport's). Both parts reach the same memory.
   RoutedTransport(std::unique_ptr<Transport> local, std::vector<int> local_index, std::unique_ptr<Transport> remote);
   ~RoutedTransport() override;
 
@@ -33,6 +41,10 @@ class RoutedTransport final : public Transport {
                                      const ChunkReducer& reduce) override;
   absl::Status Wait(Request request) override;
   absl::Status WaitAll() override;
+  absl::Status Synchronize() override;
+  bool StreamOrdered() const override { return local_->StreamOrdered() || remote_->StreamOrdered(); }
+  absl::StatusOr<uint64_t> MarkPosted() override;
+  absl::StatusOr<bool> Reached(uint64_t mark) override;
   absl::StatusOr<bool> Progress() override;
   void BeginCall(const CallInfo& call) override;
   void Abandon() override;
@@ -51,6 +63,10 @@ class RoutedTransport final : public Transport {
   std::unique_ptr<Transport> remote_;
   std::string name_;
   std::vector<Routed> requests_;  // posted since the last WaitAll; a Request's id is its index
+  // Marks of MarkPosted not yet known reached, oldest first: marks_[i] is mark first_mark_ + i, a pair of the
+  // parts' marks ({0, 0} once reached).
+  std::deque<std::pair<uint64_t, uint64_t>> marks_;
+  uint64_t first_mark_ = 1;
 };
 
 }  // namespace kcoll

@@ -33,4 +33,13 @@ absl::StatusOr<cuda_ipc::ChannelShape> ChannelShapeFromEnv() {
   return shape;
 }
 
+absl::StatusOr<TransportKind> CrossNodeTransportFromEnv() {
+  const char* env = GetEnv("KCOLL_CUDA_IPC_ACROSS");
+  if (env == nullptr) return TransportKind::kMpi;
+  absl::StatusOr<TransportKind> kind = ParseTransportKind(env);
+  if (kind.ok() && (*kind == TransportKind::kMpi || *kind == TransportKind::kNccl)) return *kind;
+  return absl::InvalidArgumentError(
+      absl::StrCat("KCOLL_CUDA_IPC_ACROSS: '", env, "' is not a way between nodes (mpi or nccl)"));
+}
+
 }  // namespace kcoll

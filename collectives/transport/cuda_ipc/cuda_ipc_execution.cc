@@ -1,6 +1,5 @@
 #include "collectives/transport/cuda_ipc/cuda_ipc_execution.h"
 
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -11,30 +10,38 @@
 #include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/cuda_ipc/cuda_ipc_transport.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/mpi_execution.h"
+#include "collectives/transport/nccl/nccl_execution.h"
+#include "collectives/transport/routed_transport.h"
 
 namespace kcoll {
 namespace {
 
-// Whether every rank of `comm` is on this host and on one node of `node_of`: CUDA IPC reaches no further.
-absl::Status CheckOneNode(MPI_Comm comm, const std::vector<int>& node_of) {
+// Whether every rank of `node` (one node's ranks) is on this host: CUDA IPC reaches no further.
+absl::Status CheckOneHost(MPI_Comm node) {
   int size = 0, local_size = 0, rank = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  const std::set<int> nodes(node_of.begin(), node_of.end());
-  if (nodes.size() > 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "transport 'cuda_ipc': the ", size, " ranks are on ", nodes.size(),
-        " nodes, and CUDA IPC moves memory within a node only; use KCOLL_TRANSPORT=nccl or mpi across nodes"));
-  }
+  MPI_Comm_size(node, &size);
+  MPI_Comm_rank(node, &rank);
   MPI_Comm host = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  MPI_Comm_split_type(node, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
   MPI_Comm_size(host, &local_size);
   MPI_Comm_free(&host);
   if (local_size == size) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat("transport 'cuda_ipc': the ", size, " ranks span several hosts (",
-                                                    local_size,
-                                                    " share this one); CUDA IPC moves memory within a "
-                                                    "host only: use KCOLL_TRANSPORT=nccl or mpi"));
+  return absl::FailedPreconditionError(absl::StrCat(
+      "transport 'cuda_ipc': the ", size, " ranks of a node span several hosts (", local_size,
+      " share this one); CUDA IPC moves memory within a host only: emulate nodes of at most one host each, or use "
+      "KCOLL_TRANSPORT=nccl or mpi"));
+}
+
+// This rank's position among the ranks of its host: which GPU it takes (emulated nodes do not change what it sees).
+void HostLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm host = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  MPI_Comm_rank(host, local_rank);
+  MPI_Comm_size(host, local_size);
+  MPI_Comm_free(&host);
 }
 
 }  // namespace
@@ -44,10 +51,23 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  const std::vector<int> node_of = request.node_of.empty() ? std::vector<int>(size, 0) : request.node_of;
+  // This rank's node: CUDA IPC with these ranks, the others through the transport across.
+  std::vector<int> node_ranks, local_index(size, -1);
+  for (int r = 0; r < size; ++r) {
+    if (node_of[r] != node_of[rank]) continue;
+    local_index[r] = static_cast<int>(node_ranks.size());
+    node_ranks.push_back(r);
+  }
+  const bool one_node = static_cast<int>(node_ranks.size()) == size;
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split(comm, node_of[rank], rank, &node);
   // Settings every rank reads alike, and where each rank is: agreed on before any GPU memory is touched.
   absl::StatusOr<cuda_ipc::ChannelShape> shape = ChannelShapeFromEnv();
+  absl::StatusOr<TransportKind> across = CrossNodeTransportFromEnv();
   std::vector<int> devices = request.gpu.cuda_devices;
   absl::Status local = shape.status();
+  if (local.ok()) local = across.status();
   if (local.ok() && devices.empty()) {
     if (const char* env = GetEnv("KCOLL_CUDA_DEVICE")) {
       absl::StatusOr<std::vector<int>> parsed = ParseCudaDeviceList(env, "KCOLL_CUDA_DEVICE");
@@ -55,27 +75,51 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
       local = parsed.status();
     }
   }
-  if (local.ok()) local = CheckOneNode(comm, request.node_of);
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "checking the CUDA IPC transport's settings and node"));
+  if (local.ok()) local = CheckOneHost(node);
+  if (absl::Status s = AgreeAcrossRanks(comm, local, "checking the CUDA IPC transport's settings and nodes"); !s.ok()) {
+    MPI_Comm_free(&node);
+    return s;
+  }
 
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(ExecBackend::kCuda, /*synchronous=*/false));
   KCOLL_ASSIGN_OR_RETURN(CudaPlacement placement, CudaKernelsPlacement());
+  int host_rank = 0, host_size = 1;
+  HostLocalRank(comm, &host_rank, &host_size);
   absl::StatusOr<int> device = CudaDeviceCount();
-  if (device.ok()) device = ChooseCudaDevice(rank, size, *device, devices);
+  if (device.ok()) device = ChooseCudaDevice(host_rank, host_size, *device, devices);
   local = device.status();
-  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, rank);
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "placing ranks on CUDA devices"));
+  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, host_rank);
+  if (absl::Status s = AgreeAcrossRanks(comm, local, "placing ranks on CUDA devices"); !s.ok()) {
+    MPI_Comm_free(&node);
+    return s;
+  }
 
   CudaIpcOptions options;
   options.device = *device;
   options.stream = static_cast<cudaStream_t>(placement.stream);
   options.timeout = request.timeout.timeout;
   options.shape = *shape;
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<CudaIpcTransport> transport, CudaIpcTransport::Create(comm, options));
-  out.description = absl::StrCat(transport->Describe(), ", cuda kernels, local rank ", rank, " of ", size, ", timeout ",
-                                 absl::FormatDuration(request.timeout.timeout));
-  out.transport = std::move(transport);
+  options.rank_names = node_ranks;
+  absl::StatusOr<std::unique_ptr<CudaIpcTransport>> ipc = CudaIpcTransport::Create(node, options);
+  MPI_Comm_free(&node);  // the transport keeps a duplicate
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, ipc.status(), "setting up CUDA IPC on every node"));
+  const std::string ipc_description = (*ipc)->Describe();
+  const std::string place = absl::StrCat("cuda kernels, local rank ", host_rank, " of ", host_size, ", timeout ",
+                                         absl::FormatDuration(request.timeout.timeout));
+  if (one_node) {
+    out.description = absl::StrCat(ipc_description, ", ", place);
+    out.transport = *std::move(ipc);
+    return out;
+  }
+  // Several nodes: the transport across is made by its own factory over the whole communicator (its kernels are
+  // not used: these share the stream with both parts).
+  absl::StatusOr<Execution> remote =
+      *across == TransportKind::kNccl ? MakeNcclExecution(std::move(request)) : MakeMpiExecution(std::move(request));
+  if (!remote.ok()) return remote.status();
+  out.description = absl::StrCat(ipc_description, " on this node; between nodes: ", remote->description, "; ", place);
+  out.transport =
+      std::make_unique<RoutedTransport>(*std::move(ipc), std::move(local_index), std::move(remote->transport));
   return out;
 }
 
