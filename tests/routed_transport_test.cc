@@ -100,10 +100,10 @@ TEST(RoutedTransportTest, AStreamOrderedPartMakesTheWholeStreamOrdered) {
   EXPECT_TRUE(Routed(false, true).transport->StreamOrdered());
 }
 
-TEST(RoutedTransportTest, SynchronizeWaitsForBothPartsLocalFirst) {
+TEST(RoutedTransportTest, SynchronizeCompletesWhatIsPostedThenWaitsForBothStreams) {
   Routed r(true, false);
   ASSERT_TRUE(r.transport->Synchronize().ok());
-  EXPECT_THAT(r.log, ElementsAre("ipc synchronize", "net synchronize"));
+  EXPECT_THAT(r.log, ElementsAre("ipc waitall", "net waitall", "ipc synchronize", "net synchronize"));
   r.log.clear();
   r.local_part->synchronize_error = absl::DeadlineExceededError("stalled");
   EXPECT_EQ(r.transport->Synchronize().code(), absl::StatusCode::kDeadlineExceeded);

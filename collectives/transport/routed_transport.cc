@@ -71,11 +71,11 @@ absl::Status RoutedTransport::WaitAll() {
 }
 
 absl::Status RoutedTransport::Synchronize() {
-  // The local group is launched first, as in WaitAll.
+  // What is still posted completes as in WaitAll (the local group launched before the remote part blocks on the
+  // host), and only then does either part wait for its stream.
+  if (absl::Status s = WaitAll(); !s.ok()) return s;
   if (absl::Status s = local_->Synchronize(); !s.ok()) return s;
-  if (absl::Status s = remote_->Synchronize(); !s.ok()) return s;
-  requests_.clear();
-  return absl::OkStatus();
+  return remote_->Synchronize();
 }
 
 absl::StatusOr<uint64_t> RoutedTransport::MarkPosted() {

@@ -6,8 +6,9 @@
 //
 // A stream-ordered part (CUDA IPC, NCCL) makes the whole stream-ordered: WaitAll launches the local part's group
 // before the remote part waits (every rank does the same, so each stream holds its node's earlier groups before any
-// host blocks across nodes); Synchronize waits for both; a mark of MarkPosted is reached when both parts' are. A
-// remote part that stages device buffers through host memory orders itself on the same stream (staging_transport.h).
+// host blocks across nodes); Synchronize completes what is posted that way, then waits for both streams; a mark of
+// MarkPosted is reached when both parts' are. A remote part that stages device buffers through host memory orders
+// itself on the same stream (staging_transport.h).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_ROUTED_TRANSPORT_H_
 

@@ -33,6 +33,15 @@ absl::Status CheckOneHost(MPI_Comm node) {
       "KCOLL_TRANSPORT=nccl or mpi"));
 }
 
+// The ranks of this rank's node, freed when it goes (the transport keeps a duplicate).
+struct NodeComm {
+  NodeComm(MPI_Comm comm, int node, int rank) { MPI_Comm_split(comm, node, rank, &this->comm); }
+  ~NodeComm() { MPI_Comm_free(&comm); }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
 // This rank's position among the ranks of its host: which GPU it takes (emulated nodes do not change what it sees).
 void HostLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
   int rank = 0;
@@ -60,8 +69,7 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
     node_ranks.push_back(r);
   }
   const bool one_node = static_cast<int>(node_ranks.size()) == size;
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split(comm, node_of[rank], rank, &node);
+  NodeComm node(comm, node_of[rank], rank);
   // Settings every rank reads alike, and where each rank is: agreed on before any GPU memory is touched.
   absl::StatusOr<cuda_ipc::ChannelShape> shape = ChannelShapeFromEnv();
   absl::StatusOr<TransportKind> across = CrossNodeTransportFromEnv();
@@ -75,11 +83,8 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
       local = parsed.status();
     }
   }
-  if (local.ok()) local = CheckOneHost(node);
-  if (absl::Status s = AgreeAcrossRanks(comm, local, "checking the CUDA IPC transport's settings and nodes"); !s.ok()) {
-    MPI_Comm_free(&node);
-    return s;
-  }
+  if (local.ok()) local = CheckOneHost(node.comm);
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "checking the CUDA IPC transport's settings and nodes"));
 
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(ExecBackend::kCuda, /*synchronous=*/false));
@@ -90,10 +95,7 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
   if (device.ok()) device = ChooseCudaDevice(host_rank, host_size, *device, devices);
   local = device.status();
   if (local.ok()) local = CheckKokkosDevice(*device, placement.device, host_rank);
-  if (absl::Status s = AgreeAcrossRanks(comm, local, "placing ranks on CUDA devices"); !s.ok()) {
-    MPI_Comm_free(&node);
-    return s;
-  }
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "placing ranks on CUDA devices"));
 
   CudaIpcOptions options;
   options.device = *device;
@@ -101,8 +103,7 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
   options.timeout = request.timeout.timeout;
   options.shape = *shape;
   options.rank_names = node_ranks;
-  absl::StatusOr<std::unique_ptr<CudaIpcTransport>> ipc = CudaIpcTransport::Create(node, options);
-  MPI_Comm_free(&node);  // the transport keeps a duplicate
+  absl::StatusOr<std::unique_ptr<CudaIpcTransport>> ipc = CudaIpcTransport::Create(node.comm, options);
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, ipc.status(), "setting up CUDA IPC on every node"));
   const std::string ipc_description = (*ipc)->Describe();
   const std::string place = absl::StrCat("cuda kernels, local rank ", host_rank, " of ", host_size, ", timeout ",
