@@ -574,7 +574,8 @@ template <class T, class MemorySpace = Kokkos::HostSpace>
 absl::StatusOr<RegisteredView<T, MemorySpace>> AllocateView(Communicator& comm, size_t count) {
   static_assert(std::is_trivially_copyable<T>::value, "registered views hold plain data");
   const MemoryKind wanted = MemoryKindOf<RegisteredView<T, MemorySpace>>();
-  // Agreed before allocating: the kernels (and so the memory kind) are the same on every rank.
+  // Every rank refuses alike (the kernels, and so the memory kind, are the same everywhere), before the collective
+  // Allocate.
   if (wanted != comm.registered_memory()) {
     return absl::InvalidArgumentError(
         absl::StrCat("AllocateView: the memory space ", MemorySpace::name(), " holds ", MemoryKindName(wanted),

@@ -54,8 +54,9 @@ const char* HostMirror(BenchContext& ctx, const void* p) {
   const char* at = static_cast<const char*>(p);
   if (!ctx.buffers.device) return at;
   Buffers& b = ctx.buffers;
-  if (at >= b.device_recv && at < b.device_recv + b.device_bytes_recv)
+  if (at >= b.device_recv && at < b.device_recv + b.device_bytes_recv) {
     return b.recv_buffer.data() + (at - b.device_recv);
+  }
   if (b.registered_recv != nullptr && at >= b.registered_recv && at < b.registered_recv + b.registered_bytes_recv) {
     return b.recv_buffer.data() + (at - b.registered_recv);
   }
