@@ -11,7 +11,8 @@
 #   cuda_ipc.txt    AllReduce on 2 and 4 ranks sharing the GPU over CUDA IPC beside MPI staging, without and with MPS,
 #                   and `direct` on registered device memory
 #   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
-#   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json)
+#   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json);
+#                   on 4 ranks over cuda_ipc
 #
 #   run_checks.sh OUT_DIR [--quick]        --quick: smaller sweeps (a minute, for a first look)
 #
@@ -217,6 +218,9 @@ kill "$watchdog" 2> /dev/null
 # cuda over NCCL and MPI beside the host columns, on exact and rounding-sensitive data.
 step "verify 2 ranks, every column this node has" 240 verify.txt \
   env NCCL_MULTI_RANK_GPU_ENABLE=1 verify --ranks 2 --json "$out/verify.json"
+tail -n 1 "$out/verify.txt" | tee -a "$out/node.txt"
+# 4 ranks sharing the GPU over CUDA IPC (no other column: NCCL refuses a shared GPU, MPI staging ran on 2 ranks).
+step "verify 4 ranks, cuda_ipc" 180 verify.txt verify --ranks 4 --transports cuda_ipc --exec cuda
 tail -n 1 "$out/verify.txt" | tee -a "$out/node.txt"
 
 # What the tests said, per binary: passes, skips (with reasons) and failures.
