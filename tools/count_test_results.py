@@ -15,7 +15,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 SANDBOX_DEBUG = re.compile(r"^\d+\.\d+: src/main/tools/")
-SUMMARY = re.compile(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED|FLAKY|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED)\b")
+# "(cached)", or "(1/2 cached)" for a flaky target some of whose attempts came from the cache.
+SUMMARY = re.compile(
+    r"^(//\S+)\s+(?:\((?:\d+/\d+ )?cached\)\s+)?(PASSED|FAILED|FLAKY|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED)\b")
 
 
 def count_report(path):
