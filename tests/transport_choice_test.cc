@@ -56,7 +56,10 @@ TEST(TransportChoiceTest, WithoutAGpuEveryRankTakesMpiAndSaysWhy) {
   TimeoutSettings timeout;
   timeout.timeout = absl::Seconds(60);
   const TransportDecision decision = ChooseDeviceTransport(MPI_COMM_WORLD, one_node, GpuOptions{}, timeout);
-  if (decision.kind == TransportKind::kCudaIpc) GTEST_SKIP() << "a GPU is here: " << decision.reason;
+  // Where both could be made, the choice was measured (the same on every rank): nothing to refuse here.
+  if (decision.reason.find("measured at creation") != std::string::npos) {
+    GTEST_SKIP() << "a GPU is here: " << decision.reason;
+  }
   EXPECT_THAT(decision.reason, HasSubstr("cuda_ipc cannot be made here"));
   std::printf("[kcoll] %s\n", decision.reason.c_str());
   const int mine = static_cast<int>(decision.kind);
