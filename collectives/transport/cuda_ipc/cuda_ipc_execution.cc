@@ -10,6 +10,7 @@
 #include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/cuda_ipc/cuda_ipc_transport.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/host_ranks.h"
 #include "collectives/transport/mpi/mpi_execution.h"
 #include "collectives/transport/nccl/nccl_execution.h"
 #include "collectives/transport/routed_transport.h"
@@ -19,13 +20,9 @@ namespace {
 
 // Whether every rank of `node` (one node's ranks) is on this host: CUDA IPC reaches no further.
 absl::Status CheckOneHost(MPI_Comm node) {
-  int size = 0, local_size = 0, rank = 0;
+  int size = 0;
   MPI_Comm_size(node, &size);
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm host = MPI_COMM_NULL;
-  MPI_Comm_split_type(node, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-  MPI_Comm_size(host, &local_size);
-  MPI_Comm_free(&host);
+  const int local_size = RanksOnThisHost(node).size;
   if (local_size == size) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "transport 'cuda_ipc': the ", size, " ranks of a node span several hosts (", local_size,
@@ -41,17 +38,6 @@ struct NodeComm {
   NodeComm& operator=(const NodeComm&) = delete;
   MPI_Comm comm = MPI_COMM_NULL;
 };
-
-// This rank's position among the ranks of its host: which GPU it takes (emulated nodes do not change what it sees).
-void HostLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm host = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-  MPI_Comm_rank(host, local_rank);
-  MPI_Comm_size(host, local_size);
-  MPI_Comm_free(&host);
-}
 
 }  // namespace
 
@@ -89,12 +75,12 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(ExecBackend::kCuda, /*synchronous=*/false));
   KCOLL_ASSIGN_OR_RETURN(CudaPlacement placement, CudaKernelsPlacement());
-  int host_rank = 0, host_size = 1;
-  HostLocalRank(comm, &host_rank, &host_size);
+  // The GPU follows the rank's place on its host (emulated nodes do not change which GPUs it sees).
+  const HostRanks host = RanksOnThisHost(comm);
   absl::StatusOr<int> device = CudaDeviceCount();
-  if (device.ok()) device = ChooseCudaDevice(host_rank, host_size, *device, devices);
+  if (device.ok()) device = ChooseCudaDevice(host.rank, host.size, *device, devices);
   local = device.status();
-  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, host_rank);
+  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, host.rank);
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "placing ranks on CUDA devices"));
 
   CudaIpcOptions options;
@@ -106,7 +92,7 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
   absl::StatusOr<std::unique_ptr<CudaIpcTransport>> ipc = CudaIpcTransport::Create(node.comm, options);
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, ipc.status(), "setting up CUDA IPC on every node"));
   const std::string ipc_description = (*ipc)->Describe();
-  const std::string place = absl::StrCat("cuda kernels, local rank ", host_rank, " of ", host_size, ", timeout ",
+  const std::string place = absl::StrCat("cuda kernels, local rank ", host.rank, " of ", host.size, ", timeout ",
                                          absl::FormatDuration(request.timeout.timeout));
   if (one_node) {
     out.description = absl::StrCat(ipc_description, ", ", place);

@@ -10,23 +10,10 @@
 #include "collectives/transport/cuda/cuda_errors.h"
 #include "collectives/transport/cuda/gpu_placement.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/host_ranks.h"
 #include "collectives/transport/nccl/nccl_transport.h"
 
 namespace kcoll {
-namespace {
-
-// This rank's position among the ranks of its physical node (emulated nodes do not change which GPUs it sees).
-void NodeLocalRank(MPI_Comm comm, int* local_rank, int* local_size) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, local_rank);
-  MPI_Comm_size(node, local_size);
-  MPI_Comm_free(&node);
-}
-
-}  // namespace
 
 absl::StatusOr<Execution> MakeNcclExecution(ExecutionRequest request) {
   std::unique_ptr<MpiTransport> mpi = std::move(request.mpi);
@@ -43,13 +30,13 @@ absl::StatusOr<Execution> MakeNcclExecution(ExecutionRequest request) {
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(ExecBackend::kCuda, /*synchronous=*/false));
   KCOLL_ASSIGN_OR_RETURN(CudaPlacement placement, CudaKernelsPlacement());
 
-  // Per-rank facts (how many devices this rank sees, where Kokkos runs): agreed on before NCCL is touched.
-  int local_rank = 0, local_size = 1;
-  NodeLocalRank(mpi->comm(), &local_rank, &local_size);
+  // Per-rank facts (how many devices this rank sees, where Kokkos runs): agreed on before NCCL is touched. The GPU
+  // follows the rank's place on its host (emulated nodes do not change which GPUs it sees).
+  const HostRanks host = RanksOnThisHost(mpi->comm());
   absl::StatusOr<int> device = CudaDeviceCount();
-  if (device.ok()) device = ChooseCudaDevice(local_rank, local_size, *device, devices);
+  if (device.ok()) device = ChooseCudaDevice(host.rank, host.size, *device, devices);
   absl::Status local = device.status();
-  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, local_rank);
+  if (local.ok()) local = CheckKokkosDevice(*device, placement.device, host.rank);
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(mpi->comm(), local, "placing ranks on CUDA devices"));
 
   NcclTransportOptions options;
@@ -60,8 +47,8 @@ absl::StatusOr<Execution> MakeNcclExecution(ExecutionRequest request) {
   // Every pair connected now, the same way on both ends, rather than by each algorithm's first (possibly one-sided)
   // group; agreed on, so that a rank that failed to connect fails every rank's creation.
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(mpi->comm(), ConnectEveryPeer(*out.transport), "connecting NCCL peers"));
-  out.description = absl::StrCat("nccl, cuda kernels, device ", *device, " (local rank ", local_rank, " of ",
-                                 local_size, "), timeout ", absl::FormatDuration(request.timeout.timeout));
+  out.description = absl::StrCat("nccl, cuda kernels, device ", *device, " (local rank ", host.rank, " of ", host.size,
+                                 "), timeout ", absl::FormatDuration(request.timeout.timeout));
   return out;
 }
 

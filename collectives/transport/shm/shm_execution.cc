@@ -9,6 +9,7 @@
 #include "base/env.h"
 #include "base/status_macros.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/host_ranks.h"
 #include "collectives/transport/routed_transport.h"
 #include "collectives/transport/shm/shm_transport.h"
 #include "collectives/transport/shm/spin_policy.h"
@@ -18,13 +19,9 @@ namespace {
 
 // Whether every rank of `comm` (one node's ranks) is on this rank's host.
 absl::Status CheckOneHost(MPI_Comm comm) {
-  int size = 0, local_size = 0, rank = 0;
+  int size = 0;
   MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &local_size);
-  MPI_Comm_free(&node);
+  const int local_size = RanksOnThisHost(comm).size;
   if (local_size == size) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat("transport 'shm': the ", size,
                                                     " ranks of a node span several hosts (", local_size,
