@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/env.h"
+#include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_transport.h"
+#include "models/analysis/statistics.h"
 
 namespace kcoll {
 namespace {
@@ -81,24 +83,11 @@ absl::Status MeasureRound(Candidate& c, bool record) {
   return absl::OkStatus();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // Each rank's medians, the slowest rank's.
 ExchangeTimes Slowest(const Candidate& c, MPI_Comm comm) {
-  double medians[2] = {Median(c.small_us), Median(c.large_us)};
+  double medians[2] = {models::Median(c.small_us), models::Median(c.large_us)};
   MPI_Allreduce(MPI_IN_PLACE, medians, 2, MPI_DOUBLE, MPI_MAX, comm);
   return ExchangeTimes{medians[0], medians[1]};
-}
-
-// The first error of any rank, or OK on every rank.
-absl::Status Agreed(MPI_Comm comm, const absl::Status& local) {
-  int failed = local.ok() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  if (!failed) return absl::OkStatus();
-  return local.ok() ? absl::FailedPreconditionError("another rank failed") : local;
 }
 
 }  // namespace
@@ -141,13 +130,13 @@ TransportDecision ChooseDeviceTransport(MPI_Comm comm, const Topology& topology,
   bounded.timeout = std::min(timeout.timeout, kMeasurementTimeout);
   bounded.source = "the transport measurement at creation";
   absl::StatusOr<Candidate> ipc = MakeCandidate(TransportKind::kCudaIpc, comm, gpu, bounded);
-  absl::Status made = Agreed(comm, ipc.status());
+  absl::Status made = AgreeAcrossRanks(comm, ipc.status(), "making the CUDA IPC transport");
   if (!made.ok()) {
     return {TransportKind::kMpi,
             absl::StrCat("auto transport: mpi (cuda_ipc cannot be made here: ", made.message(), ")")};
   }
   absl::StatusOr<Candidate> mpi = MakeCandidate(TransportKind::kMpi, comm, gpu, bounded);
-  made = Agreed(comm, mpi.status());
+  made = AgreeAcrossRanks(comm, mpi.status(), "making the MPI transport");
   if (!made.ok()) {
     // The mpi transport is made again by the communicator, which reports its error.
     return {TransportKind::kMpi, absl::StrCat("auto transport: mpi (not measured: ", made.message(), ")")};
@@ -158,7 +147,7 @@ TransportDecision ChooseDeviceTransport(MPI_Comm comm, const Topology& topology,
     s = MeasureRound(*ipc, round > 0);
     if (s.ok()) s = MeasureRound(*mpi, round > 0);
   }
-  s = Agreed(comm, s);
+  s = AgreeAcrossRanks(comm, s, "timing the exchanges");
   if (!s.ok())
     return {TransportKind::kMpi, absl::StrCat("auto transport: mpi (the measurement failed: ", s.message(), ")")};
   return ChooseByExchangeTimes(Slowest(*ipc, comm), Slowest(*mpi, comm));
