@@ -120,8 +120,7 @@ class CellMemory {
       auto recv = comm_.Allocate(bytes);
       if (!recv.ok()) return recv.status();
       registered_recv_ = *recv;
-    }
-    if (device_) {
+    } else if (device_) {  // (registered buffers are device memory themselves with cuda kernels)
       auto send = bench::DeviceAlloc(bytes);
       if (!send.ok()) return send.status();
       device_send_ = *send;
@@ -139,32 +138,18 @@ class CellMemory {
 
   // Copies the host buffers to where the call runs; returns the call's pointers.
   absl::Status Stage(size_t bytes, const void** send, void** recv) {
-    *send = host_send.data();
-    *recv = host_recv.data();
-    if (registered_ && device_) {  // registered device memory (CUDA kernels)
-      if (absl::Status s = bench::CopyToDevice(registered_send_, host_send.data(), bytes); !s.ok()) return s;
-      if (absl::Status s = bench::CopyToDevice(registered_recv_, host_recv.data(), bytes); !s.ok()) return s;
-      *send = registered_send_;
-      *recv = registered_recv_;
-    } else if (registered_) {
-      std::memcpy(registered_send_, host_send.data(), bytes);
-      std::memcpy(registered_recv_, host_recv.data(), bytes);
-      *send = registered_send_;
-      *recv = registered_recv_;
-    } else if (device_) {
-      if (absl::Status s = bench::CopyToDevice(device_send_, host_send.data(), bytes); !s.ok()) return s;
-      if (absl::Status s = bench::CopyToDevice(device_recv_, host_recv.data(), bytes); !s.ok()) return s;
-      *send = device_send_;
-      *recv = device_recv_;
-    }
-    return absl::OkStatus();
+    *send = RunSend();
+    *recv = RunRecv();
+    if (*recv == host_recv.data()) return absl::OkStatus();
+    if (absl::Status s = CopyIn(RunSend(), host_send.data(), bytes); !s.ok()) return s;
+    return CopyIn(RunRecv(), host_recv.data(), bytes);
   }
 
   // Copies the result (the whole receive buffer) back into host_recv.
   absl::Status Unstage(size_t bytes) {
-    if (registered_ && device_) return bench::CopyToHost(host_recv.data(), registered_recv_, bytes);
-    if (registered_) std::memcpy(host_recv.data(), registered_recv_, bytes);
-    if (device_) return bench::CopyToHost(host_recv.data(), device_recv_, bytes);
+    if (RunRecv() == host_recv.data()) return absl::OkStatus();
+    if (device_) return bench::CopyToHost(host_recv.data(), RunRecv(), bytes);
+    std::memcpy(host_recv.data(), RunRecv(), bytes);
     return absl::OkStatus();
   }
 
@@ -177,6 +162,16 @@ class CellMemory {
   void* registered_recv_ = nullptr;
   void* device_send_ = nullptr;
   void* device_recv_ = nullptr;
+
+  // Where the calls run: the registered buffers (device memory with cuda kernels), the device buffers, or the host
+  // vectors themselves.
+  void* RunSend() { return registered_ ? registered_send_ : device_ ? device_send_ : host_send.data(); }
+  void* RunRecv() { return registered_ ? registered_recv_ : device_ ? device_recv_ : host_recv.data(); }
+  absl::Status CopyIn(void* to, const void* from, size_t bytes) {
+    if (device_) return bench::CopyToDevice(to, from, bytes);
+    std::memcpy(to, from, bytes);
+    return absl::OkStatus();
+  }
 };
 
 class CellRun {
