@@ -25,6 +25,7 @@
 #include "collectives/topology/gpu_info.h"
 #include "collectives/transport/call_tracking.h"
 #include "collectives/transport/mpi/agreement.h"
+#include "collectives/transport/mpi/mpi_finalize_watch.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/transport/mpi/stall_report.h"
@@ -107,6 +108,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
+  WatchMpiFinalize();  // CheckUsable's test, without MPI_Finalized on every call
   std::unique_ptr<Communicator> c(new Communicator());
   c->state_->options = options;
   c->state_->backend = backend;
@@ -336,9 +338,7 @@ absl::Status Communicator::Finalize() {
 
 absl::Status Communicator::CheckUsable(absl::string_view what) const {
   if (finalized()) return absl::InvalidArgumentError(absl::StrCat(what, ": communicator used after Finalize()"));
-  int mpi_finalized = 0;
-  MPI_Finalized(&mpi_finalized);
-  if (mpi_finalized) {
+  if (MpiFinalizeBegun()) {
     return absl::FailedPreconditionError(
         absl::StrCat(what, ": MPI was finalized before the communicator (call Finalize() before MPI_Finalize)"));
   }
@@ -644,10 +644,13 @@ void Communicator::Record(const CollectiveArgs& args, Algorithm algorithm, const
   call.seconds = seconds;
   call.primitives = state_->counters.total;
   call.primitives -= before;
-  CollectiveCounts& entry = state_->counters.Entry(args.collective, algorithm);
+  Tally(call, state_->counters.Entry(args.collective, algorithm), status);
+}
+
+void Communicator::Tally(const CallRecord& call, CollectiveCounts& entry, const absl::Status& status) {
   ++entry.calls;
   entry.bytes += call.bytes;
-  entry.seconds += seconds;
+  entry.seconds += call.seconds;
   entry.primitives += call.primitives;
   if (state_->logger.Enabled(LogLevel::kTrace) && !state_->measuring_inline_limit)
     state_->logger.Log(LogLevel::kTrace, DescribeCall(state_->topology, call, status));

@@ -38,6 +38,7 @@ namespace kcoll {
 class AutoChoice;
 class InlineRequest;
 class Kernels;
+struct CallRecord;  // observability/describe.h
 struct CollectiveArgs;
 struct CommunicatorState;  // communicator_state.h
 struct ResolvedCall;       // communicator_state.h
@@ -354,6 +355,9 @@ class Communicator {
   absl::Status FinishInline(InlineRequest& request);
   void Record(const CollectiveArgs& args, Algorithm algorithm, const PrimitiveCounts& before, double seconds,
               const absl::Status& status);
+  // Adds a finished call to its counters' entry and traces it (KCOLL_DEBUG=TRACE): Record's last step, and the
+  // inline lane's whole record (its counts come from InlineCallMemo).
+  void Tally(const CallRecord& call, CollectiveCounts& entry, const absl::Status& status);
 
   // Everything a communicator holds (communicator_state.h): kept out of this header, which applications include.
   std::unique_ptr<CommunicatorState> state_;

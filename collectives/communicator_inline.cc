@@ -124,15 +124,29 @@ absl::Status Communicator::MeasureInlineLimit() {
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {
   const uint64_t start = state_->clock.Now();
   NoteCallBegun(args.collective, start);
-  state_->inline_exchange->BeginCall(Transport::CallInfo{
-      CollectiveName(args.collective), "inline", CallSignature(args, Algorithm::kInline), &state_->clock, start});
+  InlineCallMemo& memo = state_->inline_memo;
+  if (!memo.Matches(args)) memo = MakeInlineCallMemo(args, rank(), size());
+  state_->inline_exchange->BeginCall(
+      Transport::CallInfo{CollectiveName(args.collective), "inline", memo.signature, &state_->clock, start});
   return start;
 }
 
 absl::Status Communicator::EndInline(const CollectiveArgs& args, uint64_t start, absl::Status status) {
-  const PrimitiveCounts before = state_->counters.total;
-  if (status.ok()) CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
-  Record(args, Algorithm::kInline, before, state_->clock.Seconds(state_->clock.Now() - start), status);
+  const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
+  // What Record does, from the memo BeginInline left (made again if a call in between replaced it).
+  InlineCallMemo& memo = state_->inline_memo;
+  if (!memo.Matches(args)) memo = MakeInlineCallMemo(args, rank(), size());
+  const CallRecord call{args.collective,
+                        Algorithm::kInline,
+                        args.count,
+                        args.type,
+                        args.op,
+                        args.root,
+                        memo.bytes,
+                        seconds,
+                        status.ok() ? memo.primitives : PrimitiveCounts()};
+  state_->counters.total += call.primitives;
+  Tally(call, memo.EntryIn(state_->counters), status);
   // Every rank publishes before it looks at the others: only a timeout leaves the ranks out of step.
   if (status.code() == absl::StatusCode::kDeadlineExceeded) return Break(status);
   return status;

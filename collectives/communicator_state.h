@@ -21,6 +21,7 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/collective_call.h"
 #include "collectives/counters.h"
+#include "collectives/inline_path.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/observability/log.h"
 #include "collectives/options.h"
@@ -101,6 +102,7 @@ struct CommunicatorState {
   // Scan and ExScan when the communicator has the exchange, KCOLL_ALGO names no algorithm of that collective and
   // arguments are not compared across ranks first.
   uint32_t inline_lanes = 0;
+  InlineCallMemo inline_memo;  // the latest inline call's bookkeeping, for the next one with the same arguments
   // How nonblocking calls progress (choose_progress.h); the thread that runs them, started by the first one; the
   // stream way's link with its requests.
   ProgressChoice progress;

@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
 #include "base/env.h"
+#include "collectives/argument_comparison.h"
+#include "collectives/call_sizes.h"
 
 namespace kcoll {
 
@@ -70,6 +72,31 @@ void CountInlineAllReduce(size_t bytes, int nranks, PrimitiveCounts& total) {
   }
   total.reduce.calls += peers;
   total.reduce.bytes += peers * bytes;
+}
+
+InlineCallMemo MakeInlineCallMemo(const CollectiveArgs& args, int rank, int nranks) {
+  InlineCallMemo memo;
+  memo.valid = true;
+  memo.collective = args.collective;
+  memo.count = args.count;
+  memo.type = args.type;
+  memo.op = args.op;
+  memo.exact_sum = args.exact_sum;
+  memo.tuning = args.options;
+  memo.signature = CallSignature(args, Algorithm::kInline);
+  memo.bytes = CallBytes(args, rank, nranks);
+  CountInlineAllReduce(args.count * DataTypeSize(args.type), nranks, memo.primitives);
+  return memo;
+}
+
+CollectiveCounts& InlineCallMemo::EntryIn(Counters& counters) {
+  if (entry_index < counters.collectives.size()) {
+    CollectiveCounts& kept = counters.collectives[entry_index];
+    if (kept.collective == collective && kept.algorithm == Algorithm::kInline) return kept;
+  }
+  CollectiveCounts& entry = counters.Entry(collective, Algorithm::kInline);
+  entry_index = static_cast<size_t>(&entry - counters.collectives.data());
+  return entry;
 }
 
 }  // namespace kcoll

@@ -15,6 +15,7 @@
 #include "base/names.h"
 #include "base/topology.h"
 #include "base/transport_kind.h"
+#include "collectives/algorithms/algorithm.h"
 #include "collectives/counters.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/options.h"
@@ -71,6 +72,34 @@ absl::StatusOr<std::unique_ptr<InlineExchange>> MakeInlineExchange(MPI_Comm comm
 // reductions it stands for: each of the n-1 peers reads this rank's lines (a send of `bytes` to each, within the
 // node) and this rank reads theirs (n-1 receives), then folds n buffers (n-1 reductions).
 void CountInlineAllReduce(size_t bytes, int nranks, PrimitiveCounts& total);
+
+// What an inline call's bookkeeping derives from its arguments (the signature the exchange compares, the payload
+// size the counters add, the primitives it stands for, its counters' entry), kept for the next call with the same
+// arguments: a loop repeats one call, and deriving them again costs a tenth of an 8-byte call.
+struct InlineCallMemo {
+  bool valid = false;
+  Collective collective = Collective::kAllReduce;
+  size_t count = 0;
+  DataType type = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;
+  bool exact_sum = false;
+  AlgorithmOptions tuning;
+  uint32_t signature = 0;
+  uint64_t bytes = 0;          // CallBytes
+  PrimitiveCounts primitives;  // CountInlineAllReduce's, for one call
+  size_t entry_index = 0;      // where the entry was in Counters::collectives; checked before use
+
+  bool Matches(const CollectiveArgs& args) const {
+    return valid && args.collective == collective && args.count == count && args.type == type && args.op == op &&
+           args.exact_sum == exact_sum && args.options.nchannels == tuning.nchannels &&
+           args.options.chunk_bytes == tuning.chunk_bytes;
+  }
+  // The counters' entry of (collective, kInline), created if absent (Counters::Entry), found again after a reset.
+  CollectiveCounts& EntryIn(Counters& counters);
+};
+
+// The memo of an inline call of `args` on `nranks` ranks.
+InlineCallMemo MakeInlineCallMemo(const CollectiveArgs& args, int rank, int nranks);
 
 }  // namespace kcoll
 

@@ -221,6 +221,52 @@ TEST(InlineAllReduce, RanksWithDifferentCountsAreRefusedOnEveryRank) {
   EXPECT_EQ(recv[7], WorldSize());
 }
 
+// The lane keeps the bookkeeping it derives from a call's arguments for the next call with the same ones
+// (InlineCallMemo): the counters of calls alternating between shapes, repeated, and after a reset must still be
+// every call's own, and a rank repeating its last call while another changes its count must still be refused.
+TEST(InlineAllReduce, CountersAndSignaturesOfRepeatedAndAlternatingCalls) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator(absl::Seconds(20));
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const uint64_t peers = static_cast<uint64_t>(WorldSize() - 1);
+  float f[2] = {1, 2}, f_out[2];
+  int32_t i[3] = {1, 2, 3}, i_out[3];
+  auto float_sum = [&] { return comm->AllReduce(f, f_out, 2, DataType::kFloat32, ReduceOp::kSum); };
+  auto int_max = [&] { return comm->AllReduce(i, i_out, 3, DataType::kInt32, ReduceOp::kMax); };
+  // 3 float sums of 8 B and 2 int maxes of 12 B, repeated and interleaved.
+  ASSERT_TRUE(float_sum().ok());
+  ASSERT_TRUE(float_sum().ok());
+  ASSERT_TRUE(int_max().ok());
+  ASSERT_TRUE(float_sum().ok());
+  ASSERT_TRUE(int_max().ok());
+  EXPECT_EQ(f_out[1], 2.0f * WorldSize());
+  EXPECT_EQ(i_out[2], 3);
+  const CollectiveCounts* entry = comm->counters().Find(Collective::kAllReduce, Algorithm::kInline);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->calls, 5u);
+  EXPECT_EQ(entry->bytes, 3u * 8 + 2u * 12);
+  const uint64_t payload = 3u * 8 + 2u * 12;
+  EXPECT_EQ(comm->counters().total.send.calls, 5 * peers);
+  EXPECT_EQ(comm->counters().total.send.bytes, payload * peers);
+  EXPECT_EQ(comm->counters().total.recv.bytes, payload * peers);
+  EXPECT_EQ(comm->counters().total.reduce.calls, 5 * peers);
+  EXPECT_EQ(entry->primitives, comm->counters().total);
+  // After a reset the entry is made again and counts from zero.
+  comm->ResetCounters();
+  ASSERT_TRUE(int_max().ok());
+  entry = comm->counters().Find(Collective::kAllReduce, Algorithm::kInline);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->calls, 1u);
+  EXPECT_EQ(entry->bytes, 12u);
+  EXPECT_EQ(comm->counters().total.send.bytes, 12 * peers);
+  // Rank 0 repeats its last call; the others change the count: refused on every rank, which stay in step.
+  const absl::Status status =
+      WorldRank() == 0 ? int_max() : comm->AllReduce(i, i_out, 2, DataType::kInt32, ReduceOp::kMax);
+  EXPECT_THAT(status, IsInvalidArgument("called with different arguments"));
+  ASSERT_TRUE(int_max().ok());
+  EXPECT_EQ(i_out[2], 3);
+}
+
 TEST(InlineAllReduce, AStalledRankIsNamedUnderATimeout) {
   if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
   constexpr absl::Duration kTimeout = absl::Milliseconds(500);
