@@ -10,21 +10,35 @@
 namespace kcoll {
 namespace {
 
+// Folds block by block: each block's accumulators take rank 0's elements, then every other rank's in rank order, so
+// every element combines its inputs in rank order (the same bits as one element at a time), and each rank's pass over
+// a block is a loop the compiler vectorises. A block is stored after every input's part of it is read: out may be an
+// input.
 template <class T, ReduceOp Op>
 void FoldInOrder(unsigned char* out, const unsigned char* const* inputs, int n, size_t count) {
   using Acc = AccumulatorOf<T>;
-  for (size_t i = 0; i < count; ++i) {
-    const size_t at = i * sizeof(T);
-    T first;
-    std::memcpy(&first, inputs[0] + at, sizeof(T));
-    typename Acc::type acc = Acc::Widen(first);
-    for (int r = 1; r < n; ++r) {
-      T next;
-      std::memcpy(&next, inputs[r] + at, sizeof(T));
-      acc = Combine<typename Acc::type, Op>(acc, Acc::Widen(next));
+  constexpr size_t kBlock = 64;
+  typename Acc::type acc[kBlock];
+  for (size_t begin = 0; begin < count; begin += kBlock) {
+    const size_t m = count - begin < kBlock ? count - begin : kBlock;
+    const size_t offset = begin * sizeof(T);
+    for (size_t j = 0; j < m; ++j) {
+      T first;
+      std::memcpy(&first, inputs[0] + offset + j * sizeof(T), sizeof(T));
+      acc[j] = Acc::Widen(first);
     }
-    const T result = Acc::Narrow(acc);
-    std::memcpy(out + at, &result, sizeof(T));  // after every input's element i is read: out may be an input
+    for (int r = 1; r < n; ++r) {
+      const unsigned char* in = inputs[r] + offset;
+      for (size_t j = 0; j < m; ++j) {
+        T next;
+        std::memcpy(&next, in + j * sizeof(T), sizeof(T));
+        acc[j] = Combine<typename Acc::type, Op>(acc[j], Acc::Widen(next));
+      }
+    }
+    for (size_t j = 0; j < m; ++j) {
+      const T result = Acc::Narrow(acc[j]);
+      std::memcpy(out + offset + j * sizeof(T), &result, sizeof(T));
+    }
   }
 }
 
