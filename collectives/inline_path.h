@@ -41,9 +41,9 @@ absl::StatusOr<std::optional<size_t>> InlineLimitSetting();
 // times `auto` AllReduces of these sizes both ways (inline, and over the slots with the algorithm `auto` picks there)
 // when it is created, and the lane keeps every size it wins up to the first it loses. Sizes up to kInlineFloorBytes go
 // inline without a measurement (the lane wins clearly there on every machine measured, docs/shm.md); the largest
-// candidate stays below the 4 KiB the lines hold, where the slots win everywhere measured.
+// candidate is the most a rank's lines hold.
 inline constexpr size_t kInlineFloorBytes = 128;
-inline constexpr size_t kInlineCandidateBytes[] = {256, 512, 1024, 2048};
+inline constexpr size_t kInlineCandidateBytes[] = {256, 512, 1024, 2048, 4096};
 
 // One candidate's seconds per call, the largest across ranks of each rank's median.
 struct InlineTiming {

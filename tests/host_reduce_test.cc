@@ -82,7 +82,9 @@ void ExpectInOrder(DataType type, ReduceOp op) {
       }
     }
   }
-  if (!max) EXPECT_TRUE(some_order_differs) << "the data cannot show an order change";
+  if (!max) {
+    EXPECT_TRUE(some_order_differs) << "the data cannot show an order change";
+  }
 }
 
 TEST(HostReduceInOrder, Float32SumInInputOrder) { ExpectInOrder<float>(DataType::kFloat32, ReduceOp::kSum); }
