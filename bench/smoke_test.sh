@@ -215,6 +215,12 @@ else
   grep -Eq "^ +sum float32 +65536 " "$out" || fail "kernels --exec cuda: no summary against cudaMemcpy"
 fi
 
+# The inline lane's fold alone: every row ran and reports a rate.
+"$bin/host_fold" --benchmark_filter='BM_HostFold/bytes:512/inputs:2|BM_Memcpy/bytes:512' --benchmark_min_time=0.01 \
+  >"$out" 2>"$err" || fail "host_fold exited $?"
+grep -Eq "^BM_HostFold/bytes:512/inputs:2 .*bytes_per_second=" "$out" || fail "host_fold: no fold row with a rate"
+grep -Eq "^BM_Memcpy/bytes:512 .*bytes_per_second=" "$out" || fail "host_fold: no memcpy row with a rate"
+
 # The NCCL peer runs on device buffers: asked for on host buffers, the run says so and fails; without NCCL in the
 # build, the option is refused.
 set +e
