@@ -108,12 +108,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(TimeoutSettings timeout,
                          ChooseTimeout(options.timeout, options.on_timeout, asked.value_or(TransportKind::kMpi)));
   KCOLL_ASSIGN_OR_RETURN(LogConfig log_config, LogConfigFromEnv());
-  WatchMpiFinalize();  // CheckUsable's test, without MPI_Finalized on every call
   std::unique_ptr<Communicator> c(new Communicator());
   c->state_->options = options;
   c->state_->backend = backend;
   KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> mpi,
                          MpiTransport::Create(comm, timeout.timeout, timeout.source));
+  WatchMpiFinalize();  // MPI is initialised (Create checked): CheckUsable's test, without MPI_Finalized on every call
   TopologyOptions topology_options;
   topology_options.ranks_per_node = options.ranks_per_node;
   topology_options.nchannels = options.nchannels;

@@ -1,7 +1,9 @@
 // Kokkos or MPI finalised before a communicator (tests/finalize_order_test.sh):
 //   finalize_order kokkos   Kokkos::finalize, then a collective and the communicator's destruction
 //   finalize_order mpi      MPI_Finalize, then the same
-// Each prints what the collective returned; the process must then end normally (exit 0), without a crash.
+//   finalize_order init     a communicator created before MPI_Init (then MPI_Init and one made as it should be)
+// Each prints what the collective (or the early creation) returned; the process must then end normally (exit 0),
+// without a crash.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -14,9 +16,14 @@
 
 int main(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  if (first != "kokkos" && first != "mpi") {
-    std::fprintf(stderr, "usage: finalize_order kokkos|mpi\n");
+  if (first != "kokkos" && first != "mpi" && first != "init") {
+    std::fprintf(stderr, "usage: finalize_order kokkos|mpi|init\n");
     return 2;
+  }
+  if (first == "init") {
+    auto early = kcoll::Communicator::Create(MPI_COMM_WORLD);
+    std::printf("finalize_order init: before MPI_Init: %s\n", early.status().ToString().c_str());
+    std::fflush(stdout);
   }
   MPI_Init(&argc, &argv);
   kcoll::InitializeKokkosQuietly(argc, argv);
