@@ -84,7 +84,9 @@ TEST(InlineScan, AutoTakesItForSmallBuffersOnly) {
   auto comm = MakeSerialCommunicator();
   ASSERT_TRUE(AllRanks(comm != nullptr));
   const int rank = WorldRank();
-  std::vector<double> send(512, rank + 1.0), recv(512, 0.0);
+  // Past the communicator's inline limit (measured at creation, up to the 4 KiB the lines hold).
+  const size_t above = comm->inline_limit_bytes() / sizeof(double) + 1;
+  std::vector<double> send(above, rank + 1.0), recv(above, 0.0);
   ASSERT_TRUE(comm->Scan(send.data(), recv.data(), 1, DataType::kFloat64, ReduceOp::kSum).ok());  // 8 B
   EXPECT_EQ(recv[0], (rank + 1) * (rank + 2) / 2.0);
   ASSERT_TRUE(comm->ExScan(send.data(), recv.data(), 2, DataType::kFloat64, ReduceOp::kMax).ok());  // 16 B
@@ -93,9 +95,10 @@ TEST(InlineScan, AutoTakesItForSmallBuffersOnly) {
   }
   EXPECT_EQ(CallsOf(*comm, Collective::kScan, Algorithm::kInline), 1u);
   EXPECT_EQ(CallsOf(*comm, Collective::kExScan, Algorithm::kInline), 1u);
-  ASSERT_TRUE(comm->Scan(send.data(), recv.data(), 512, DataType::kFloat64, ReduceOp::kSum).ok());  // 4 KiB
-  EXPECT_EQ(recv[511], (rank + 1) * (rank + 2) / 2.0);
-  EXPECT_EQ(CallsOf(*comm, Collective::kScan, Algorithm::kInline), 1u) << "a 4 KiB scan went inline";
+  ASSERT_TRUE(comm->Scan(send.data(), recv.data(), above, DataType::kFloat64, ReduceOp::kSum).ok());
+  EXPECT_EQ(recv[above - 1], (rank + 1) * (rank + 2) / 2.0);
+  EXPECT_EQ(CallsOf(*comm, Collective::kScan, Algorithm::kInline), 1u)
+      << "a scan of " << above * sizeof(double) << " B went inline";
 }
 
 TEST(InlineScan, ManyCallsMixedWithAllReducesEachSeeTheirOwnInputs) {
