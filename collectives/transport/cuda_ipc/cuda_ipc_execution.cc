@@ -18,18 +18,6 @@
 namespace kcoll {
 namespace {
 
-// Whether every rank of `node` (one node's ranks) is on this host: CUDA IPC reaches no further.
-absl::Status CheckOneHost(MPI_Comm node) {
-  int size = 0;
-  MPI_Comm_size(node, &size);
-  const int local_size = RanksOnThisHost(node).size;
-  if (local_size == size) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "transport 'cuda_ipc': the ", size, " ranks of a node span several hosts (", local_size,
-      " share this one); CUDA IPC moves memory within a host only: emulate nodes of at most one host each, or use "
-      "KCOLL_TRANSPORT=nccl or mpi"));
-}
-
 // The ranks of this rank's node, freed when it goes (the transport keeps a duplicate).
 struct NodeComm {
   NodeComm(MPI_Comm comm, int node, int rank) { MPI_Comm_split(comm, node, rank, &this->comm); }
@@ -69,7 +57,11 @@ absl::StatusOr<Execution> MakeCudaIpcExecution(ExecutionRequest request) {
       local = parsed.status();
     }
   }
-  if (local.ok()) local = CheckOneHost(node.comm);
+  if (local.ok()) {
+    local = CheckNodeOnOneHost(node.comm, "cuda_ipc",
+                               "CUDA IPC moves memory within a host only: emulate nodes of at most one host each, or "
+                               "use KCOLL_TRANSPORT=nccl or mpi");
+  }
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, local, "checking the CUDA IPC transport's settings and nodes"));
 
   Execution out;

@@ -1,5 +1,7 @@
 #include "collectives/transport/mpi/host_ranks.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace kcoll {
 
 HostRanks RanksOnThisHost(MPI_Comm comm) {
@@ -12,6 +14,16 @@ HostRanks RanksOnThisHost(MPI_Comm comm) {
   MPI_Comm_size(host, &out.size);
   MPI_Comm_free(&host);
   return out;
+}
+
+absl::Status CheckNodeOnOneHost(MPI_Comm node, absl::string_view transport, absl::string_view remedy) {
+  int size = 0;
+  MPI_Comm_size(node, &size);
+  const int local_size = RanksOnThisHost(node).size;
+  if (local_size == size) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat("transport '", transport, "': the ", size,
+                                                    " ranks of a node span several hosts (", local_size,
+                                                    " share this one); ", remedy));
 }
 
 }  // namespace kcoll

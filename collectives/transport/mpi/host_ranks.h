@@ -5,6 +5,9 @@
 
 #include <mpi.h>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
 namespace kcoll {
 
 struct HostRanks {
@@ -14,6 +17,11 @@ struct HostRanks {
 
 // Collective over `comm`.
 HostRanks RanksOnThisHost(MPI_Comm comm);
+
+// Whether every rank of `node` (one node's ranks) is on this rank's host, for a transport that reaches no further:
+// FailedPrecondition "transport '<transport>': the N ranks of a node span several hosts (L share this one); <remedy>"
+// otherwise. Collective over `node`.
+absl::Status CheckNodeOnOneHost(MPI_Comm node, absl::string_view transport, absl::string_view remedy);
 
 }  // namespace kcoll
 

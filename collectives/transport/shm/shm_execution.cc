@@ -17,18 +17,6 @@
 namespace kcoll {
 namespace {
 
-// Whether every rank of `comm` (one node's ranks) is on this rank's host.
-absl::Status CheckOneHost(MPI_Comm comm) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  const int local_size = RanksOnThisHost(comm).size;
-  if (local_size == size) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat("transport 'shm': the ", size,
-                                                    " ranks of a node span several hosts (", local_size,
-                                                    " share this one); emulate nodes of at most one host "
-                                                    "each, or use KCOLL_TRANSPORT=mpi"));
-}
-
 absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
   const char* env = GetEnv(name);
   if (env == nullptr) return fallback;
@@ -70,7 +58,9 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   }
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split(comm, node_of[rank], rank, &node);
-  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(comm, CheckOneHost(node), "checking that each node's ranks share a host"));
+  KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(
+      comm, CheckNodeOnOneHost(node, "shm", "emulate nodes of at most one host each, or use KCOLL_TRANSPORT=mpi"),
+      "checking that each node's ranks share a host"));
   KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv());
   options.rank_names = node_ranks;
   options.spin_polls = shm::ChooseHostSpinPolls(comm, options.spin_polls);
