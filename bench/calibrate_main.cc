@@ -4,6 +4,7 @@
 //   bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]
 //   mpirun -np N bazel-bin/bench/calibrate [--ranks_per_node=R] [--out=...]     (already under mpirun)
 //   KCOLL_PROFILE=profile.json <your program>                                   (use it)
+//   bazel run -c opt //bench:calibrate -- --ranks=N --save      (and every later job of N ranks here uses it)
 //
 // See calibration/calibrate.h for what is measured and how.
 #include <mpi.h>
@@ -22,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "base/env.h"
 #include "base/flags_only.h"
+#include "base/status_macros.h"
 #include "base/topology.h"
 #include "bench/calibration/calibrate_in_run.h"
 #include "bench/calibration/calibrate_launch.h"
@@ -29,6 +31,7 @@
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
 #include "calibration/report.h"
+#include "choice/machine_profiles.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
 #include "kcoll_mpi_paths.h"
@@ -39,6 +42,9 @@ ABSL_FLAG(int, ranks_per_node, 0,
           "emulate nodes of this many consecutive ranks (0: $KCOLL_RANKS_PER_NODE, else the nodes MPI reports)");
 ABSL_FLAG(std::string, out, "kcoll_profile.json",
           "where to save the profile (relative paths are taken from where bazel run was started)");
+ABSL_FLAG(bool, save, false,
+          "also save the profile for this machine and this shape of job (choice/machine_profiles.h): communicators "
+          "of the same shape given no profile then price with it");
 ABSL_FLAG(double, min_bytes, 8, "smallest ping-pong message");
 ABSL_FLAG(double, max_bytes, 64 << 20, "largest ping-pong message and local buffer");
 ABSL_FLAG(double, step_factor, 4, "size multiplier of the sweeps");
@@ -99,6 +105,28 @@ bool Busy() {
   return getloadavg(load, 1) == 1 && load[0] > Cores() + 0.5;
 }
 
+// --save needs a directory for the machine's profiles (known before anything is measured).
+absl::Status CheckSavable() {
+  if (!absl::GetFlag(FLAGS_save)) return absl::OkStatus();
+  return MachineProfilePath(MakeTopology(0, {0}, false), TransportKind::kMpi).status();
+}
+
+// --save: the profile where communicators of this shape on this machine find it (choice/machine_profiles.h).
+absl::Status SaveForThisMachine(const models::Profile& profile, const Topology& topology,
+                                std::optional<TransportKind> transport) {
+  if (!transport.has_value()) return absl::InternalError("the measured transport is not known");
+  absl::StatusOr<std::string> path = MachineProfilePath(topology, *transport);
+  if (!path.ok()) return path.status();
+  KCOLL_RETURN_IF_ERROR(MakeDirectories(path->substr(0, path->rfind('/'))));
+  KCOLL_RETURN_IF_ERROR(models::SaveProfile(profile, *path));
+  std::printf(
+      "saved for this machine as %s: communicators of %d ranks on %d %snode(s) over %s given no profile "
+      "price with it\n",
+      path->c_str(), topology.nranks, topology.nnodes, topology.emulated ? "emulated " : "",
+      std::string(TransportKindName(*transport)).c_str());
+  return absl::OkStatus();
+}
+
 // Not under mpirun: start the ranks.
 int Launch(const char* program) {
   int ranks = absl::GetFlag(FLAGS_ranks);
@@ -117,6 +145,11 @@ int Launch(const char* program) {
     std::fprintf(stderr, "calibrate: %s\n", std::string(writable.message()).c_str());
     return 2;
   }
+  const absl::Status savable = CheckSavable();
+  if (!savable.ok()) {
+    std::fprintf(stderr, "calibrate: --save: %s\n", std::string(savable.message()).c_str());
+    return 2;
+  }
   const CalibrationOptions o = OptionsFromFlags();
   std::vector<std::string> args = {
       absl::StrCat("--ranks=", ranks),
@@ -133,6 +166,7 @@ int Launch(const char* program) {
       absl::StrCat("--passes=", o.passes),
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
+      absl::StrCat("--save=", absl::GetFlag(FLAGS_save) ? "true" : "false"),
   };
   const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -214,6 +248,13 @@ int RunRank(int argc, char** argv) {
           std::fprintf(stderr, "calibrate: %s\n", std::string(saved.message()).c_str());
           status_code = 1;
         }
+        if (saved.ok() && absl::GetFlag(FLAGS_save)) {
+          saved = SaveForThisMachine(*profile, topology, result->transport_kind);
+          if (!saved.ok()) {
+            std::fprintf(stderr, "calibrate: --save: %s\n", std::string(saved.message()).c_str());
+            status_code = 1;
+          }
+        }
       }
     }
     MPI_Bcast(&status_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -231,7 +272,7 @@ int main(int argc, char** argv) {
   if (!kcoll::ParseFlagsOnly(
           argc, argv, "calibrate",
           "Measures alpha/beta per link class, gamma and memcpy bandwidth and saves a kcoll profile.\n"
-          "  bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json]")) {
+          "  bazel run -c opt //bench:calibrate -- [--ranks=N] [--ranks_per_node=R] [--out=profile.json] [--save]")) {
     return 2;
   }
   const std::string fit = absl::GetFlag(FLAGS_fit);

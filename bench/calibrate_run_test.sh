@@ -28,8 +28,9 @@ expect() {
 QUICK=(--min_bytes=8 --max_bytes=1048576 --step_factor=16 --min_local_bytes=4096 --min_reps=20 --max_reps=400
   --seconds_per_size=0.005 --percentile=10)
 
-# 2 ranks, one node: the inter class is not measured.
-if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" "${QUICK[@]}" >"${TMP}/two.out" 2>&1; then
+# 2 ranks, one node: the inter class is not measured. --save also keeps it for this machine's 2-rank jobs.
+export KCOLL_MACHINE_PROFILES="${TMP}/machine/profiles"
+if ! "${CALIBRATE}" --ranks=2 --out="${TMP}/two.json" --save "${QUICK[@]}" >"${TMP}/two.out" 2>&1; then
   fail "2-rank calibration exited with an error"
   cat "${TMP}/two.out"
 fi
@@ -52,9 +53,18 @@ expect "${TMP}/two.json" <<'END'
 END
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
   { fail "the saved profile does not load"; cat "${TMP}/predict.out"; }
+# The machine's copy: named by the machine, the transport and the shape, the same bytes as --out.
+saved=("${KCOLL_MACHINE_PROFILES}"/*-shm-1x2.json)
+if [[ ! -f "${saved[0]}" ]]; then
+  fail "--save wrote no *-shm-1x2.json under ${KCOLL_MACHINE_PROFILES}: $(ls -R "${TMP}/machine" 2>&1)"
+else
+  cmp -s "${saved[0]}" "${TMP}/two.json" || fail "the machine's copy differs from --out"
+  grep -q "saved for this machine as ${saved[0]}: communicators of 2 ranks" "${TMP}/two.out" ||
+    fail "no line saying where --save wrote"
+fi
 
 # 4 ranks as 2 emulated nodes: both classes, with the emulation note.
-if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" "${QUICK[@]}" >"${TMP}/four.out" 2>&1; then
+if ! "${CALIBRATE}" --ranks=4 --ranks_per_node=2 --out="${TMP}/four.json" --save "${QUICK[@]}" >"${TMP}/four.out" 2>&1; then
   fail "4-rank calibration exited with an error"
   cat "${TMP}/four.out"
 fi
@@ -64,6 +74,7 @@ intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MP
 collective step, pair(s) 0-2, 1-3 at once | no inter-node steps on pairs 0-2, 1-3
 END
 expect "${TMP}/four.json" <<<"emulated nodes: shared memory, not a network | profile does not say emulated"
+ls "${KCOLL_MACHINE_PROFILES}"/*-shm-2x2e.json >/dev/null 2>&1 || fail "--save wrote no *-shm-2x2e.json for 2 emulated nodes"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
 "${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"
@@ -78,6 +89,11 @@ grep -q "step_factor=1" "${TMP}/bad.out" || fail "step_factor message: $(cat "${
 grep -q "profile path '/nonexistent/dir/p.json' cannot be written: directory '/nonexistent/dir'" "${TMP}/bad.out" ||
   fail "bad --out message: $(cat "${TMP}/bad.out")"
 grep -q "mpirun" "${TMP}/bad.out" && fail "bad --out was only found after launching"
+KCOLL_MACHINE_PROFILES=off "${CALIBRATE}" --ranks=2 --save "${QUICK[@]}" >"${TMP}/bad.out" 2>&1 &&
+  fail "--save accepted with the machine's profiles turned off"
+grep -q "save: KCOLL_MACHINE_PROFILES='off' turns the machine's saved profiles off" "${TMP}/bad.out" ||
+  fail "--save message: $(cat "${TMP}/bad.out")"
+grep -q "mpirun" "${TMP}/bad.out" && fail "--save's refusal came only after launching"
 
 [[ ${failed} -eq 0 ]] && echo "PASSED"
 exit ${failed}

@@ -137,8 +137,9 @@ struct CalibrationResult {
   int host_ranks = 0;       // the most ranks running on one host (shared memory), 0: unknown
   double load_before = -1;  // 1-minute load average before and after measuring (-1: unknown)
   double load_after = -1;
-  double percentile = 50;  // CalibrationOptions::percentile
-  std::string transport;   // what the links were measured through: "shm", "shm+mpi", "mpi"
+  double percentile = 50;                       // CalibrationOptions::percentile
+  std::string transport;                        // what the links were measured through: "shm", "shm+mpi", "mpi"
+  std::optional<TransportKind> transport_kind;  // the communicator transport that is (unset: not known)
   LinkMeasurement intra, inter;
   Series reduce;                                     // float32 sum, Serial kernels: bytes reduced per rank
   Series copy_kernel;                                // Serial Copy kernel

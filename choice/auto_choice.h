@@ -11,8 +11,8 @@
 // chunk (512 KiB) and the communicator's channels (ModelCostOptions).
 //
 // The costs (ChooseProfile): CommunicatorOptions::profile_path, else $KCOLL_PROFILE, else the shipped profile
-// (BuiltInProfile);
-// Communicator::SetProfile replaces them later.
+// (BuiltInProfile); a communicator also looks for the profile saved for this machine before the shipped one
+// (collectives/profile_choice.h, machine_profiles.h). Communicator::SetProfile replaces them later.
 //
 // A registered algorithm the models cannot price (models::Applies is false), or whose needs the communicator does not
 // meet (base/algorithm_list.h), is left out of the comparison: with no cost to compare, choosing it would be a guess.

@@ -21,6 +21,7 @@
 #include "collectives/inline_path.h"
 #include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
+#include "collectives/profile_choice.h"
 #include "collectives/topology/discover.h"
 #include "collectives/topology/gpu_info.h"
 #include "collectives/transport/call_tracking.h"
@@ -65,31 +66,6 @@ absl::StatusOr<Numerics> ChooseNumerics(const CommunicatorOptions& options) {
   absl::StatusOr<Numerics> parsed = ParseNumerics(env);
   if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat("KCOLL_NUMERICS: ", parsed.status().message()));
   return *parsed;
-}
-
-// A profile that fails to load on some ranks only (a file missing on one node) must fail Create on every rank, or
-// the others would go on to wait for them in the first collective.
-absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local,
-                            absl::Duration timeout = absl::InfiniteDuration()) {
-  // On the heap: a timed-out reduction cannot be cancelled, and MPI may still write into it later.
-  auto failed_on = std::make_unique<int>(local.ok() ? 0 : 1);
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallreduce(MPI_IN_PLACE, failed_on.get(), 1, MPI_INT, MPI_SUM, comm, &request);
-  std::vector<int> scratch;
-  absl::StatusOr<bool> done = WaitForRequests(&request, 1, timeout, &scratch);
-  if (!done.ok()) return done.status();
-  if (!*done) {
-    failed_on.release();  // left to MPI: see above
-    return absl::DeadlineExceededError(
-        absl::StrCat("SetProfile: not every rank called it within ", absl::FormatDuration(timeout)));
-  }
-  const int failed = *failed_on;
-  if (!local.ok()) return local;
-  if (failed > 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the profile failed to load on ", failed, " other rank(s); see their error"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -145,8 +121,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->state_->logger, Logger::Create(log_config, world_rank, c->state_->topology.rank));
-  absl::StatusOr<ProfileChoice> profile = ChooseProfile(options.profile_path, transport);
-  KCOLL_RETURN_IF_ERROR(AgreeOnProfile(mpi->comm(), profile.status()));
+  absl::StatusOr<ProfileChoice> profile = ChooseCommunicatorProfile(
+      mpi->comm(), options.profile_path, c->state_->topology, transport, absl::InfiniteDuration(), "Create");
+  KCOLL_RETURN_IF_ERROR(profile.status());
   c->state_->host_ranks = backend != ExecBackend::kCuda;
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice,
                          AutoChoice::Create(c->state_->topology, *std::move(profile), c->state_->host_ranks));
@@ -399,11 +376,13 @@ absl::Status Communicator::Break(absl::Status error) {
 absl::Status Communicator::SetProfile(const std::string& profile_path) {
   Settle();
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
-  absl::StatusOr<ProfileChoice> profile = ChooseProfile(profile_path, state_->transport_kind);
-  absl::StatusOr<AutoChoice> choice =
-      profile.ok() ? AutoChoice::Create(state_->topology, *std::move(profile), state_->host_ranks)
-                   : absl::StatusOr<AutoChoice>(profile.status());
-  absl::Status agreed = AgreeOnProfile(state_->control_comm, choice.status(), state_->timeout.timeout);
+  absl::StatusOr<ProfileChoice> profile =
+      ChooseCommunicatorProfile(state_->control_comm, profile_path, state_->topology, state_->transport_kind,
+                                state_->timeout.timeout, "SetProfile");
+  if (profile.status().code() == absl::StatusCode::kDeadlineExceeded) return Break(profile.status());
+  KCOLL_RETURN_IF_ERROR(profile.status());  // the same on every rank
+  absl::StatusOr<AutoChoice> choice = AutoChoice::Create(state_->topology, *std::move(profile), state_->host_ranks);
+  absl::Status agreed = AgreeOnProfile(state_->control_comm, choice.status(), state_->timeout.timeout, "SetProfile");
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   KCOLL_RETURN_IF_ERROR(agreed);
   state_->auto_choice = std::make_unique<AutoChoice>(*std::move(choice));

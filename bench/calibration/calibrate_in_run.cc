@@ -75,14 +75,17 @@ absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology&
   KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
   request.backend = backend;
   request.node_of = topology.node_of;
-  KCOLL_ASSIGN_OR_RETURN(Execution execution,
-                         MakeExecution(asked.value_or(AutoTransport(topology, backend)), std::move(request)));
+  const TransportKind kind = asked.value_or(AutoTransport(topology, backend));
+  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(kind, std::move(request)));
   MPI_Comm control;
   MPI_Comm_dup(comm, &control);
   absl::StatusOr<CalibrationResult> result =
       Calibrate(*execution.transport, *execution.kernels, control, topology, options);
   MPI_Comm_free(&control);
-  if (result.ok()) result->transport = std::string(execution.transport->name());
+  if (result.ok()) {
+    result->transport = std::string(execution.transport->name());
+    result->transport_kind = kind;
+  }
   return result;
 }
 
