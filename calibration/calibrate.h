@@ -20,6 +20,9 @@
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
 //   Its fit is the profile's gamma; the curve comes from the collective step, unless no step was measured.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
+// - Through shared memory, the transport's single-copy threshold: the ring's step (MeasureRingStep) through the slots
+//   and with every message read from the sender's memory (calibration/single_copy.h; run by CalibrateOnComm,
+//   bench/calibration/calibrate_in_run.h, which builds the two transports).
 // Every series is fitted by FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
 // on relative errors: the sweeps
 // span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
@@ -110,6 +113,9 @@ struct PassSpread {
   double bytes = 0;  // 0: fewer than two passes
 };
 
+// Per size, the fastest of several series of the same sizes, and the reps of that one.
+Series FastestOf(const std::vector<Series>& all);
+
 // PassSpread of several series of the same sizes.
 PassSpread SpreadOf(const std::vector<Series>& passes);
 
@@ -124,6 +130,16 @@ struct LinkMeasurement {
   Series exchange;                                  // MeasureStep's exchange: the link's curve in the profile
   Series step_reduce;                               // MeasureStep's reduction: the profile's gamma curve
   PassSpread step_spread;                           // of the step's exchange over the passes
+};
+
+// Whether the shared-memory transport reads large messages straight from the sender's memory (single copy,
+// process_vm_readv) or pipelines them through its slots: both ways timed on the ring's step, per message size
+// (calibration/single_copy.h).
+struct SingleCopyMeasurement {
+  std::string skipped;    // why it was not measured; empty: measured
+  Series slots;           // seconds per ring step through the slots, per message size
+  Series single_copy;     // the same with every message read from the sender's memory
+  int64_t threshold = 0;  // smallest size from which single copy wins at every larger size; 0: never
 };
 
 struct CalibrationResult {
@@ -145,6 +161,7 @@ struct CalibrationResult {
   Series copy_kernel;                                // Serial Copy kernel
   Series memcpy_series;                              // std::memcpy
   FitWeighting weighting = FitWeighting::kRelative;  // of the saved fits (FitAll)
+  SingleCopyMeasurement single_copy;                 // skipped unless the links were measured through shared memory
 };
 
 // Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as
@@ -172,6 +189,15 @@ struct StepSeries {
 // ranks of each rank's percentile exchange (the mean of the step's two) and reduction; rank 0 gets the series (not
 // fitted), the other ranks empty ones.
 absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
+                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
+                                       const CalibrationOptions& options);
+
+// Every pair of `pairs` runs ring steps on messages of each of `sizes`, all pairs at once (collective over `control`,
+// which must hold the same ranks as `transport`): each rank rewrites its input (untimed), receives the peer's half
+// reduced into its own (RecvReduce where the transport fuses it, else into scratch and reduced after) while sending
+// its other half, then sends its reduced half and receives the peer's. Per size, the median over the ranks of each
+// rank's percentile step time; rank 0 gets the series (not fitted), the other ranks an empty one.
+absl::StatusOr<Series> MeasureRingStep(Transport& transport, Kernels& kernels, MPI_Comm control,
                                        const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
                                        const CalibrationOptions& options);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -111,7 +112,8 @@ Series Unpack(const std::vector<double>& packed, const std::vector<double>& size
   return series;
 }
 
-// Per size, the fastest of several series of the same sizes, and the reps of that one.
+}  // namespace
+
 Series FastestOf(const std::vector<Series>& all) {
   Series out;
   if (all.empty()) return out;
@@ -126,8 +128,6 @@ Series FastestOf(const std::vector<Series>& all) {
   }
   return out;
 }
-
-}  // namespace
 
 PassSpread SpreadOf(const std::vector<Series>& passes) {
   PassSpread spread;
@@ -306,6 +306,15 @@ struct StepBuffers {
   explicit StepBuffers(size_t bytes)
       : in(2 * Floats(bytes), 1.0f), out(2 * Floats(bytes), 0.0f), scratch(Floats(bytes)) {}
   static size_t Floats(size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+  // This rank's and its peer's halves of the input and of the result, for messages of `bytes`: the rank whose `low`
+  // is true owns the first half. Rewrites the input first (Touch).
+  struct Halves {
+    float* own_out;
+    float* other_out;
+    const float* own_in;
+    const float* other_in;
+  };
+  Halves Split(bool low, size_t bytes);
   std::vector<float> in, out, scratch;
 };
 
@@ -321,16 +330,18 @@ void Touch(float* input, size_t floats) {
   for (size_t i = 0; i < floats * sizeof(float); i += 64) p[i] = p[i];
 }
 
+StepBuffers::Halves StepBuffers::Split(bool low, size_t bytes) {
+  const size_t half = Floats(bytes);
+  Touch(in.data(), 2 * half);
+  return Halves{out.data() + (low ? 0 : half), out.data() + (low ? half : 0), in.data() + (low ? 0 : half),
+                in.data() + (low ? half : 0)};
+}
+
 // One step of the pair: exchange the halves of the input (each rank receives the half it owns into scratch),
 // reduce its own half into the result, exchange the result halves. The rank whose `low` is true owns the first half.
 absl::StatusOr<StepTimes> CollectiveStep(Transport& transport, Kernels& kernels, int peer, bool low, StepBuffers& b,
                                          size_t bytes) {
-  const size_t half = StepBuffers::Floats(bytes);
-  float* own_out = b.out.data() + (low ? 0 : half);
-  float* other_out = b.out.data() + (low ? half : 0);
-  const float* own_in = b.in.data() + (low ? 0 : half);
-  const float* other_in = b.in.data() + (low ? half : 0);
-  Touch(b.in.data(), 2 * half);
+  const auto [own_out, other_out, own_in, other_in] = b.Split(low, bytes);
   const double start = Now();
   KCOLL_RETURN_IF_ERROR(transport.Recv(peer, b.scratch.data(), bytes, 0).status());
   KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, bytes, 0).status());
@@ -348,34 +359,47 @@ absl::StatusOr<StepTimes> CollectiveStep(Transport& transport, Kernels& kernels,
 
 }  // namespace
 
-absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
-                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
-                                       const CalibrationOptions& options) {
+namespace {
+
+// This rank's peer in `pairs` (-1: none) and whether it is the pair's lower rank.
+std::pair<int, bool> PeerIn(const std::vector<std::pair<int, int>>& pairs, int rank) {
+  for (const auto& [a, b] : pairs) {
+    if (rank == a) return {b, true};
+    if (rank == b) return {a, false};
+  }
+  return {-1, false};
+}
+
+// Times of one step's parts on this rank, and the step's whole time (what sets the repetitions).
+struct PartTimes {
+  std::vector<double> parts;
+  double total = 0;
+};
+
+// One step of this rank's pair on messages of `bytes` (peer, whether this rank is the pair's lower one, its buffers).
+using PairStep = std::function<absl::StatusOr<PartTimes>(int peer, bool low, StepBuffers& buffers, size_t bytes)>;
+
+// Runs `step` over `sizes` on every pair of `pairs` at once. Per size and part: the median over the ranks of each
+// rank's percentile time, and the repetitions; on rank 0 only.
+absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::vector<std::pair<int, int>>& pairs,
+                                                  int parts, const std::vector<double>& sizes,
+                                                  const CalibrationOptions& options, const PairStep& pair_step) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(control, &rank);
   MPI_Comm_size(control, &nranks);
-  int peer = -1;
-  bool low = false;
-  for (const auto& [a, b] : pairs) {
-    if (rank == a) {
-      peer = b;
-      low = true;
-    }
-    if (rank == b) peer = a;
-  }
-  const size_t largest = peer >= 0 ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0;
-  StepBuffers buffers(largest);
-  auto step = [&](size_t bytes) { return CollectiveStep(transport, kernels, peer, low, buffers, bytes); };
-  StepSeries series;
+  const auto [peer, low] = PeerIn(pairs, rank);
+  const bool in_pair = peer >= 0;
+  StepBuffers buffers(in_pair ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0);
+  auto step = [&, peer = peer, low = low](size_t bytes) { return pair_step(peer, low, buffers, bytes); };
+  std::vector<Series> series(parts);
   for (double size : sizes) {
     const size_t bytes = static_cast<size_t>(size);
     // Every pair warms up; the slowest pair's fastest warm-up sets everyone's repetitions.
     double probe = 0;
-    if (peer >= 0) {
+    if (in_pair) {
       for (int warmup = 0; warmup < kWarmups; ++warmup) {
-        KCOLL_ASSIGN_OR_RETURN(StepTimes t, step(bytes));
-        const double seconds = 2 * t.exchange + t.reduce;
-        probe = warmup == 0 ? seconds : std::min(probe, seconds);
+        KCOLL_ASSIGN_OR_RETURN(PartTimes t, step(bytes));
+        probe = warmup == 0 ? t.total : std::min(probe, t.total);
       }
     }
     double slowest = 0;
@@ -383,37 +407,86 @@ absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, M
     MPI_Iallreduce(&probe, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
     SleepyWait(&request);
     const int reps = RepsFor(slowest, options);
-    double mine[2] = {-1, -1};  // this rank's percentile exchange and reduction; -1: not in a pair
-    if (peer >= 0) {
-      std::vector<double> exchanges, reductions;
-      exchanges.reserve(reps);
-      reductions.reserve(reps);
+    std::vector<double> mine(parts, -1);  // this rank's percentile time of each part; -1: not in a pair
+    if (in_pair) {
+      std::vector<std::vector<double>> times(parts);
       for (int i = 0; i < reps; ++i) {
-        KCOLL_ASSIGN_OR_RETURN(StepTimes t, step(bytes));
-        exchanges.push_back(t.exchange);
-        reductions.push_back(t.reduce);
+        KCOLL_ASSIGN_OR_RETURN(PartTimes t, step(bytes));
+        for (int p = 0; p < parts; ++p) times[p].push_back(t.parts[p]);
       }
-      mine[0] = Percentile(exchanges, options.percentile);
-      mine[1] = Percentile(reductions, options.percentile);
+      for (int p = 0; p < parts; ++p) mine[p] = Percentile(times[p], options.percentile);
     }
-    std::vector<double> all(rank == 0 ? 2 * nranks : 0);
-    MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, control, &request);
+    std::vector<double> all(rank == 0 ? parts * nranks : 0);
+    MPI_Igather(mine.data(), parts, MPI_DOUBLE, all.data(), parts, MPI_DOUBLE, 0, control, &request);
     SleepyWait(&request);
-    if (rank == 0) {
-      std::vector<double> exchanges, reductions;
+    if (rank != 0) continue;
+    for (int p = 0; p < parts; ++p) {
+      std::vector<double> over_ranks;
       for (int r = 0; r < nranks; ++r) {
-        if (all[2 * r] < 0) continue;
-        exchanges.push_back(all[2 * r]);
-        reductions.push_back(all[2 * r + 1]);
+        if (all[parts * r + p] >= 0) over_ranks.push_back(all[parts * r + p]);
       }
-      // The reduction covers whole floats: record the bytes it reduced.
-      series.exchange.samples.push_back({size, Median(exchanges)});
-      series.exchange.reps.push_back(reps);
-      series.reduce.samples.push_back({static_cast<double>(bytes / sizeof(float) * sizeof(float)), Median(reductions)});
-      series.reduce.reps.push_back(reps);
+      series[p].samples.push_back({size, Median(over_ranks)});
+      series[p].reps.push_back(reps);
     }
   }
   return series;
+}
+
+// One ring step of the pair on messages of `bytes` (MeasureRingStep).
+absl::StatusOr<double> RingStep(Transport& transport, Kernels& kernels, int peer, bool low, StepBuffers& b,
+                                size_t bytes) {
+  const auto [own_out, other_out, own_in, other_in] = b.Split(low, bytes);
+  const size_t floats = bytes / sizeof(float);
+  Transport::ChunkReducer reduce = [&kernels](void* dst, const void* local, const void* incoming, size_t n) {
+    return kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, dst, local, incoming, n / sizeof(float));
+  };
+  const double start = Now();
+  if (transport.FusesReduce(peer)) {
+    KCOLL_RETURN_IF_ERROR(transport.RecvReduce(peer, own_out, own_in, floats * sizeof(float), 0, reduce).status());
+    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, floats * sizeof(float), 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  } else {
+    KCOLL_RETURN_IF_ERROR(transport.Recv(peer, b.scratch.data(), floats * sizeof(float), 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, floats * sizeof(float), 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+    KCOLL_RETURN_IF_ERROR(
+        kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, own_out, own_in, b.scratch.data(), floats));
+  }
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, other_out, floats * sizeof(float), 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, own_out, floats * sizeof(float), 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.WaitAll());
+  return Now() - start;
+}
+
+}  // namespace
+
+absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
+                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
+                                       const CalibrationOptions& options) {
+  auto step = [&](int peer, bool low, StepBuffers& buffers, size_t bytes) -> absl::StatusOr<PartTimes> {
+    KCOLL_ASSIGN_OR_RETURN(StepTimes t, CollectiveStep(transport, kernels, peer, low, buffers, bytes));
+    return PartTimes{{t.exchange, t.reduce}, 2 * t.exchange + t.reduce};
+  };
+  KCOLL_ASSIGN_OR_RETURN(std::vector<Series> parts, TimePairSteps(control, pairs, 2, sizes, options, step));
+  StepSeries series;
+  series.exchange = std::move(parts[0]);
+  series.reduce = std::move(parts[1]);
+  // The reduction covers whole floats: record the bytes it reduced.
+  for (Sample& s : series.reduce.samples) {
+    s.bytes = static_cast<double>(static_cast<size_t>(s.bytes) / sizeof(float) * sizeof(float));
+  }
+  return series;
+}
+
+absl::StatusOr<Series> MeasureRingStep(Transport& transport, Kernels& kernels, MPI_Comm control,
+                                       const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
+                                       const CalibrationOptions& options) {
+  auto step = [&](int peer, bool low, StepBuffers& buffers, size_t bytes) -> absl::StatusOr<PartTimes> {
+    KCOLL_ASSIGN_OR_RETURN(double seconds, RingStep(transport, kernels, peer, low, buffers, bytes));
+    return PartTimes{{seconds}, seconds};
+  };
+  KCOLL_ASSIGN_OR_RETURN(std::vector<Series> parts, TimePairSteps(control, pairs, 1, sizes, options, step));
+  return std::move(parts[0]);
 }
 
 absl::StatusOr<Series> MeasureLocal(Kernels& kernels, MPI_Comm control, LocalOperation operation,

@@ -92,6 +92,10 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   if (result.cores > 0 && result.host_ranks > result.cores) {
     profile.rank_core_share = static_cast<double>(result.cores) / result.host_ranks;
   }
+  // Measured through shared memory: the transport's single-copy threshold (0: the slots won at every size).
+  if (result.single_copy.skipped.empty() && !result.single_copy.slots.samples.empty()) {
+    profile.shm_single_copy_bytes = result.single_copy.threshold;
+  }
   std::string shape = result.ranks_per_node > 0
                           ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")
                           : absl::StrCat(result.nodes, " nodes of different sizes");

@@ -6,8 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/byte_size.h"
 #include "base/seconds_format.h"
 #include "calibration/profile.h"
+#include "calibration/single_copy.h"
 #include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "models/measured_curve.h"
@@ -75,6 +77,29 @@ std::string SeriesReport(const Series& series, FitWeighting saved, bool link, ab
       SeriesTable(series, link), FitLine(series.fit, WeightingText(saved) + "; saved", alpha_name, beta_name),
       series.other_fit.ok() ? FitLine(*series.other_fit, other, alpha_name, beta_name)
                             : absl::StrCat("  ", other, ": none (", series.other_fit.status().message(), ")\n"));
+}
+
+// Both ways of moving a shared-memory message on the ring's step, and the threshold they give.
+std::string SingleCopyReport(const SingleCopyMeasurement& m) {
+  if (!m.skipped.empty()) return absl::StrCat("\nshared-memory single copy: not measured (", m.skipped, ")\n");
+  std::string out = absl::StrCat(
+      "\nshared-memory single copy: the ring's step (receive reduced into this rank's half, then receive the peer's "
+      "result) through the slots and read straight from the sender's memory, every pair at once\n",
+      absl::StrFormat("  %12s %12s %12s %12s\n", "bytes", "slots", "single copy", "single/slots"));
+  for (size_t i = 0; i < m.slots.samples.size() && i < m.single_copy.samples.size(); ++i) {
+    const double slots = m.slots.samples[i].seconds, single = m.single_copy.samples[i].seconds;
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %12.0f %12s %12s %12s\n", m.slots.samples[i].bytes, FormatSeconds(slots),
+                                    FormatSeconds(single), slots > 0 ? absl::StrFormat("%.2fx", single / slots) : "-"));
+  }
+  absl::StrAppend(&out, "  threshold: ",
+                  m.threshold > 0
+                      ? absl::StrFormat("from %s (single copy at most %.2fx the slots' time from there on)",
+                                        FormatByteSize(static_cast<size_t>(m.threshold)), kSingleCopyMargin)
+                      : absl::StrFormat("never (single copy is not under %.2fx the slots' time at the largest size)",
+                                        kSingleCopyMargin),
+                  "\n");
+  return out;
 }
 
 }  // namespace
@@ -147,6 +172,7 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                   SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));
   absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
                   SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
+  absl::StrAppend(&out, SingleCopyReport(result.single_copy));
   absl::StrAppend(&out, "\nprofile:\n",
                   absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.intra.alpha_s),
                                   profile.intra.beta_s_per_byte, Gbps(profile.intra.BytesPerSecond())),
@@ -155,6 +181,13 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                   absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
                                   Gbps(1.0 / profile.gamma_s_per_byte)),
                   absl::StrFormat("  memcpy = %s\n", Gbps(profile.memcpy_bytes_per_s)));
+  if (profile.shm_single_copy_bytes.has_value()) {
+    absl::StrAppend(&out, "  shared-memory single copy: ",
+                    *profile.shm_single_copy_bytes > 0
+                        ? absl::StrCat("from ", FormatByteSize(static_cast<size_t>(*profile.shm_single_copy_bytes)))
+                        : std::string("never"),
+                    " (KCOLL_SHM_SINGLE_COPY overrides it)\n");
+  }
   return out;
 }
 

@@ -85,6 +85,11 @@ absl::Status ValidateProfile(const Profile& profile) {
     return absl::InvalidArgumentError(
         absl::StrCat("profile rank_core_share=", profile.rank_core_share, " must be in (0, 1]"));
   }
+  if (profile.shm_single_copy_bytes.has_value() &&
+      (*profile.shm_single_copy_bytes < 0 || *profile.shm_single_copy_bytes > kMaxSingleCopyBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("profile shm_single_copy_bytes=", *profile.shm_single_copy_bytes,
+                                                   " must be in [0, ", kMaxSingleCopyBytes, "]"));
+  }
   return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
 }
 

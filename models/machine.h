@@ -6,6 +6,7 @@
 #define KCOLL_MODELS_MACHINE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -60,6 +61,11 @@ struct Profile {
   // that share. In (0, 1]; 1 when not given. It matters where ranks are unevenly loaded: a rank whose neighbours on its
   // core have little to do gets up to 1 / share times the rate (cost_model.h, the pipelined trees).
   double rank_core_share = 1;
+  // Not a cost: the shared-memory transport's single-copy threshold as measured on the machine (bytes from which a
+  // message is read straight from the sender's memory; 0: never, where the slots measured faster at every size).
+  // Unset: not measured, the transport's default. A communicator over shm applies it at creation
+  // (KCOLL_SHM_SINGLE_COPY wins over it).
+  std::optional<int64_t> shm_single_copy_bytes;
   std::string description;  // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
@@ -67,6 +73,9 @@ struct Profile {
     return gamma_curve.empty() ? gamma_s_per_byte * bytes : gamma_curve.SecondsIn(bytes, working_set_bytes);
   }
 };
+
+// The largest single-copy threshold a profile may carry (1 TiB).
+inline constexpr int64_t kMaxSingleCopyBytes = int64_t{1} << 40;
 
 // Largest number of ranks the models accept (their set-up work is O(n log n) in the number of ranks).
 inline constexpr int64_t kMaxRanks = int64_t{1} << 20;
@@ -97,7 +106,8 @@ absl::Status ValidateTopology(const Topology& topology);
 // message.
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 
-// Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional; rank_core_share in (0, 1].
+// Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional; rank_core_share in (0, 1];
+// shm_single_copy_bytes, when set, in [0, kMaxSingleCopyBytes].
 absl::Status ValidateProfile(const Profile& profile);
 
 // "8 nodes x 8 ranks (64 ranks, 1 NIC per node)", with ", 1 intra-node link per rank" when that is set.

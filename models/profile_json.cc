@@ -102,6 +102,7 @@ std::string ProfileToJson(const Profile& profile) {
   j["transfers_use_cores"] = profile.transfers_use_cores;
   j["rank_core_share"] = profile.rank_core_share;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
+  if (profile.shm_single_copy_bytes.has_value()) j["shm_single_copy_bytes"] = *profile.shm_single_copy_bytes;
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -147,6 +148,14 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
     if (absl::Status s = ReadNumber(j, "rank_core_share", "rank_core_share", &profile.rank_core_share); !s.ok()) {
       return s;
     }
+  }
+  if (auto it = j.find("shm_single_copy_bytes"); it != j.end()) {
+    if (!it->is_number_integer()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("profile field 'shm_single_copy_bytes' must be a whole number of bytes, not ", it->type_name(),
+                       " ", it->dump()));
+    }
+    profile.shm_single_copy_bytes = it->get<int64_t>();
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

@@ -36,6 +36,7 @@ void ExpectSame(const Profile& a, const Profile& b) {
   EXPECT_EQ(a.gamma_s_per_byte, b.gamma_s_per_byte);
   EXPECT_EQ(a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
   EXPECT_EQ(a.rank_core_share, b.rank_core_share);
+  EXPECT_EQ(a.shm_single_copy_bytes, b.shm_single_copy_bytes);
   EXPECT_EQ(a.description, b.description);
 }
 
@@ -120,6 +121,31 @@ TEST(ProfileJsonTest, RankCoreShare) {
   }
   j["rank_core_share"] = "half";
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'rank_core_share' must be a number, not string"));
+}
+
+// The measured single-copy threshold: written only when measured, read back (0 means never), refused when it is
+// not a whole number of bytes in range.
+TEST(ProfileJsonTest, ShmSingleCopyBytes) {
+  EXPECT_FALSE(nlohmann::json::parse(ProfileToJson(Example())).contains("shm_single_copy_bytes"));
+  EXPECT_FALSE(Unwrap(ProfileFromJson(ProfileToJson(Example()))).shm_single_copy_bytes.has_value());
+  for (int64_t bytes : {int64_t{0}, int64_t{262144}}) {
+    Profile p = Example();
+    p.shm_single_copy_bytes = bytes;
+    const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
+    ExpectSame(q, p);
+    ASSERT_TRUE(q.shm_single_copy_bytes.has_value());
+    EXPECT_EQ(*q.shm_single_copy_bytes, bytes);
+  }
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["shm_single_copy_bytes"] = 65536.5;
+  EXPECT_THAT(ProfileFromJson(j.dump()),
+              IsInvalidArgument("'shm_single_copy_bytes' must be a whole number of bytes, not number 65536.5"));
+  j["shm_single_copy_bytes"] = "64K";
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'shm_single_copy_bytes' must be a whole number of bytes"));
+  j["shm_single_copy_bytes"] = -1;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("shm_single_copy_bytes=-1 must be in [0, 1099511627776]"));
+  j["shm_single_copy_bytes"] = int64_t{1} << 41;
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("shm_single_copy_bytes=2199023255552 must be in [0, "));
 }
 
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {

@@ -48,7 +48,9 @@ std::string ProfileWithAlpha(double alpha) {
 class MachineProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* name : {"KCOLL_PROFILE", "KCOLL_MACHINE_PROFILES", "XDG_CACHE_HOME"}) unsetenv(name);
+    for (const char* name : {"KCOLL_PROFILE", "KCOLL_MACHINE_PROFILES", "XDG_CACHE_HOME", "KCOLL_SHM_SINGLE_COPY"}) {
+      unsetenv(name);
+    }
   }
   void TearDown() override { SetUp(); }
 
@@ -152,6 +154,39 @@ TEST_F(MachineProfileTest, TheApplicationsProfileWinsAndOffTurnsItOff) {
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
   EXPECT_THAT((*comm)->auto_choice().profile_source(), StartsWith("built-in"));
+}
+
+// The shared-memory single-copy threshold the machine measured (the saved profile's shm_single_copy_bytes) is the
+// transport's; KCOLL_SHM_SINGLE_COPY still wins; the execution line says which one was applied and where it came from.
+TEST_F(MachineProfileTest, TheSavedSingleCopyThresholdSetsTheTransport) {
+  const std::string path = SavedPathIn(RankDir("single_copy"));
+  models::Profile measured;
+  measured.intra = {1e-6, 1e-10};
+  measured.inter = measured.intra;
+  measured.shm_single_copy_bytes = 65536;
+  std::ofstream(path) << models::ProfileToJson(measured);
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  if ((*comm)->transport() != TransportKind::kShm) GTEST_SKIP() << "not over shared memory: " << (*comm)->execution();
+  EXPECT_THAT((*comm)->execution(), HasSubstr("64K (measured; profile: this machine ("));
+  EXPECT_THAT((*comm)->execution(), ::testing::AnyOf(HasSubstr("single copy from 64K (measured"),
+                                                     HasSubstr("asked from 64K; the kernel does not let")));
+  setenv("KCOLL_SHM_SINGLE_COPY", "0", 1);
+  comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (KCOLL_SHM_SINGLE_COPY)"));
+  unsetenv("KCOLL_SHM_SINGLE_COPY");
+  // Measured as never: the slots, and the line says it was measured.
+  measured.shm_single_copy_bytes = 0;
+  std::ofstream(path) << models::ProfileToJson(measured);
+  comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (measured; profile: this machine ("));
+  // None saved: the transport's default.
+  unlink(path.c_str());
+  comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (default)"));
 }
 
 // A profile saved for another number of ranks describes another job (cores shared, links): not used.

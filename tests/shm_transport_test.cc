@@ -132,7 +132,9 @@ TEST_P(ShmRing, ReceiveReduceCombinesEveryShapeAsItArrivesInAndOutOfPlace) {
   EXPECT_TRUE(t->FusesReduce(left));
   EXPECT_FALSE(t->FusesReduce(n));
   for (bool in_place : {false, true}) {
-    for (size_t bytes : {size_t{0}, size_t{8}, size_t{33}, size_t{256}, size_t{1000}, size_t{4096}, size_t{100000}}) {
+    // 600000 B: a single-copy message read and reduced in pieces (three, of up to 256 KiB).
+    for (size_t bytes :
+         {size_t{0}, size_t{8}, size_t{33}, size_t{256}, size_t{1000}, size_t{4096}, size_t{100000}, size_t{600000}}) {
       t->BeginCall({"test", "recv_reduce", 4});
       AddBytes add;
       const Transport::ChunkReducer reducer = add.Reducer();
@@ -149,6 +151,11 @@ TEST_P(ShmRing, ReceiveReduceCombinesEveryShapeAsItArrivesInAndOutOfPlace) {
       EXPECT_EQ(reduced, bytes);
       // Through the slots the reduction runs chunk by chunk, never on more than a slot holds.
       if (!GetParam() && bytes > 32) EXPECT_EQ(add.chunks.size(), (bytes + 255) / 256) << bytes << " bytes";
+      // Read from the sender's memory, it is reduced in pieces of at most 256 KiB, each while it is in cache.
+      if (GetParam() && t->single_copy() && bytes >= 4096) {
+        EXPECT_EQ(add.chunks.size(), (bytes + 262143) / 262144) << bytes << " bytes";
+        for (size_t c : add.chunks) EXPECT_LE(c, size_t{262144});
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "bench/calibration/calibrate_in_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -7,10 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
+#include "calibration/single_copy.h"
 #include "collectives/topology/discover.h"
 #include "collectives/transport/mpi/mpi_transport.h"
 #include "collectives/transport_choice.h"
@@ -65,6 +68,54 @@ absl::Status Agree(const absl::Status& mine, MPI_Comm comm) {
                       absl::StrFormat("--calibrate (rank %d): %s", first_failed, message));
 }
 
+// With shared memory between a node's ranks: the transport's single-copy threshold (calibration/single_copy.h),
+// timed on two more executions of the same transport, one pinned to the slots and one reading every message from
+// the sender's memory, interleaved pass by pass. Collective over `comm`; the result goes to rank 0's `result`.
+absl::Status MeasureSingleCopy(MPI_Comm comm, MPI_Comm control, const Topology& topology, ExecBackend backend,
+                               const CalibrationOptions& options, CalibrationResult& result) {
+  const std::vector<std::pair<int, int>> pairs = calibration::ExchangePairs(topology, calibration::LinkClass::kIntra);
+  if (pairs.empty()) {
+    result.single_copy.skipped = "no two ranks share a node";
+    return absl::OkStatus();
+  }
+  std::vector<std::unique_ptr<Transport>> transports;
+  std::vector<std::unique_ptr<Kernels>> kernels;
+  for (size_t threshold : {size_t{0}, size_t{1}}) {
+    ExecutionRequest request;
+    KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
+    request.backend = backend;
+    request.node_of = topology.node_of;
+    request.shm_single_copy = ExecutionRequest::SingleCopySetting{threshold, "calibration", /*pinned=*/true};
+    KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(TransportKind::kShm, std::move(request)));
+    int available = threshold == 0 || execution.shm_single_copy_bytes > 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_INT, MPI_MIN, comm);
+    if (!available) {
+      result.single_copy.skipped =
+          "the kernel does not let the ranks read each other's memory (process_vm_readv; ptrace scope)";
+      return absl::OkStatus();
+    }
+    transports.push_back(std::move(execution.transport));
+    kernels.push_back(std::move(execution.kernels));
+  }
+  const std::vector<double> sizes = calibration::SweepSizes(
+      std::min(calibration::kSingleCopyMinBytes, options.max_bytes), options.max_bytes, options.step_factor);
+  CalibrationOptions pass_options = options;
+  pass_options.seconds_per_size = options.seconds_per_size / options.passes;
+  std::vector<calibration::Series> slots, single;
+  for (int pass = 0; pass < options.passes; ++pass) {
+    for (size_t way = 0; way < transports.size(); ++way) {
+      KCOLL_ASSIGN_OR_RETURN(calibration::Series s, calibration::MeasureRingStep(*transports[way], *kernels[way],
+                                                                                 control, pairs, sizes, pass_options));
+      (way == 0 ? slots : single).push_back(std::move(s));
+    }
+  }
+  result.single_copy.slots = calibration::FastestOf(slots);
+  result.single_copy.single_copy = calibration::FastestOf(single);
+  result.single_copy.threshold =
+      calibration::ChooseSingleCopyThreshold(result.single_copy.slots, result.single_copy.single_copy);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
@@ -81,6 +132,12 @@ absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology&
   MPI_Comm_dup(comm, &control);
   absl::StatusOr<CalibrationResult> result =
       Calibrate(*execution.transport, *execution.kernels, control, topology, options);
+  if (result.ok() && kind == TransportKind::kShm) {
+    const absl::Status measured = MeasureSingleCopy(comm, control, topology, backend, options, *result);
+    if (!measured.ok()) result = measured;
+  } else if (result.ok()) {
+    result->single_copy.skipped = absl::StrCat("measured through ", TransportKindName(kind), ", not shared memory");
+  }
   MPI_Comm_free(&control);
   if (result.ok()) {
     result->transport = std::string(execution.transport->name());

@@ -33,8 +33,8 @@ LaunchCommand MakeLaunchCommand(const std::string& mpirun, const std::string& pr
                                 const std::vector<std::string>& args, int cores, const std::string& test_tmpdir,
                                 MpiLauncher launcher) {
   LaunchCommand command;
-  // As the benchmarks launch (bench/options/launcher.h): ranks bound to cores, round-robin when there are more ranks than
-  // cores; inside a test, where other jobs share the cores, nothing is bound.
+  // As the benchmarks launch (bench/options/launcher.h): ranks bound to cores, round-robin when there are more ranks
+  // than cores; inside a test, where other jobs share the cores, nothing is bound.
   const RankBinding binding = !test_tmpdir.empty() ? RankBinding::kNone
                               : ranks > cores      ? RankBinding::kCoreRoundRobin
                                                    : RankBinding::kCore;

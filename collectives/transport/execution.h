@@ -28,12 +28,24 @@ struct ExecutionRequest {
   TimeoutSettings timeout;
   // The node of every rank (base/topology.h: node_of, emulated nodes included); empty: one node.
   std::vector<int> node_of;
+  // The shared-memory transport's single-copy threshold (ShmOptions::single_copy_bytes; 0: never) as the machine
+  // measured it (the communicator's profile), and where it came from; KCOLL_SHM_SINGLE_COPY wins over it unless
+  // `pinned` (a measurement that must run with exactly this setting). Unset: the transport's default.
+  struct SingleCopySetting {
+    size_t bytes = 0;
+    std::string source;
+    bool pinned = false;
+  };
+  std::optional<SingleCopySetting> shm_single_copy;
 };
 
 struct Execution {
   std::unique_ptr<Transport> transport;
   std::unique_ptr<Kernels> kernels;
   std::string description;  // one line: transport, path, device
+  // The shared-memory transport's single-copy threshold in effect (0: none: not shm, never, or the kernel does not
+  // let ranks read each other's memory).
+  size_t shm_single_copy_bytes = 0;
 };
 
 }  // namespace kcoll

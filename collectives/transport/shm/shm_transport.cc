@@ -310,15 +310,20 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
       total = u.data.size();
     }
     if (h.flags & shm::kSingleCopy) {
-      // A reduction needs the peer's bytes in this process first: read them aside, then reduce.
-      std::vector<unsigned char> aside(reducing != nullptr ? total : 0);
-      unsigned char* read_into = reducing != nullptr ? aside.data() : into;
-      if (!ReadFromProcess(p.pid, h.source_address, read_into, total)) {
-        return absl::InternalError(absl::StrCat(call().collective, ": reading ", total, " B from rank ", Name(peer),
-                                                "'s memory failed: ", std::strerror(errno)));
-      }
-      if (reducing != nullptr) {
-        if (absl::Status s = Deliver(*reducing, aside.data(), total); !s.ok()) return s;
+      // A reduction needs the peer's bytes in this process first: read them into a cache-sized buffer a piece at
+      // a time and reduce each piece while it is still in cache, so that the peer's data is read from memory once.
+      const size_t piece = reducing != nullptr ? std::min(total, kSingleCopyReducePiece) : total;
+      if (reducing != nullptr && single_copy_aside_.size() < piece) single_copy_aside_.resize(piece);
+      for (size_t done = 0; done < total; done += piece) {
+        const size_t n = std::min(piece, total - done);
+        unsigned char* read_into = reducing != nullptr ? single_copy_aside_.data() : into;
+        if (!ReadFromProcess(p.pid, h.source_address + done, read_into, n)) {
+          return absl::InternalError(absl::StrCat(call().collective, ": reading ", total, " B from rank ", Name(peer),
+                                                  "'s memory failed: ", std::strerror(errno)));
+        }
+        if (reducing != nullptr) {
+          if (absl::Status s = Deliver(*reducing, single_copy_aside_.data(), n); !s.ok()) return s;
+        }
       }
       *progress = total;
     } else {

@@ -143,6 +143,10 @@ class ShmTransport final : public CallTrackingTransport {
   shm::Geometry geometry_;
   std::vector<Peer> peers_;
   size_t single_copy_bytes_ = 0;
+  // A single-copy message that is reduced as it arrives is read from the sender in pieces of this size into
+  // single_copy_aside_ (kept from call to call: no allocation, no page faults), each reduced while still in cache.
+  static constexpr size_t kSingleCopyReducePiece = 256 * 1024;
+  std::vector<unsigned char> single_copy_aside_;
   int spin_polls_ = 1;
   std::vector<int> rank_names_;
   Transport* companion_ = nullptr;
