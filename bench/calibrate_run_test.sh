@@ -42,9 +42,12 @@ fit on relative errors; saved: alpha = .*R^2 =  | no fit line
 gamma =  | no gamma
 collective step, pair(s) 0-1 at once (a 2-rank ring AllReduce on twice the size): its exchange | no collective step sweep
 and its reduction (bytes reduced, one input; the profile's gamma curve) | no reduction inside the step
-shared-memory single copy: the ring's step | no single-copy measurement
-        16384  *[0-9.]* [mun]*s  *[0-9.]* [mun]*s  *[0-9.]*x | the single-copy sweep does not start at 16 KiB
-threshold: \(from [0-9]*[KMG]* \|never\) | no single-copy threshold
+shared-memory settings: the ring's step | no shared-memory settings sweep
+bytes    16K slots    32K slots    64K slots   128K slots   256K slots  single copy single/slots | not every slot size tried
+        16384 \( *[0-9.]* [mun]*s\)\{6\}  *[0-9.]*x | the settings sweep does not start at 16 KiB
+slot size: [0-9]*K (the | no slot size chosen
+single copy threshold: \(from [0-9]*[KMG]* \|never\) | no single-copy threshold
+shared-memory slots: [0-9]*K (KCOLL_SHM_SLOT_BYTES overrides it) | slot size not in the profile summary
 shared-memory single copy: \(from [0-9]*[KMG]*\|never\) (KCOLL_SHM_SINGLE_COPY overrides it) | not in the profile summary
 END
 expect "${TMP}/two.json" <<'END'
@@ -55,6 +58,7 @@ expect "${TMP}/two.json" <<'END'
 "gamma_curve": \[ | no reduction curve in the profile
 "transfers_use_cores": true | one node: the cores should move the data
 "shm_single_copy_bytes": [0-9][0-9]* | the measured single-copy threshold is not in the profile
+"shm_slot_bytes": [0-9][0-9]* | the measured slot size is not in the profile
 END
 "${PREDICT}" --nodes=1 --ranks_per_node=2 --profile="${TMP}/two.json" --bytes=1e6 >"${TMP}/predict.out" 2>&1 ||
   { fail "the saved profile does not load"; cat "${TMP}/predict.out"; }
@@ -77,18 +81,18 @@ expect "${TMP}/four.out" <<'END'
 pair(s) 0-2; one-way = 10th-percentile round trip / 2 | no inter-node pair 0-2
 intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MPI | no emulation note
 collective step, pair(s) 0-2, 1-3 at once | no inter-node steps on pairs 0-2, 1-3
-shared-memory single copy: the ring's step | no single-copy measurement on emulated nodes
+shared-memory settings: the ring's step | no shared-memory settings sweep on emulated nodes
 END
 expect "${TMP}/four.json" <<<"emulated nodes: shared memory, not a network | profile does not say emulated"
 ls "${KCOLL_MACHINE_PROFILES}"/*-shm-2x2e.json >/dev/null 2>&1 || fail "--save wrote no *-shm-2x2e.json for 2 emulated nodes"
 
-# Through MPI there is no shared-memory transport to set: no single-copy sweep, no threshold in the profile.
+# Through MPI there is no shared-memory transport to set: no settings sweep, none in the profile.
 if ! KCOLL_TRANSPORT=mpi "${CALIBRATE}" --ranks=2 --out="${TMP}/mpi.json" "${QUICK[@]}" >"${TMP}/mpi.out" 2>&1; then
   fail "2-rank calibration over MPI exited with an error"
   cat "${TMP}/mpi.out"
 fi
-expect "${TMP}/mpi.out" <<<"shared-memory single copy: not measured (measured through mpi, not shared memory) | no reason"
-grep -q shm_single_copy_bytes "${TMP}/mpi.json" && fail "a profile measured over MPI carries a single-copy threshold"
+expect "${TMP}/mpi.out" <<<"shared-memory settings: not measured (measured through mpi, not shared memory) | no reason"
+grep -q "shm_single_copy_bytes\|shm_slot_bytes" "${TMP}/mpi.json" && fail "a profile measured over MPI carries shm settings"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
 "${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"

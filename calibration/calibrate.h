@@ -20,9 +20,10 @@
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
 //   Its fit is the profile's gamma; the curve comes from the collective step, unless no step was measured.
 // - Copy: std::memcpy and kcoll's Serial Copy kernel, measured like the reduction.
-// - Through shared memory, the transport's single-copy threshold: the ring's step (MeasureRingStep) through the slots
-//   and with every message read from the sender's memory (calibration/single_copy.h; run by CalibrateOnComm,
-//   bench/calibration/calibrate_in_run.h, which builds the two transports).
+// - Through shared memory, the transport's slot size and single-copy threshold: the ring's step (MeasureRingStep)
+//   through slots of each candidate size and with every message read from the sender's memory
+//   (calibration/shm_settings.h; run by CalibrateOnComm, bench/calibration/calibrate_in_run.h, which builds the
+//   transports).
 // Every series is fitted by FitLink (least squares, t = alpha + beta * bytes), by default (--fit=relative)
 // on relative errors: the sweeps
 // span seven orders of magnitude of time, and on seconds the largest sizes decide everything (a microsecond latency
@@ -132,14 +133,19 @@ struct LinkMeasurement {
   PassSpread step_spread;                           // of the step's exchange over the passes
 };
 
-// Whether the shared-memory transport reads large messages straight from the sender's memory (single copy,
-// process_vm_readv) or pipelines them through its slots: both ways timed on the ring's step, per message size
-// (calibration/single_copy.h).
-struct SingleCopyMeasurement {
-  std::string skipped;    // why it was not measured; empty: measured
-  Series slots;           // seconds per ring step through the slots, per message size
-  Series single_copy;     // the same with every message read from the sender's memory
-  int64_t threshold = 0;  // smallest size from which single copy wins at every larger size; 0: never
+// The shared-memory transport's slot size and single-copy threshold, each way timed on the ring's step per message
+// size (calibration/shm_settings.h).
+struct ShmSettingsMeasurement {
+  std::string skipped;                  // why nothing was measured; empty: measured
+  std::vector<size_t> slot_candidates;  // slot sizes tried, increasing
+  std::vector<Series> slot_series;      // per candidate: seconds per ring step through the slots, per message size
+  size_t default_slot_bytes = 0;        // the transport's own choice for this node's ranks
+  size_t slot_bytes = 0;                // the chosen one
+  std::string single_copy_skipped;      // why single copy was not measured; empty: measured
+  Series single_copy;                   // the same step with every message read from the sender's memory
+  int64_t single_copy_threshold = 0;    // smallest size from which single copy wins at every larger size; 0: never
+  // The slots' series of the chosen size (empty when nothing was measured).
+  const Series& chosen_slots() const;
 };
 
 struct CalibrationResult {
@@ -161,7 +167,7 @@ struct CalibrationResult {
   Series copy_kernel;                                // Serial Copy kernel
   Series memcpy_series;                              // std::memcpy
   FitWeighting weighting = FitWeighting::kRelative;  // of the saved fits (FitAll)
-  SingleCopyMeasurement single_copy;                 // skipped unless the links were measured through shared memory
+  ShmSettingsMeasurement shm;                        // skipped unless the links were measured through shared memory
 };
 
 // Ping-pong between `a` and `b` over `sizes` (collective over `control`, which must hold the same ranks as

@@ -129,6 +129,14 @@ Series FastestOf(const std::vector<Series>& all) {
   return out;
 }
 
+const Series& ShmSettingsMeasurement::chosen_slots() const {
+  static const Series kNone;
+  for (size_t c = 0; c < slot_candidates.size() && c < slot_series.size(); ++c) {
+    if (slot_candidates[c] == slot_bytes) return slot_series[c];
+  }
+  return kNone;
+}
+
 PassSpread SpreadOf(const std::vector<Series>& passes) {
   PassSpread spread;
   if (passes.size() < 2) return spread;

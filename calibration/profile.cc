@@ -92,9 +92,12 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   if (result.cores > 0 && result.host_ranks > result.cores) {
     profile.rank_core_share = static_cast<double>(result.cores) / result.host_ranks;
   }
-  // Measured through shared memory: the transport's single-copy threshold (0: the slots won at every size).
-  if (result.single_copy.skipped.empty() && !result.single_copy.slots.samples.empty()) {
-    profile.shm_single_copy_bytes = result.single_copy.threshold;
+  // Measured through shared memory: the transport's slot size and single-copy threshold (0: the slots won at every
+  // size).
+  const ShmSettingsMeasurement& shm = result.shm;
+  if (shm.skipped.empty() && shm.slot_bytes > 0) {
+    profile.shm_slot_bytes = static_cast<int64_t>(shm.slot_bytes);
+    if (shm.single_copy_skipped.empty()) profile.shm_single_copy_bytes = shm.single_copy_threshold;
   }
   std::string shape = result.ranks_per_node > 0
                           ? absl::StrCat(result.nodes, " node(s) x ", result.ranks_per_node, " ranks")

@@ -9,7 +9,7 @@
 #include "base/byte_size.h"
 #include "base/seconds_format.h"
 #include "calibration/profile.h"
-#include "calibration/single_copy.h"
+#include "calibration/shm_settings.h"
 #include "choice/auto_choice.h"
 #include "collectives/algorithms/registry.h"
 #include "models/measured_curve.h"
@@ -79,26 +79,54 @@ std::string SeriesReport(const Series& series, FitWeighting saved, bool link, ab
                             : absl::StrCat("  ", other, ": none (", series.other_fit.status().message(), ")\n"));
 }
 
-// Both ways of moving a shared-memory message on the ring's step, and the threshold they give.
-std::string SingleCopyReport(const SingleCopyMeasurement& m) {
-  if (!m.skipped.empty()) return absl::StrCat("\nshared-memory single copy: not measured (", m.skipped, ")\n");
+// The shared-memory settings' sweeps: the ring's step through slots of each size, then read from the sender's
+// memory, and what they chose.
+std::string ShmSettingsReport(const ShmSettingsMeasurement& m) {
+  if (!m.skipped.empty()) return absl::StrCat("\nshared-memory settings: not measured (", m.skipped, ")\n");
   std::string out = absl::StrCat(
-      "\nshared-memory single copy: the ring's step (receive reduced into this rank's half, then receive the peer's "
-      "result) through the slots and read straight from the sender's memory, every pair at once\n",
-      absl::StrFormat("  %12s %12s %12s %12s\n", "bytes", "slots", "single copy", "single/slots"));
-  for (size_t i = 0; i < m.slots.samples.size() && i < m.single_copy.samples.size(); ++i) {
-    const double slots = m.slots.samples[i].seconds, single = m.single_copy.samples[i].seconds;
-    absl::StrAppend(&out,
-                    absl::StrFormat("  %12.0f %12s %12s %12s\n", m.slots.samples[i].bytes, FormatSeconds(slots),
-                                    FormatSeconds(single), slots > 0 ? absl::StrFormat("%.2fx", single / slots) : "-"));
+      "\nshared-memory settings: the ring's step (receive reduced into this rank's half, then receive the peer's "
+      "result), every pair of a node at once, through slots of each size",
+      m.single_copy_skipped.empty() ? " and read straight from the sender's memory (single copy)" : "", "\n");
+  absl::StrAppend(&out, absl::StrFormat("  %12s", "bytes"));
+  for (size_t bytes : m.slot_candidates) {
+    absl::StrAppend(&out, absl::StrFormat(" %12s", absl::StrCat(FormatByteSize(bytes), " slots")));
   }
-  absl::StrAppend(&out, "  threshold: ",
-                  m.threshold > 0
-                      ? absl::StrFormat("from %s (single copy at most %.2fx the slots' time from there on)",
-                                        FormatByteSize(static_cast<size_t>(m.threshold)), kSingleCopyMargin)
-                      : absl::StrFormat("never (single copy is not under %.2fx the slots' time at the largest size)",
-                                        kSingleCopyMargin),
+  if (m.single_copy_skipped.empty())
+    absl::StrAppend(&out, absl::StrFormat(" %12s %12s", "single copy", "single/slots"));
+  absl::StrAppend(&out, "\n");
+  const Series& chosen = m.chosen_slots();
+  for (size_t i = 0; i < chosen.samples.size(); ++i) {
+    absl::StrAppend(&out, absl::StrFormat("  %12.0f", chosen.samples[i].bytes));
+    for (const Series& s : m.slot_series) {
+      absl::StrAppend(&out, absl::StrFormat(" %12s", i < s.samples.size() ? FormatSeconds(s.samples[i].seconds) : "-"));
+    }
+    if (m.single_copy_skipped.empty() && i < m.single_copy.samples.size()) {
+      const double slots = chosen.samples[i].seconds, single = m.single_copy.samples[i].seconds;
+      absl::StrAppend(&out, absl::StrFormat(" %12s %12s", FormatSeconds(single),
+                                            slots > 0 ? absl::StrFormat("%.2fx", single / slots) : "-"));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, "  slot size: ", FormatByteSize(m.slot_bytes),
+                  m.slot_bytes == m.default_slot_bytes
+                      ? absl::StrFormat(" (the default; no other size's time summed over the sizes, relative to the "
+                                        "fastest, was under %.2fx its own)",
+                                        kSlotBytesMargin)
+                      : absl::StrCat(" (the lowest time summed over the sizes, relative to the fastest; the default ",
+                                     FormatByteSize(m.default_slot_bytes), ")"),
                   "\n");
+  if (!m.single_copy_skipped.empty()) {
+    absl::StrAppend(&out, "  single copy: not measured (", m.single_copy_skipped, ")\n");
+  } else {
+    absl::StrAppend(
+        &out, "  single copy threshold: ",
+        m.single_copy_threshold > 0
+            ? absl::StrFormat("from %s (single copy at most %.2fx the slots' time from there on)",
+                              FormatByteSize(static_cast<size_t>(m.single_copy_threshold)), kSingleCopyMargin)
+            : absl::StrFormat("never (single copy is not under %.2fx the slots' time at the largest size)",
+                              kSingleCopyMargin),
+        "\n");
+  }
   return out;
 }
 
@@ -172,7 +200,7 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                   SeriesReport(result.copy_kernel, result.weighting, false, "launch", "1/bandwidth"));
   absl::StrAppend(&out, "\ncopy: std::memcpy, all ranks at once\n",
                   SeriesReport(result.memcpy_series, result.weighting, false, "overhead", "1/bandwidth"));
-  absl::StrAppend(&out, SingleCopyReport(result.single_copy));
+  absl::StrAppend(&out, ShmSettingsReport(result.shm));
   absl::StrAppend(&out, "\nprofile:\n",
                   absl::StrFormat("  intra: alpha = %s, beta = %.4g s/B (%s)\n", FormatSeconds(profile.intra.alpha_s),
                                   profile.intra.beta_s_per_byte, Gbps(profile.intra.BytesPerSecond())),
@@ -181,6 +209,10 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                   absl::StrFormat("  gamma = %.4g s/B (%s reduced per rank)\n", profile.gamma_s_per_byte,
                                   Gbps(1.0 / profile.gamma_s_per_byte)),
                   absl::StrFormat("  memcpy = %s\n", Gbps(profile.memcpy_bytes_per_s)));
+  if (profile.shm_slot_bytes.has_value()) {
+    absl::StrAppend(&out, "  shared-memory slots: ", FormatByteSize(static_cast<size_t>(*profile.shm_slot_bytes)),
+                    " (KCOLL_SHM_SLOT_BYTES overrides it)\n");
+  }
   if (profile.shm_single_copy_bytes.has_value()) {
     absl::StrAppend(&out, "  shared-memory single copy: ",
                     *profile.shm_single_copy_bytes > 0

@@ -125,12 +125,15 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   absl::StatusOr<ProfileChoice> profile = ChooseCommunicatorProfile(
       mpi->comm(), options.profile_path, c->state_->topology, transport, absl::InfiniteDuration(), "Create");
   KCOLL_RETURN_IF_ERROR(profile.status());
-  // A threshold the machine measured for the shared-memory transport (every rank has the same profile).
-  std::optional<ExecutionRequest::SingleCopySetting> single_copy;
+  // Shared-memory settings the machine measured (every rank has the same profile).
+  ExecutionRequest::ShmSettings shm_settings;
   if (profile->profile.shm_single_copy_bytes.has_value()) {
-    single_copy = ExecutionRequest::SingleCopySetting{static_cast<size_t>(*profile->profile.shm_single_copy_bytes),
-                                                      absl::StrCat("measured; profile: ", profile->source)};
+    shm_settings.single_copy_bytes = static_cast<size_t>(*profile->profile.shm_single_copy_bytes);
   }
+  if (profile->profile.shm_slot_bytes.has_value()) {
+    shm_settings.slot_bytes = static_cast<size_t>(*profile->profile.shm_slot_bytes);
+  }
+  shm_settings.source = absl::StrCat("measured; profile: ", profile->source);
   c->state_->host_ranks = backend != ExecBackend::kCuda;
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice,
                          AutoChoice::Create(c->state_->topology, *std::move(profile), c->state_->host_ranks));
@@ -154,7 +157,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   request.gpu = options.gpu;
   request.timeout = timeout;
   request.node_of = c->state_->topology.node_of;
-  request.shm_single_copy = std::move(single_copy);
+  request.shm = std::move(shm_settings);
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->state_->execution = std::move(execution.description);
   // Every primitive an algorithm issues is counted on its way through these two decorators.

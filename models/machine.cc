@@ -90,6 +90,11 @@ absl::Status ValidateProfile(const Profile& profile) {
     return absl::InvalidArgumentError(absl::StrCat("profile shm_single_copy_bytes=", *profile.shm_single_copy_bytes,
                                                    " must be in [0, ", kMaxSingleCopyBytes, "]"));
   }
+  if (profile.shm_slot_bytes.has_value() &&
+      (*profile.shm_slot_bytes < 64 || *profile.shm_slot_bytes > kMaxSlotBytes || *profile.shm_slot_bytes % 64 != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("profile shm_slot_bytes=", *profile.shm_slot_bytes,
+                                                   " must be a multiple of 64 in [64, ", kMaxSlotBytes, "]"));
+  }
   return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
 }
 

@@ -66,6 +66,9 @@ struct Profile {
   // Unset: not measured, the transport's default. A communicator over shm applies it at creation
   // (KCOLL_SHM_SINGLE_COPY wins over it).
   std::optional<int64_t> shm_single_copy_bytes;
+  // Not a cost either: the shared-memory transport's slot size as measured (bytes, a multiple of 64); unset: the
+  // transport's default. Applied at creation like the threshold (KCOLL_SHM_SLOT_BYTES wins over it).
+  std::optional<int64_t> shm_slot_bytes;
   std::string description;  // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
@@ -76,6 +79,8 @@ struct Profile {
 
 // The largest single-copy threshold a profile may carry (1 TiB).
 inline constexpr int64_t kMaxSingleCopyBytes = int64_t{1} << 40;
+// The largest slot size a profile may carry (1 GiB).
+inline constexpr int64_t kMaxSlotBytes = int64_t{1} << 30;
 
 // Largest number of ranks the models accept (their set-up work is O(n log n) in the number of ranks).
 inline constexpr int64_t kMaxRanks = int64_t{1} << 20;
@@ -107,7 +112,8 @@ absl::Status ValidateTopology(const Topology& topology);
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 
 // Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional; rank_core_share in (0, 1];
-// shm_single_copy_bytes, when set, in [0, kMaxSingleCopyBytes].
+// shm_single_copy_bytes, when set, in [0, kMaxSingleCopyBytes]; shm_slot_bytes, when set, a multiple of 64 in
+// [64, kMaxSlotBytes].
 absl::Status ValidateProfile(const Profile& profile);
 
 // "8 nodes x 8 ranks (64 ranks, 1 NIC per node)", with ", 1 intra-node link per rank" when that is set.

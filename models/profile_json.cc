@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
@@ -102,6 +103,7 @@ std::string ProfileToJson(const Profile& profile) {
   j["transfers_use_cores"] = profile.transfers_use_cores;
   j["rank_core_share"] = profile.rank_core_share;
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
+  if (profile.shm_slot_bytes.has_value()) j["shm_slot_bytes"] = *profile.shm_slot_bytes;
   if (profile.shm_single_copy_bytes.has_value()) j["shm_single_copy_bytes"] = *profile.shm_single_copy_bytes;
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -149,13 +151,15 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
       return s;
     }
   }
-  if (auto it = j.find("shm_single_copy_bytes"); it != j.end()) {
+  for (const auto& [key, field] : {std::pair{"shm_single_copy_bytes", &profile.shm_single_copy_bytes},
+                                   std::pair{"shm_slot_bytes", &profile.shm_slot_bytes}}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
     if (!it->is_number_integer()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("profile field 'shm_single_copy_bytes' must be a whole number of bytes, not ", it->type_name(),
-                       " ", it->dump()));
+      return absl::InvalidArgumentError(absl::StrCat("profile field '", key, "' must be a whole number of bytes, not ",
+                                                     it->type_name(), " ", it->dump()));
     }
-    profile.shm_single_copy_bytes = it->get<int64_t>();
+    *field = it->get<int64_t>();
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

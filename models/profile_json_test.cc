@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ void ExpectSame(const Profile& a, const Profile& b) {
   EXPECT_EQ(a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
   EXPECT_EQ(a.rank_core_share, b.rank_core_share);
   EXPECT_EQ(a.shm_single_copy_bytes, b.shm_single_copy_bytes);
+  EXPECT_EQ(a.shm_slot_bytes, b.shm_slot_bytes);
   EXPECT_EQ(a.description, b.description);
 }
 
@@ -146,6 +148,26 @@ TEST(ProfileJsonTest, ShmSingleCopyBytes) {
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("shm_single_copy_bytes=-1 must be in [0, 1099511627776]"));
   j["shm_single_copy_bytes"] = int64_t{1} << 41;
   EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("shm_single_copy_bytes=2199023255552 must be in [0, "));
+}
+
+// The measured slot size: written only when measured, read back, refused unless a multiple of 64 in range.
+TEST(ProfileJsonTest, ShmSlotBytes) {
+  EXPECT_FALSE(nlohmann::json::parse(ProfileToJson(Example())).contains("shm_slot_bytes"));
+  Profile p = Example();
+  p.shm_slot_bytes = 262144;
+  const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
+  ExpectSame(q, p);
+  EXPECT_EQ(q.shm_slot_bytes, std::optional<int64_t>(262144));
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  j["shm_slot_bytes"] = "256K";
+  EXPECT_THAT(ProfileFromJson(j.dump()),
+              IsInvalidArgument("'shm_slot_bytes' must be a whole number of bytes, not string \"256K\""));
+  for (int64_t bad : {int64_t{0}, int64_t{100}, int64_t{1} << 31}) {
+    j["shm_slot_bytes"] = bad;
+    EXPECT_THAT(
+        ProfileFromJson(j.dump()),
+        IsInvalidArgument(absl::StrCat("shm_slot_bytes=", bad, " must be a multiple of 64 in [64, 1073741824]")));
+  }
 }
 
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {

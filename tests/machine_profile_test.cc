@@ -48,7 +48,8 @@ std::string ProfileWithAlpha(double alpha) {
 class MachineProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* name : {"KCOLL_PROFILE", "KCOLL_MACHINE_PROFILES", "XDG_CACHE_HOME", "KCOLL_SHM_SINGLE_COPY"}) {
+    for (const char* name : {"KCOLL_PROFILE", "KCOLL_MACHINE_PROFILES", "XDG_CACHE_HOME", "KCOLL_SHM_SINGLE_COPY",
+                             "KCOLL_SHM_SLOT_BYTES"}) {
       unsetenv(name);
     }
   }
@@ -156,37 +157,44 @@ TEST_F(MachineProfileTest, TheApplicationsProfileWinsAndOffTurnsItOff) {
   EXPECT_THAT((*comm)->auto_choice().profile_source(), StartsWith("built-in"));
 }
 
-// The shared-memory single-copy threshold the machine measured (the saved profile's shm_single_copy_bytes) is the
-// transport's; KCOLL_SHM_SINGLE_COPY still wins; the execution line says which one was applied and where it came from.
-TEST_F(MachineProfileTest, TheSavedSingleCopyThresholdSetsTheTransport) {
-  const std::string path = SavedPathIn(RankDir("single_copy"));
+// The shared-memory settings the machine measured (the saved profile's shm_slot_bytes and shm_single_copy_bytes) are
+// the transport's; KCOLL_SHM_SLOT_BYTES and KCOLL_SHM_SINGLE_COPY still win; the execution line says which settings
+// were applied and where each came from.
+TEST_F(MachineProfileTest, TheSavedShmSettingsSetTheTransport) {
+  const std::string path = SavedPathIn(RankDir("shm_settings"));
   models::Profile measured;
   measured.intra = {1e-6, 1e-10};
   measured.inter = measured.intra;
   measured.shm_single_copy_bytes = 65536;
+  measured.shm_slot_bytes = 131072;
   std::ofstream(path) << models::ProfileToJson(measured);
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
   if ((*comm)->transport() != TransportKind::kShm) GTEST_SKIP() << "not over shared memory: " << (*comm)->execution();
-  EXPECT_THAT((*comm)->execution(), HasSubstr("64K (measured; profile: this machine ("));
-  EXPECT_THAT((*comm)->execution(), ::testing::AnyOf(HasSubstr("single copy from 64K (measured"),
+  EXPECT_THAT((*comm)->execution(), HasSubstr("8 slots x 128K per pair (measured; profile: this machine ("));
+  EXPECT_THAT((*comm)->execution(), ::testing::AnyOf(HasSubstr("single copy from 64K (measured; profile: this machine"),
                                                      HasSubstr("asked from 64K; the kernel does not let")));
   setenv("KCOLL_SHM_SINGLE_COPY", "0", 1);
+  setenv("KCOLL_SHM_SLOT_BYTES", "32K", 1);
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_THAT((*comm)->execution(), HasSubstr("8 slots x 32K per pair (KCOLL_SHM_SLOT_BYTES)"));
   EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (KCOLL_SHM_SINGLE_COPY)"));
   unsetenv("KCOLL_SHM_SINGLE_COPY");
-  // Measured as never: the slots, and the line says it was measured.
+  unsetenv("KCOLL_SHM_SLOT_BYTES");
+  // Single copy measured as never, no slot size measured: the slots, of the default size.
   measured.shm_single_copy_bytes = 0;
+  measured.shm_slot_bytes.reset();
   std::ofstream(path) << models::ProfileToJson(measured);
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (measured; profile: this machine ("));
-  // None saved: the transport's default.
+  EXPECT_THAT((*comm)->execution(),
+              HasSubstr(" per pair (default), no single copy (measured; profile: this machine ("));
+  // None saved: the transport's defaults.
   unlink(path.c_str());
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (default)"));
+  EXPECT_THAT((*comm)->execution(), HasSubstr(" per pair (default), no single copy (default)"));
 }
 
 // A profile saved for another number of ranks describes another job (cores shared, links): not used.

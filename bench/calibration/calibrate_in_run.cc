@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,9 +14,10 @@
 #include "base/status_macros.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
-#include "calibration/single_copy.h"
+#include "calibration/shm_settings.h"
 #include "collectives/topology/discover.h"
 #include "collectives/transport/mpi/mpi_transport.h"
+#include "collectives/transport/shm/shm_transport.h"
 #include "collectives/transport_choice.h"
 #include "models/profile_json.h"
 
@@ -68,51 +70,99 @@ absl::Status Agree(const absl::Status& mine, MPI_Comm comm) {
                       absl::StrFormat("--calibrate (rank %d): %s", first_failed, message));
 }
 
-// With shared memory between a node's ranks: the transport's single-copy threshold (calibration/single_copy.h),
-// timed on two more executions of the same transport, one pinned to the slots and one reading every message from
-// the sender's memory, interleaved pass by pass. Collective over `comm`; the result goes to rank 0's `result`.
-absl::Status MeasureSingleCopy(MPI_Comm comm, MPI_Comm control, const Topology& topology, ExecBackend backend,
-                               const CalibrationOptions& options, CalibrationResult& result) {
-  const std::vector<std::pair<int, int>> pairs = calibration::ExchangePairs(topology, calibration::LinkClass::kIntra);
-  if (pairs.empty()) {
-    result.single_copy.skipped = "no two ranks share a node";
-    return absl::OkStatus();
-  }
-  std::vector<std::unique_ptr<Transport>> transports;
-  std::vector<std::unique_ptr<Kernels>> kernels;
-  for (size_t threshold : {size_t{0}, size_t{1}}) {
-    ExecutionRequest request;
-    KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
-    request.backend = backend;
-    request.node_of = topology.node_of;
-    request.shm_single_copy = ExecutionRequest::SingleCopySetting{threshold, "calibration", /*pinned=*/true};
-    KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(TransportKind::kShm, std::move(request)));
-    int available = threshold == 0 || execution.shm_single_copy_bytes > 0 ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_INT, MPI_MIN, comm);
-    if (!available) {
-      result.single_copy.skipped =
-          "the kernel does not let the ranks read each other's memory (process_vm_readv; ptrace scope)";
-      return absl::OkStatus();
-    }
-    transports.push_back(std::move(execution.transport));
-    kernels.push_back(std::move(execution.kernels));
-  }
-  const std::vector<double> sizes = calibration::SweepSizes(
-      std::min(calibration::kSingleCopyMinBytes, options.max_bytes), options.max_bytes, options.step_factor);
+// A shared-memory execution on `comm` with exactly `settings` (pinned: the variables do not change them).
+absl::StatusOr<Execution> ShmExecutionWith(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                           ExecutionRequest::ShmSettings settings) {
+  ExecutionRequest request;
+  KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
+  request.backend = backend;
+  request.node_of = topology.node_of;
+  request.shm = std::move(settings);
+  request.shm.source = "calibration";
+  request.shm.pinned = true;
+  return MakeExecution(TransportKind::kShm, std::move(request));
+}
+
+// The ring step of every intra-node pair, through each of `executions`, interleaved pass by pass; per execution the
+// fastest pass of each size (on rank 0).
+absl::StatusOr<std::vector<calibration::Series>> RingStepsThrough(std::vector<Execution>& executions, MPI_Comm control,
+                                                                  const std::vector<std::pair<int, int>>& pairs,
+                                                                  const std::vector<double>& sizes,
+                                                                  const CalibrationOptions& options) {
   CalibrationOptions pass_options = options;
   pass_options.seconds_per_size = options.seconds_per_size / options.passes;
-  std::vector<calibration::Series> slots, single;
+  std::vector<std::vector<calibration::Series>> passes(executions.size());
   for (int pass = 0; pass < options.passes; ++pass) {
-    for (size_t way = 0; way < transports.size(); ++way) {
-      KCOLL_ASSIGN_OR_RETURN(calibration::Series s, calibration::MeasureRingStep(*transports[way], *kernels[way],
-                                                                                 control, pairs, sizes, pass_options));
-      (way == 0 ? slots : single).push_back(std::move(s));
+    for (size_t e = 0; e < executions.size(); ++e) {
+      KCOLL_ASSIGN_OR_RETURN(calibration::Series s,
+                             calibration::MeasureRingStep(*executions[e].transport, *executions[e].kernels, control,
+                                                          pairs, sizes, pass_options));
+      passes[e].push_back(std::move(s));
     }
   }
-  result.single_copy.slots = calibration::FastestOf(slots);
-  result.single_copy.single_copy = calibration::FastestOf(single);
-  result.single_copy.threshold =
-      calibration::ChooseSingleCopyThreshold(result.single_copy.slots, result.single_copy.single_copy);
+  std::vector<calibration::Series> fastest;
+  for (const auto& p : passes) fastest.push_back(calibration::FastestOf(p));
+  return fastest;
+}
+
+// With shared memory between a node's ranks: the transport's slot size, then its single-copy threshold
+// (calibration/shm_settings.h), each timed on executions of the transport pinned to the setting measured.
+// Collective over `comm`; the result goes to rank 0's `result`.
+absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology& topology, ExecBackend backend,
+                                size_t default_slot_bytes, const CalibrationOptions& options,
+                                calibration::ShmSettingsMeasurement& shm) {
+  const std::vector<std::pair<int, int>> pairs = calibration::ExchangePairs(topology, calibration::LinkClass::kIntra);
+  if (pairs.empty()) {
+    shm.skipped = "no two ranks share a node";
+    return absl::OkStatus();
+  }
+  const std::vector<double> sizes = calibration::SweepSizes(std::min(calibration::kShmSweepMinBytes, options.max_bytes),
+                                                            options.max_bytes, options.step_factor);
+  // Every rank tries the same candidates: those the largest node has room for, around rank 0's default.
+  const ShmOptions defaults;
+  std::map<int, int> ranks_of_node;
+  for (int node : topology.node_of) ++ranks_of_node[node];
+  int node_ranks = 1;
+  for (const auto& [node, count] : ranks_of_node) node_ranks = std::max(node_ranks, count);
+  unsigned long long rank0_default = default_slot_bytes;
+  MPI_Bcast(&rank0_default, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  default_slot_bytes = static_cast<size_t>(rank0_default);
+  shm.default_slot_bytes = default_slot_bytes;
+  shm.slot_candidates =
+      calibration::SlotBytesCandidates(node_ranks, defaults.slots, defaults.max_segment_bytes, default_slot_bytes);
+  std::vector<Execution> executions;
+  for (size_t bytes : shm.slot_candidates) {
+    ExecutionRequest::ShmSettings settings;
+    settings.slot_bytes = bytes;
+    settings.single_copy_bytes = 0;
+    KCOLL_ASSIGN_OR_RETURN(Execution e, ShmExecutionWith(comm, topology, backend, settings));
+    executions.push_back(std::move(e));
+  }
+  KCOLL_ASSIGN_OR_RETURN(shm.slot_series, RingStepsThrough(executions, control, pairs, sizes, options));
+  // Rank 0 alone has the times: it chooses, and tells the others (the single-copy sweep runs on that size).
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  unsigned long long chosen =
+      rank == 0 ? calibration::ChooseSlotBytes(shm.slot_candidates, shm.slot_series, default_slot_bytes) : 0;
+  MPI_Bcast(&chosen, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  shm.slot_bytes = static_cast<size_t>(chosen);
+  executions.clear();
+
+  ExecutionRequest::ShmSettings single;
+  single.slot_bytes = shm.slot_bytes;
+  single.single_copy_bytes = 1;
+  KCOLL_ASSIGN_OR_RETURN(Execution single_copy, ShmExecutionWith(comm, topology, backend, single));
+  int available = single_copy.shm_single_copy_bytes > 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_INT, MPI_MIN, comm);
+  if (!available) {
+    shm.single_copy_skipped = "the kernel does not let the ranks read each other's memory (process_vm_readv)";
+    return absl::OkStatus();
+  }
+  executions.push_back(std::move(single_copy));
+  KCOLL_ASSIGN_OR_RETURN(std::vector<calibration::Series> single_series,
+                         RingStepsThrough(executions, control, pairs, sizes, options));
+  shm.single_copy = std::move(single_series[0]);
+  shm.single_copy_threshold = calibration::ChooseSingleCopyThreshold(shm.chosen_slots(), shm.single_copy);
   return absl::OkStatus();
 }
 
@@ -133,10 +183,11 @@ absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology&
   absl::StatusOr<CalibrationResult> result =
       Calibrate(*execution.transport, *execution.kernels, control, topology, options);
   if (result.ok() && kind == TransportKind::kShm) {
-    const absl::Status measured = MeasureSingleCopy(comm, control, topology, backend, options, *result);
+    const absl::Status measured =
+        MeasureShmSettings(comm, control, topology, backend, execution.shm_slot_bytes, options, result->shm);
     if (!measured.ok()) result = measured;
   } else if (result.ok()) {
-    result->single_copy.skipped = absl::StrCat("measured through ", TransportKindName(kind), ", not shared memory");
+    result->shm.skipped = absl::StrCat("measured through ", TransportKindName(kind), ", not shared memory");
   }
   MPI_Comm_free(&control);
   if (result.ok()) {

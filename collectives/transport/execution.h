@@ -28,15 +28,17 @@ struct ExecutionRequest {
   TimeoutSettings timeout;
   // The node of every rank (base/topology.h: node_of, emulated nodes included); empty: one node.
   std::vector<int> node_of;
-  // The shared-memory transport's single-copy threshold (ShmOptions::single_copy_bytes; 0: never) as the machine
-  // measured it (the communicator's profile), and where it came from; KCOLL_SHM_SINGLE_COPY wins over it unless
-  // `pinned` (a measurement that must run with exactly this setting). Unset: the transport's default.
-  struct SingleCopySetting {
-    size_t bytes = 0;
+  // The shared-memory transport's settings as the machine measured them (the communicator's profile): the
+  // single-copy threshold (ShmOptions::single_copy_bytes; 0: never) and the slot size, and where they came from.
+  // KCOLL_SHM_SINGLE_COPY and KCOLL_SHM_SLOT_BYTES win over them unless `pinned` (a measurement that must run with
+  // exactly these). Unset: the transport's defaults.
+  struct ShmSettings {
+    std::optional<size_t> single_copy_bytes;
+    std::optional<size_t> slot_bytes;
     std::string source;
     bool pinned = false;
   };
-  std::optional<SingleCopySetting> shm_single_copy;
+  ShmSettings shm;
 };
 
 struct Execution {
@@ -44,8 +46,9 @@ struct Execution {
   std::unique_ptr<Kernels> kernels;
   std::string description;  // one line: transport, path, device
   // The shared-memory transport's single-copy threshold in effect (0: none: not shm, never, or the kernel does not
-  // let ranks read each other's memory).
+  // let ranks read each other's memory) and slot size (0: not shm).
   size_t shm_single_copy_bytes = 0;
+  size_t shm_slot_bytes = 0;
 };
 
 }  // namespace kcoll

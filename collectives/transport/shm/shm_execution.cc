@@ -26,26 +26,37 @@ absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
   return *parsed;
 }
 
-// The segment's shape, the single-copy threshold and the spinning of waits: defaults, or KCOLL_SHM_SLOTS,
-// KCOLL_SHM_SLOT_BYTES, KCOLL_SHM_SINGLE_COPY (0: never) and KCOLL_SHM_SPIN (polls before yielding; 0: chosen).
-// The single-copy threshold: a pinned one, else KCOLL_SHM_SINGLE_COPY, else the measured one, else the default;
-// `single_copy_source` says which.
-absl::StatusOr<ShmOptions> OptionsFromEnv(const std::optional<ExecutionRequest::SingleCopySetting>& measured,
-                                          std::string* single_copy_source) {
+// Where the slot size and the single-copy threshold in effect came from.
+struct SettingSources {
+  std::string slot_bytes = "default";
+  std::string single_copy = "default";
+};
+
+// `measured` (when set), unless `env` is set and the measured one is not pinned: then the variable's.
+absl::Status ApplySetting(const char* env, const std::optional<size_t>& measured,
+                          const ExecutionRequest::ShmSettings& settings, size_t* value, std::string* source) {
+  if (measured.has_value()) {
+    *value = *measured;
+    *source = settings.source;
+  }
+  if (GetEnv(env) == nullptr || (measured.has_value() && settings.pinned)) return absl::OkStatus();
+  KCOLL_ASSIGN_OR_RETURN(*value, SizeFromEnv(env, 0));
+  *source = env;
+  return absl::OkStatus();
+}
+
+// The segment's shape, the single-copy threshold and the spinning of waits: defaults, or the measured ones, or
+// KCOLL_SHM_SLOTS, KCOLL_SHM_SLOT_BYTES, KCOLL_SHM_SINGLE_COPY (0: never) and KCOLL_SHM_SPIN (polls before yielding;
+// 0: chosen); a pinned measured setting wins over its variable.
+absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& measured, SettingSources* sources) {
   ShmOptions options;
   KCOLL_ASSIGN_OR_RETURN(size_t slots, SizeFromEnv("KCOLL_SHM_SLOTS", static_cast<size_t>(options.slots)));
   if (slots > 1024) return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SLOTS: ", slots, " is over 1024"));
   options.slots = static_cast<int>(slots);
-  KCOLL_ASSIGN_OR_RETURN(options.slot_bytes, SizeFromEnv("KCOLL_SHM_SLOT_BYTES", options.slot_bytes));
-  *single_copy_source = "default";
-  if (measured.has_value()) {
-    options.single_copy_bytes = measured->bytes;
-    *single_copy_source = measured->source;
-  }
-  if (GetEnv("KCOLL_SHM_SINGLE_COPY") != nullptr && !(measured.has_value() && measured->pinned)) {
-    KCOLL_ASSIGN_OR_RETURN(options.single_copy_bytes, SizeFromEnv("KCOLL_SHM_SINGLE_COPY", 0));
-    *single_copy_source = "KCOLL_SHM_SINGLE_COPY";
-  }
+  KCOLL_RETURN_IF_ERROR(
+      ApplySetting("KCOLL_SHM_SLOT_BYTES", measured.slot_bytes, measured, &options.slot_bytes, &sources->slot_bytes));
+  KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
+                                     &options.single_copy_bytes, &sources->single_copy));
   KCOLL_ASSIGN_OR_RETURN(size_t spin, SizeFromEnv("KCOLL_SHM_SPIN", 0));
   if (spin > (size_t{1} << 30))
     return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
@@ -73,8 +84,8 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   KCOLL_RETURN_IF_ERROR(AgreeAcrossRanks(
       comm, CheckNodeOnOneHost(node, "shm", "emulate nodes of at most one host each, or use KCOLL_TRANSPORT=mpi"),
       "checking that each node's ranks share a host"));
-  std::string single_copy_source;
-  KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFromEnv(request.shm_single_copy, &single_copy_source));
+  SettingSources sources;
+  KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFrom(request.shm, &sources));
   options.rank_names = node_ranks;
   options.spin_polls = shm::ChooseHostSpinPolls(comm, options.spin_polls);
   absl::StatusOr<std::unique_ptr<ShmTransport>> shm = ShmTransport::Create(node, options);
@@ -84,12 +95,13 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   Execution out;
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(request.backend, /*synchronous=*/true));
   out.shm_single_copy_bytes = (*shm)->single_copy_bytes();
-  const std::string shm_description =
+  out.shm_slot_bytes = (*shm)->geometry().slot_bytes;
+  const std::string shm_description = (*shm)->Describe(
+      sources.slot_bytes,
       options.single_copy_bytes > 0 && !(*shm)->single_copy()
-          ? absl::StrCat((*shm)->Describe(), " (", single_copy_source, " asked from ",
-                         FormatByteSize(options.single_copy_bytes),
-                         "; the kernel does not let these ranks read each other's memory)")
-          : absl::StrCat((*shm)->Describe(), " (", single_copy_source, ")");
+          ? absl::StrCat(sources.single_copy, " asked from ", FormatByteSize(options.single_copy_bytes),
+                         "; the kernel does not let these ranks read each other's memory")
+          : sources.single_copy);
   if (static_cast<int>(node_ranks.size()) == size) {
     out.description = absl::StrCat(shm_description, ", ", out.kernels->name(), " kernels on host buffers");
     out.transport = *std::move(shm);

@@ -116,11 +116,13 @@ ShmTransport::~ShmTransport() {
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-std::string ShmTransport::Describe() const {
+std::string ShmTransport::Describe(absl::string_view slot_source, absl::string_view single_copy_source) const {
+  auto from = [](absl::string_view source) { return source.empty() ? "" : absl::StrCat(" (", source, ")"); };
   return absl::StrCat("shm: ", size(), " ranks, ", geometry_.slots, " slots x ", FormatByteSize(geometry_.slot_bytes),
-                      " per pair, ",
+                      " per pair", from(slot_source), ", ",
                       single_copy() ? absl::StrCat("single copy from ", FormatByteSize(single_copy_bytes_))
-                                    : std::string("no single copy"));
+                                    : std::string("no single copy"),
+                      from(single_copy_source));
 }
 
 int ShmTransport::Post(Op op) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/transport/call_tracking.h"
 #include "collectives/transport/shm/shm_layout.h"
@@ -78,7 +79,9 @@ class ShmTransport final : public CallTrackingTransport {
   bool single_copy() const { return single_copy_bytes_ > 0; }
   size_t single_copy_bytes() const { return single_copy_bytes_; }
   // One line for logs: "shm: 4 ranks, 8 slots x 32 KiB per pair, single copy from 256 KiB".
-  std::string Describe() const;
+  // With sources, each setting is followed by where it came from: "..., 8 slots x 64K per pair (default), no single
+  // copy (KCOLL_SHM_SINGLE_COPY)".
+  std::string Describe(absl::string_view slot_source = "", absl::string_view single_copy_source = "") const;
 
  private:
   enum class State { kPosted, kActive, kDone };
