@@ -143,6 +143,7 @@ struct ShmSettingsMeasurement {
   size_t slot_bytes = 0;                // the chosen one
   std::string single_copy_skipped;      // why single copy was not measured; empty: measured
   Series single_copy;                   // the same step with every message read from the sender's memory
+  Series single_copy_slots;             // and through the chosen slots, in the same passes (what it is compared to)
   int64_t single_copy_threshold = 0;    // smallest size from which single copy wins at every larger size; 0: never
   // The slots' series of the chosen size (empty when nothing was measured).
   const Series& chosen_slots() const;

@@ -86,7 +86,11 @@ std::string ShmSettingsReport(const ShmSettingsMeasurement& m) {
   std::string out = absl::StrCat(
       "\nshared-memory settings: the ring's step (receive reduced into this rank's half, then receive the peer's "
       "result), every pair of a node at once, through slots of each size",
-      m.single_copy_skipped.empty() ? " and read straight from the sender's memory (single copy)" : "", "\n");
+      m.single_copy_skipped.empty()
+          ? " and read straight from the sender's memory (single copy; single/slots: against the chosen slots timed "
+            "in the same passes)"
+          : "",
+      "\n");
   absl::StrAppend(&out, absl::StrFormat("  %12s", "bytes"));
   for (size_t bytes : m.slot_candidates) {
     absl::StrAppend(&out, absl::StrFormat(" %12s", absl::StrCat(FormatByteSize(bytes), " slots")));
@@ -100,8 +104,9 @@ std::string ShmSettingsReport(const ShmSettingsMeasurement& m) {
     for (const Series& s : m.slot_series) {
       absl::StrAppend(&out, absl::StrFormat(" %12s", i < s.samples.size() ? FormatSeconds(s.samples[i].seconds) : "-"));
     }
-    if (m.single_copy_skipped.empty() && i < m.single_copy.samples.size()) {
-      const double slots = chosen.samples[i].seconds, single = m.single_copy.samples[i].seconds;
+    // Single copy against the chosen slots measured in the same passes.
+    if (m.single_copy_skipped.empty() && i < m.single_copy.samples.size() && i < m.single_copy_slots.samples.size()) {
+      const double slots = m.single_copy_slots.samples[i].seconds, single = m.single_copy.samples[i].seconds;
       absl::StrAppend(&out, absl::StrFormat(" %12s %12s", FormatSeconds(single),
                                             slots > 0 ? absl::StrFormat("%.2fx", single / slots) : "-"));
     }

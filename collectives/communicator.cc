@@ -397,6 +397,7 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   KCOLL_RETURN_IF_ERROR(agreed);
   state_->auto_choice = std::make_unique<AutoChoice>(*std::move(choice));
+  state_->last_choice.valid = false;  // chosen with the previous profile
   return absl::OkStatus();
 }
 

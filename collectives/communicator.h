@@ -266,7 +266,8 @@ class Communicator {
   // created (calibrate again, then switch). Collective: every rank calls it with a profile of the same content, or the
   // ranks would choose different algorithms for the same call. A profile that fails to load on any rank fails the
   // call on every rank with InvalidArgument (naming the path and field on the ranks where it failed), and `auto`
-  // keeps the profile it had.
+  // keeps the profile it had. The transport's settings a profile may carry (the shared-memory slot size and
+  // single-copy threshold) stay those the communicator was created with: they shape its shared segment.
   absl::Status SetProfile(const std::string& profile_path);
 
   // What this rank has done since creation or the last ResetCounters(): per primitive and per (collective,

@@ -83,20 +83,22 @@ absl::StatusOr<Execution> ShmExecutionWith(MPI_Comm comm, const Topology& topolo
   return MakeExecution(TransportKind::kShm, std::move(request));
 }
 
-// The ring step of every intra-node pair, through each of `executions`, interleaved pass by pass; per execution the
-// fastest pass of each size (on rank 0).
-absl::StatusOr<std::vector<calibration::Series>> RingStepsThrough(std::vector<Execution>& executions, MPI_Comm control,
-                                                                  const std::vector<std::pair<int, int>>& pairs,
-                                                                  const std::vector<double>& sizes,
-                                                                  const CalibrationOptions& options) {
+// The ring step of every intra-node pair through a shared-memory execution pinned to each of `settings`, interleaved
+// pass by pass; each execution is made for its turn and released after it, so that one segment at a time is mapped
+// (a 4-rank node's with 256 KiB slots takes 32 MiB). Per setting, the fastest pass of each size (on rank 0).
+absl::StatusOr<std::vector<calibration::Series>> RingStepsWith(
+    MPI_Comm comm, MPI_Comm control, const Topology& topology, ExecBackend backend,
+    const std::vector<ExecutionRequest::ShmSettings>& settings, const std::vector<std::pair<int, int>>& pairs,
+    const std::vector<double>& sizes, const CalibrationOptions& options) {
   CalibrationOptions pass_options = options;
   pass_options.seconds_per_size = options.seconds_per_size / options.passes;
-  std::vector<std::vector<calibration::Series>> passes(executions.size());
+  std::vector<std::vector<calibration::Series>> passes(settings.size());
   for (int pass = 0; pass < options.passes; ++pass) {
-    for (size_t e = 0; e < executions.size(); ++e) {
-      KCOLL_ASSIGN_OR_RETURN(calibration::Series s,
-                             calibration::MeasureRingStep(*executions[e].transport, *executions[e].kernels, control,
-                                                          pairs, sizes, pass_options));
+    for (size_t e = 0; e < settings.size(); ++e) {
+      KCOLL_ASSIGN_OR_RETURN(Execution execution, ShmExecutionWith(comm, topology, backend, settings[e]));
+      KCOLL_ASSIGN_OR_RETURN(
+          calibration::Series s,
+          calibration::MeasureRingStep(*execution.transport, *execution.kernels, control, pairs, sizes, pass_options));
       passes[e].push_back(std::move(s));
     }
   }
@@ -130,15 +132,15 @@ absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology&
   shm.default_slot_bytes = default_slot_bytes;
   shm.slot_candidates =
       calibration::SlotBytesCandidates(node_ranks, defaults.slots, defaults.max_segment_bytes, default_slot_bytes);
-  std::vector<Execution> executions;
+  std::vector<ExecutionRequest::ShmSettings> slot_settings;
   for (size_t bytes : shm.slot_candidates) {
     ExecutionRequest::ShmSettings settings;
     settings.slot_bytes = bytes;
     settings.single_copy_bytes = 0;
-    KCOLL_ASSIGN_OR_RETURN(Execution e, ShmExecutionWith(comm, topology, backend, settings));
-    executions.push_back(std::move(e));
+    slot_settings.push_back(settings);
   }
-  KCOLL_ASSIGN_OR_RETURN(shm.slot_series, RingStepsThrough(executions, control, pairs, sizes, options));
+  KCOLL_ASSIGN_OR_RETURN(shm.slot_series,
+                         RingStepsWith(comm, control, topology, backend, slot_settings, pairs, sizes, options));
   // Rank 0 alone has the times: it chooses, and tells the others (the single-copy sweep runs on that size).
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -146,23 +148,28 @@ absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology&
       rank == 0 ? calibration::ChooseSlotBytes(shm.slot_candidates, shm.slot_series, default_slot_bytes) : 0;
   MPI_Bcast(&chosen, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
   shm.slot_bytes = static_cast<size_t>(chosen);
-  executions.clear();
 
-  ExecutionRequest::ShmSettings single;
-  single.slot_bytes = shm.slot_bytes;
+  // Single copy, where the kernel lets the ranks read each other's memory, against the chosen slots in the same passes.
+  ExecutionRequest::ShmSettings slots;
+  slots.slot_bytes = shm.slot_bytes;
+  slots.single_copy_bytes = 0;
+  ExecutionRequest::ShmSettings single = slots;
   single.single_copy_bytes = 1;
-  KCOLL_ASSIGN_OR_RETURN(Execution single_copy, ShmExecutionWith(comm, topology, backend, single));
-  int available = single_copy.shm_single_copy_bytes > 0 ? 1 : 0;
+  int available = 0;
+  {
+    KCOLL_ASSIGN_OR_RETURN(Execution probe, ShmExecutionWith(comm, topology, backend, single));
+    available = probe.shm_single_copy_bytes > 0 ? 1 : 0;
+  }
   MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_INT, MPI_MIN, comm);
   if (!available) {
     shm.single_copy_skipped = "the kernel does not let the ranks read each other's memory (process_vm_readv)";
     return absl::OkStatus();
   }
-  executions.push_back(std::move(single_copy));
-  KCOLL_ASSIGN_OR_RETURN(std::vector<calibration::Series> single_series,
-                         RingStepsThrough(executions, control, pairs, sizes, options));
-  shm.single_copy = std::move(single_series[0]);
-  shm.single_copy_threshold = calibration::ChooseSingleCopyThreshold(shm.chosen_slots(), shm.single_copy);
+  KCOLL_ASSIGN_OR_RETURN(std::vector<calibration::Series> both,
+                         RingStepsWith(comm, control, topology, backend, {slots, single}, pairs, sizes, options));
+  shm.single_copy_slots = std::move(both[0]);
+  shm.single_copy = std::move(both[1]);
+  shm.single_copy_threshold = calibration::ChooseSingleCopyThreshold(shm.single_copy_slots, shm.single_copy);
   return absl::OkStatus();
 }
 
