@@ -365,10 +365,6 @@ absl::StatusOr<StepTimes> CollectiveStep(Transport& transport, Kernels& kernels,
   return StepTimes{((exchanged - start) + (end - reduced)) / 2, reduced - exchanged};
 }
 
-}  // namespace
-
-namespace {
-
 // This rank's peer in `pairs` (-1: none) and whether it is the pair's lower rank.
 std::pair<int, bool> PeerIn(const std::vector<std::pair<int, int>>& pairs, int rank) {
   for (const auto& [a, b] : pairs) {
@@ -444,24 +440,24 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
 absl::StatusOr<double> RingStep(Transport& transport, Kernels& kernels, int peer, bool low, StepBuffers& b,
                                 size_t bytes) {
   const auto [own_out, other_out, own_in, other_in] = b.Split(low, bytes);
-  const size_t floats = bytes / sizeof(float);
+  const size_t floats = bytes / sizeof(float), message = floats * sizeof(float);
   Transport::ChunkReducer reduce = [&kernels](void* dst, const void* local, const void* incoming, size_t n) {
     return kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, dst, local, incoming, n / sizeof(float));
   };
   const double start = Now();
   if (transport.FusesReduce(peer)) {
-    KCOLL_RETURN_IF_ERROR(transport.RecvReduce(peer, own_out, own_in, floats * sizeof(float), 0, reduce).status());
-    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, floats * sizeof(float), 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.RecvReduce(peer, own_out, own_in, message, 0, reduce).status());
+    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, message, 0).status());
     KCOLL_RETURN_IF_ERROR(transport.WaitAll());
   } else {
-    KCOLL_RETURN_IF_ERROR(transport.Recv(peer, b.scratch.data(), floats * sizeof(float), 0).status());
-    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, floats * sizeof(float), 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.Recv(peer, b.scratch.data(), message, 0).status());
+    KCOLL_RETURN_IF_ERROR(transport.Send(peer, other_in, message, 0).status());
     KCOLL_RETURN_IF_ERROR(transport.WaitAll());
     KCOLL_RETURN_IF_ERROR(
         kernels.Reduce(ReduceOp::kSum, DataType::kFloat32, own_out, own_in, b.scratch.data(), floats));
   }
-  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, other_out, floats * sizeof(float), 0).status());
-  KCOLL_RETURN_IF_ERROR(transport.Send(peer, own_out, floats * sizeof(float), 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Recv(peer, other_out, message, 0).status());
+  KCOLL_RETURN_IF_ERROR(transport.Send(peer, own_out, message, 0).status());
   KCOLL_RETURN_IF_ERROR(transport.WaitAll());
   return Now() - start;
 }

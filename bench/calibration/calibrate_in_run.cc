@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,10 +121,7 @@ absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology&
                                                             options.max_bytes, options.step_factor);
   // Every rank tries the same candidates: those the largest node has room for, around rank 0's default.
   const ShmOptions defaults;
-  std::map<int, int> ranks_of_node;
-  for (int node : topology.node_of) ++ranks_of_node[node];
-  int node_ranks = 1;
-  for (const auto& [node, count] : ranks_of_node) node_ranks = std::max(node_ranks, count);
+  const int node_ranks = *std::max_element(topology.local_rank_of.begin(), topology.local_rank_of.end()) + 1;
   unsigned long long rank0_default = default_slot_bytes;
   MPI_Bcast(&rank0_default, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
   default_slot_bytes = static_cast<size_t>(rank0_default);
