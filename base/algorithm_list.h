@@ -38,7 +38,8 @@
   X(Linear, "linear", 10, kNothing)                             /* one message per peer in turn, or all at once */     \
   X(Bruck, "bruck", 65, kNothing)                               /* log2(n) packed messages, blocks hop by set bits */  \
   X(Direct, "direct", 130, kRegisteredBuffers)                  /* zero-copy: ranks read each other's buffers */       \
-  X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */
+  X(Inline, "inline", 5, kOneNodeShm)                           /* small buffers inline in shared cache lines */       \
+  X(Vendor, "vendor", 140, kVendorMpi)                          /* the MPI library's own collective */
 
 #define KCOLL_SCHEDULES(X)                                                                                             \
   X(AllReduce, Ring, RingAllReduce, PriceRing)                                                                         \
@@ -52,6 +53,7 @@
   X(AllReduce, HierarchicalRingTree, HierarchicalRingTreeAllReduce, PriceHierarchicalRingTree)                         \
   X(AllReduce, Direct, DirectAllReduce, NotPriced)                                                                     \
   X(AllReduce, Inline, InlineAllReduce, NotPriced)                                                                     \
+  X(AllReduce, Vendor, VendorAllReduce, NotPriced)                                                                     \
   X(ReduceScatter, Ring, RingReduceScatter, PriceRing)                                                                 \
   X(ReduceScatter, HalvingDoubling, HalvingDoublingReduceScatter, PriceHalvingDoubling)                                \
   X(ReduceScatter, Direct, DirectReduceScatter, NotPriced)                                                             \

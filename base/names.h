@@ -48,6 +48,7 @@ enum class AlgorithmNeeds {
   kRegisteredBuffers,  // every rank's buffers from Communicator::Allocate, on one node over shared memory
   kEqualNodes,         // the same number of ranks on every node
   kOneNodeShm,         // every rank on one node over the shared-memory transport, on host buffers
+  kVendorMpi,          // host buffers, on a thread that may call MPI (collectives/algorithms/all_reduce/vendor.cc)
 };
 
 // An algorithm's row of base/algorithm_list.h.

@@ -145,6 +145,8 @@ bool AutoChoice::NeedsMet(Collective collective, Algorithm algorithm) const {
       return false;  // taken by the communicator's own rule on registered buffers, never by price
     case AlgorithmNeeds::kOneNodeShm:
       return false;  // taken by the communicator's own rule on small buffers, never by price
+    case AlgorithmNeeds::kVendorMpi:
+      return false;  // MPI's own collective: when named, never by price
   }
   return false;
 }

@@ -178,6 +178,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   situation.stream_ordered = c->state_->transport->StreamOrdered();
   situation.calls_mpi = !(SharesNodeMemory(transport) && c->state_->topology.nnodes == 1 && !check_args);
   MPI_Query_thread(&situation.mpi_thread_level);
+  c->state_->vendor_on_any_thread = situation.mpi_thread_level >= MPI_THREAD_MULTIPLE;
+  c->state_->vendor.timeout = timeout.timeout;
+  c->state_->vendor.timeout_source = timeout.source;
   KCOLL_ASSIGN_OR_RETURN(c->state_->progress, ChooseProgress(options.progress, situation));
   if (c->state_->progress.way == ProgressWay::kStream) {
     Communicator* self = c.get();
@@ -300,6 +303,7 @@ absl::Status Communicator::Finalize() {
     // MPI was finalised first: nothing of MPI can be called, nor needs to be (MPI_Finalize freed the communicators).
     state_->logger.Log(LogLevel::kWarn, "Finalize after MPI_Finalize: MPI's resources were released by MPI_Finalize");
     state_->control_comm = MPI_COMM_NULL;
+    state_->vendor.comm = MPI_COMM_NULL;
   }
   if (!finalized() && state_->logger.Enabled(LogLevel::kInfo)) {
     state_->logger.Log(LogLevel::kInfo, absl::StrJoin(DescribeCounters(state_->topology, state_->counters), "\n"));
@@ -320,6 +324,10 @@ absl::Status Communicator::Finalize() {
     // A broken communicator's control exchanges may still be pending: its communicator is kept, as the transport's.
     if (!mpi_finalized && state_->broken.ok()) MPI_Comm_free(&state_->control_comm);
     state_->control_comm = MPI_COMM_NULL;
+  }
+  if (state_->vendor.comm != MPI_COMM_NULL) {
+    if (!mpi_finalized && state_->broken.ok()) MPI_Comm_free(&state_->vendor.comm);
+    state_->vendor.comm = MPI_COMM_NULL;
   }
   return absl::OkStatus();
 }
@@ -578,6 +586,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     }
   }
   const Algorithm algorithm = resolved.algorithm;
+  if (algorithm == Algorithm::kVendor) PrepareVendor(call.memory, &resources);
   const Transport::CallInfo info{CollectiveName(args.collective), AlgorithmName(algorithm),
                                  CallSignature(args, algorithm), &state_->clock, start};
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
@@ -600,6 +609,27 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     return Break(status);
   }
   return status;
+}
+
+void Communicator::PrepareVendor(MemoryKind memory, Resources* resources) {
+  // Every rank of a call sees the same memory kind, thread level and kind of call, so all of them refuse together,
+  // before any traffic.
+  if (memory != MemoryKind::kHost) {
+    resources->vendor_refusal = "MPI's collective runs on host buffers (these are device memory)";
+    return;
+  }
+  if (ProgressThread::RunningACall() && !state_->vendor_on_any_thread) {
+    resources->vendor_refusal =
+        "a nonblocking call may run on the progress thread, which may call MPI only under MPI_THREAD_MULTIPLE";
+    return;
+  }
+  // The first call that takes the path makes its communicator: every rank of the call reaches here together.
+  if (state_->vendor.comm == MPI_COMM_NULL && MPI_Comm_dup(state_->control_comm, &state_->vendor.comm) != MPI_SUCCESS) {
+    state_->vendor.comm = MPI_COMM_NULL;
+    resources->vendor_refusal = "MPI_Comm_dup failed";
+    return;
+  }
+  resources->vendor = &state_->vendor;
 }
 
 absl::Status Communicator::RunAlgorithm(AlgorithmFn schedule, const CollectiveArgs& args, Resources& resources,

@@ -321,6 +321,8 @@ class Communicator {
   // The agreement on `local` of a call whose arguments some rank sees alone (transport/mpi/agreement.h's
   // AgreeOnAcceptanceOverMpi): the rooted collectives, Split. Breaks the communicator on a timeout.
   absl::Status AgreeOnAcceptance(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
+  // Gives `resources` the vendor path's MPI communicator, or the reason this call cannot take it.
+  void PrepareVendor(MemoryKind memory, Resources* resources);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
                             Resources& resources, bool synchronize);
   // Whether this call must begin with the registered-buffer exchange (communicator_memory.cc): the same on every rank

@@ -69,6 +69,10 @@ struct CommunicatorState {
   absl::string_view current_collective = "none";
   uint64_t current_call_start = 0;        // on `clock`
   MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
+  // The vendor path's MPI communicator (another duplicate, made by the first call that takes the path), its timeout,
+  // and whether a nonblocking call may take it (MPI_THREAD_MULTIPLE: it may run on the progress thread).
+  VendorMpi vendor;
+  bool vendor_on_any_thread = false;
   std::unique_ptr<AutoChoice> auto_choice;
   bool host_ranks = true;  // not GPU ranks: the schedules that read received sizes on the host may run
   // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names

@@ -47,14 +47,16 @@ std::vector<GpuConfig> Configs() {
 }
 
 // What an algorithm that cannot run on device buffers names when it refuses them: those that need registered buffers
-// (Communicator::Allocate) or host buffers in a node's shared memory (the inline AllReduce). Empty for the
-// algorithms that run on any device buffer.
+// (Communicator::Allocate), host buffers in a node's shared memory (the inline AllReduce), or host buffers (MPI's own
+// collective, the vendor path). Empty for the algorithms that run on any device buffer.
 std::string DeviceRefusal(Algorithm algorithm) {
   switch (FactsOf(algorithm).needs) {
     case AlgorithmNeeds::kRegisteredBuffers:
       return "Communicator::Allocate";
     case AlgorithmNeeds::kOneNodeShm:
       return "on host buffers";
+    case AlgorithmNeeds::kVendorMpi:
+      return "runs on host buffers";
     default:
       return "";
   }

@@ -24,6 +24,7 @@ README = "collectives/algorithms/README.md"
 RULES = {
     "kRegisteredBuffers": "registered buffers",
     "kOneNodeShm": "buffers up to the inline limit on one node over shm",
+    "kVendorMpi": "when named: KCOLL_ALGO or CallOptions",
 }
 
 

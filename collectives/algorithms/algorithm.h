@@ -4,9 +4,14 @@
 #ifndef KCOLL_COLLECTIVES_ALGORITHMS_ALGORITHM_H_
 #define KCOLL_COLLECTIVES_ALGORITHMS_ALGORITHM_H_
 
+#include <mpi.h>
+
 #include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "base/names.h"
 #include "base/topology.h"
 #include "base/types.h"
@@ -41,6 +46,13 @@ struct CollectiveArgs {
   bool exact_sum = false;
 };
 
+// What the vendor path (all_reduce/vendor.cc) calls MPI's collective with.
+struct VendorMpi {
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the communicator's ranks, made for these calls
+  absl::Duration timeout = absl::InfiniteDuration();
+  std::string timeout_source;
+};
+
 struct Resources {
   Transport& transport;
   Kernels& kernels;
@@ -53,6 +65,10 @@ struct Resources {
   const PeerMemory::Buffers* peer_buffers = nullptr;
   // The inline path (all_reduce/inline.cc): the node's inline exchange when the ranks share one node over shm.
   InlineExchange* inline_exchange = nullptr;
+  // The vendor path: MPI's own collective, where this call may make it (host buffers; a nonblocking call needs
+  // MPI_THREAD_MULTIPLE); else null, and `vendor_refusal` says why.
+  const VendorMpi* vendor = nullptr;
+  absl::string_view vendor_refusal = "MPI's collective is not set up for this call";
   // Set by a schedule that returns an error after every transfer of the call completed as every rank planned it
   // (bruck's alltoallv finding a block of another size than recv_counts says): the ranks are still in step, so the
   // communicator stays usable. Any other error after a transfer leaves the ranks out of step and breaks it.

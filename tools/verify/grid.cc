@@ -1,5 +1,7 @@
 #include "tools/verify/grid.h"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -69,6 +71,12 @@ std::string NotApplicable(const Row& row, const Setup& setup, Numerics numerics)
   const AlgorithmNeeds needs = FactsOf(row.algorithm).needs;
   const bool node_shm = SharesNodeMemory(setup.transport) && setup.exec != ExecBackend::kCuda;
   if (needs == AlgorithmNeeds::kOneNodeShm && !node_shm) return "(shm)";
+  if (needs == AlgorithmNeeds::kVendorMpi && setup.exec == ExecBackend::kCuda) return "(host)";
+  // Each cell also runs its calls nonblocking, which a progress thread may run: MPI's collective needs
+  // MPI_THREAD_MULTIPLE there (verify asks for it; an MPI that does not give it leaves the row out).
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (needs == AlgorithmNeeds::kVendorMpi && level < MPI_THREAD_MULTIPLE) return "(thread)";
   // Registered buffers are device memory with CUDA kernels, mapped through CUDA IPC whatever the transport.
   if (needs == AlgorithmNeeds::kRegisteredBuffers && !node_shm && setup.exec != ExecBackend::kCuda) return "(shm)";
   return "";
@@ -80,6 +88,9 @@ std::vector<std::pair<std::string, std::string>> NotApplicableLegend() {
       {"(shm)",
        "needs every rank on one node over the shm transport, on host buffers (inline; direct also "
        "registered buffers, which with cuda kernels are device memory on any transport)"},
+      {"(host)", "MPI's own collective (vendor) runs on host buffers"},
+      {"(thread)",
+       "MPI's own collective (vendor) run nonblocking needs MPI_THREAD_MULTIPLE, which this MPI did not give"},
       {"(order)",
        "integer data passed; floating-point calls refused as documented: a named algorithm combines in an "
        "order of its own (docs/numerics.md)"},

@@ -147,7 +147,10 @@ int main(int argc, char** argv) {
   }
   if (!under_mpi) return Launch(options, args);
 
-  MPI_Init(&argc, &argv);
+  // MPI_THREAD_MULTIPLE where the MPI gives it: a nonblocking call of MPI's own collective (the vendor row) may run on
+  // the progress thread.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   kcoll::InitializeKokkosQuietly(argc, argv);
   int code = 0;
   {
