@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,10 +28,12 @@
 #include "base/topology.h"
 #include "bench/calibration/calibrate_in_run.h"
 #include "bench/calibration/calibrate_launch.h"
+#include "bench/calibration/vendor_sweep.h"
 #include "bench/options/launcher.h"
 #include "calibration/calibrate.h"
 #include "calibration/profile.h"
 #include "calibration/report.h"
+#include "calibration/vendor_sizes.h"
 #include "choice/machine_profiles.h"
 #include "collectives/kernels/backend.h"
 #include "collectives/topology/discover.h"
@@ -58,6 +61,9 @@ ABSL_FLAG(int, passes, 3,
 ABSL_FLAG(bool, all_pairs, false, "ping-pong every pair of ranks of each link class, not only the first");
 ABSL_FLAG(double, percentile, 50,
           "the repetition that stands for a size: 50 (median), or e.g. 10 on a machine busy with other work");
+ABSL_FLAG(bool, vendor_sweep, true,
+          "last, time kcoll's auto (priced with the new profile) against MPI_Allreduce at the sweep's sizes, and save "
+          "the sizes MPI wins in both forms (calibration/vendor_sizes.h): auto hands those to MPI's own collective");
 ABSL_FLAG(std::string, fit, "relative",
           "what the saved fits minimise: relative (every size counts alike) or seconds (large sizes dominate)");
 
@@ -167,6 +173,7 @@ int Launch(const char* program) {
       absl::StrCat("--all_pairs=", o.all_pairs ? "true" : "false"),
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
       absl::StrCat("--save=", absl::GetFlag(FLAGS_save) ? "true" : "false"),
+      absl::StrCat("--vendor_sweep=", absl::GetFlag(FLAGS_vendor_sweep) ? "true" : "false"),
   };
   const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -188,6 +195,37 @@ int Launch(const char* program) {
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);
+}
+
+// The vendor sweep (bench/calibration/vendor_sweep.h) on every rank, with rank 0's profile text (empty where rank 0
+// has none: then nothing is measured). Rank 0 prints the table and keeps the sizes MPI won in `profile`; a sweep that
+// fails leaves the profile without them and says why.
+void MeasureVendorSizes(int rank, const Topology& topology, const CalibrationOptions& options,
+                        std::optional<TransportKind> transport, std::string profile_text,
+                        std::optional<models::Profile>& profile) {
+  int length = static_cast<int>(profile_text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (length == 0) return;
+  profile_text.resize(static_cast<size_t>(length));
+  MPI_Bcast(profile_text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  absl::StatusOr<models::Profile> parsed = models::ProfileFromJson(profile_text);
+  if (!parsed.ok()) Fail(rank, parsed.status());
+  VendorSweepOptions sweep;
+  sweep.min_bytes = options.min_bytes;
+  sweep.max_bytes = options.max_bytes;
+  sweep.step_factor = options.step_factor;
+  sweep.passes = options.passes;
+  sweep.ranks_per_node = topology.emulated ? topology.uniform_ranks_per_node() : 0;
+  sweep.transport = transport;
+  absl::StatusOr<std::vector<calibration::VendorPoint>> points = MeasureVendorSweep(MPI_COMM_WORLD, *parsed, sweep);
+  if (rank != 0) return;
+  if (!points.ok()) {
+    std::printf("\nAllReduce against MPI_Allreduce: not measured (%s); no size is handed to MPI\n",
+                std::string(points.status().message()).c_str());
+    return;
+  }
+  profile->vendor_all_reduce_bytes = calibration::ChooseVendorSizes(*points);
+  std::printf("%s", calibration::FormatVendorSweep(*points, profile->vendor_all_reduce_bytes).c_str());
 }
 
 int RunRank(int argc, char** argv) {
@@ -223,37 +261,48 @@ int RunRank(int argc, char** argv) {
       std::printf("[calibrate] %d ranks, %s; measuring...\n", nranks, topology.Describe().c_str());
       std::fflush(stdout);
     }
-    auto result = CalibrateOnComm(MPI_COMM_WORLD, topology, ExecBackend::kSerial, OptionsFromFlags());
+    const CalibrationOptions options = OptionsFromFlags();
+    auto result = CalibrateOnComm(MPI_COMM_WORLD, topology, ExecBackend::kSerial, options);
     if (!result.ok()) Fail(rank, result.status());
+    // Rank 0 fits and builds the profile; every rank then needs it for the vendor sweep.
+    std::optional<models::Profile> profile;
+    std::string profile_text;
     if (rank == 0) {
       const FitWeighting weighting =
           absl::GetFlag(FLAGS_fit) == "seconds" ? FitWeighting::kAbsolute : FitWeighting::kRelative;
       absl::Status fitted = FitAll(*result, weighting);
-      absl::StatusOr<models::Profile> profile =
+      absl::StatusOr<models::Profile> made =
           fitted.ok() ? MakeProfile(*result) : absl::StatusOr<models::Profile>(fitted);
-      if (!profile.ok()) {
-        std::fprintf(stderr, "calibrate: %s\n%s", std::string(profile.status().message()).c_str(),
+      if (!made.ok()) {
+        std::fprintf(stderr, "calibrate: %s\n%s", std::string(made.status().message()).c_str(),
                      Busy() ? "(other work is running: try --percentile=10, or a quiet machine)\n" : "");
         status_code = 1;
       } else {
+        profile = *std::move(made);
         std::printf("%s", FormatReport(*result, *profile).c_str());
-        const std::vector<size_t> sizes = {4096, size_t{1} << 20, size_t{64} << 20};
-        std::printf("%s", FormatAutoChoices(topology, *profile, sizes).c_str());
-        const std::string out = OutputPath();
-        absl::Status saved = models::SaveProfile(*profile, out);
-        if (saved.ok()) {
-          std::printf("\nprofile saved to %s (use it with KCOLL_PROFILE=%s or CommunicatorOptions::profile_path)\n",
-                      out.c_str(), out.c_str());
-        } else {
-          std::fprintf(stderr, "calibrate: %s\n", std::string(saved.message()).c_str());
+        profile_text = models::ProfileToJson(*profile);
+      }
+    }
+    if (absl::GetFlag(FLAGS_vendor_sweep)) {
+      MeasureVendorSizes(rank, topology, options, result->transport_kind, profile_text, profile);
+    }
+    if (profile.has_value()) {
+      const std::vector<size_t> sizes = {4096, size_t{1} << 20, size_t{64} << 20};
+      std::printf("%s", FormatAutoChoices(topology, *profile, sizes).c_str());
+      const std::string out = OutputPath();
+      absl::Status saved = models::SaveProfile(*profile, out);
+      if (saved.ok()) {
+        std::printf("\nprofile saved to %s (use it with KCOLL_PROFILE=%s or CommunicatorOptions::profile_path)\n",
+                    out.c_str(), out.c_str());
+      } else {
+        std::fprintf(stderr, "calibrate: %s\n", std::string(saved.message()).c_str());
+        status_code = 1;
+      }
+      if (saved.ok() && absl::GetFlag(FLAGS_save)) {
+        saved = SaveForThisMachine(*profile, topology, result->transport_kind);
+        if (!saved.ok()) {
+          std::fprintf(stderr, "calibrate: --save: %s\n", std::string(saved.message()).c_str());
           status_code = 1;
-        }
-        if (saved.ok() && absl::GetFlag(FLAGS_save)) {
-          saved = SaveForThisMachine(*profile, topology, result->transport_kind);
-          if (!saved.ok()) {
-            std::fprintf(stderr, "calibrate: --save: %s\n", std::string(saved.message()).c_str());
-            status_code = 1;
-          }
         }
       }
     }

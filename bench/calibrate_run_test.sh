@@ -49,7 +49,16 @@ slot size: [0-9]*K (the | no slot size chosen
 single copy threshold: \(from [0-9]*[KMG]* \|never\) | no single-copy threshold
 shared-memory slots: [0-9]*K (KCOLL_SHM_SLOT_BYTES overrides it) | slot size not in the profile summary
 shared-memory single copy: \(from [0-9]*[KMG]*\|never\) (KCOLL_SHM_SINGLE_COPY overrides it) | not in the profile summary
+AllReduce: kcoll's auto against MPI_Allreduce | no sweep of auto against MPI
+        2048 .*[0-9.]* *$ | the sweep against MPI has no 2 KiB row
+handed to MPI's own AllReduce (MPI <= 0.95x kcoll's time in place and out of place): | no line naming the sizes handed to MPI
 END
+# The profile carries the sizes handed to MPI exactly when the report names some.
+if grep -q "handed to MPI's own AllReduce .*: none$" "${TMP}/two.out"; then
+  grep -q '"vendor_all_reduce_bytes"' "${TMP}/two.json" && fail "no size handed to MPI, yet the profile names some"
+else
+  grep -q '"vendor_all_reduce_bytes"' "${TMP}/two.json" || fail "sizes handed to MPI are not in the profile"
+fi
 expect "${TMP}/two.json" <<'END'
 "schema_version": 1 | profile not saved
 "curve_buffer_per_message": 2 | the link curve does not say it was measured in a step
@@ -82,17 +91,21 @@ pair(s) 0-2; one-way = 10th-percentile round trip / 2 | no inter-node pair 0-2
 intra-node pairs talk through kcoll.s shared memory, inter-node pairs through MPI | no emulation note
 collective step, pair(s) 0-2, 1-3 at once | no inter-node steps on pairs 0-2, 1-3
 shared-memory settings: the ring's step | no shared-memory settings sweep on emulated nodes
+handed to MPI's own AllReduce | no sweep against MPI on emulated nodes
 END
 expect "${TMP}/four.json" <<<"emulated nodes: shared memory, not a network | profile does not say emulated"
 ls "${KCOLL_MACHINE_PROFILES}"/*-shm-2x2e.json >/dev/null 2>&1 || fail "--save wrote no *-shm-2x2e.json for 2 emulated nodes"
 
 # Through MPI there is no shared-memory transport to set: no settings sweep, none in the profile.
-if ! KCOLL_TRANSPORT=mpi "${CALIBRATE}" --ranks=2 --out="${TMP}/mpi.json" "${QUICK[@]}" >"${TMP}/mpi.out" 2>&1; then
+# --vendor_sweep=false leaves the sweep against MPI out.
+if ! KCOLL_TRANSPORT=mpi "${CALIBRATE}" --ranks=2 --out="${TMP}/mpi.json" --vendor_sweep=false "${QUICK[@]}" \
+  >"${TMP}/mpi.out" 2>&1; then
   fail "2-rank calibration over MPI exited with an error"
   cat "${TMP}/mpi.out"
 fi
 expect "${TMP}/mpi.out" <<<"shared-memory settings: not measured (measured through mpi, not shared memory) | no reason"
 grep -q "shm_single_copy_bytes\|shm_slot_bytes" "${TMP}/mpi.json" && fail "a profile measured over MPI carries shm settings"
+grep -q "against MPI_Allreduce" "${TMP}/mpi.out" && fail "--vendor_sweep=false still ran the sweep against MPI"
 
 # Refusals, before anything is launched (nothing measured: no mpirun line).
 "${CALIBRATE}" --fit=median >"${TMP}/bad.out" 2>&1 && fail "--fit=median accepted"

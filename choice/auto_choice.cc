@@ -146,7 +146,7 @@ bool AutoChoice::NeedsMet(Collective collective, Algorithm algorithm) const {
     case AlgorithmNeeds::kOneNodeShm:
       return false;  // taken by the communicator's own rule on small buffers, never by price
     case AlgorithmNeeds::kVendorMpi:
-      return false;  // MPI's own collective: when named, never by price
+      return false;  // MPI's own collective: the communicator's rule on the profile's measured sizes, never by price
   }
   return false;
 }

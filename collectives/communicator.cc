@@ -69,6 +69,12 @@ absl::StatusOr<Numerics> ChooseNumerics(const CommunicatorOptions& options) {
   return *parsed;
 }
 
+// The smallest AllReduce size `profile` hands to MPI's collective; SIZE_MAX for none.
+size_t VendorFromBytes(const models::Profile& profile) {
+  return profile.vendor_all_reduce_bytes.empty() ? SIZE_MAX
+                                                 : static_cast<size_t>(profile.vendor_all_reduce_bytes.front().first);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(MPI_Comm comm, const CommunicatorOptions& options) {
@@ -138,6 +144,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(AutoChoice auto_choice,
                          AutoChoice::Create(c->state_->topology, *std::move(profile), c->state_->host_ranks));
   c->state_->auto_choice = std::make_unique<AutoChoice>(std::move(auto_choice));
+  c->state_->vendor_from_bytes = VendorFromBytes(c->state_->auto_choice->profile());
   if (MPI_Comm_dup(mpi->comm(), &c->state_->control_comm) != MPI_SUCCESS) {
     return absl::InternalError("MPI_Comm_dup of the control communicator failed");
   }
@@ -257,6 +264,12 @@ std::vector<std::string> Communicator::Describe() const {
   if (state_->auto_choice != nullptr) {
     lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
                                  " auto prices with: ", state_->auto_choice->profile_source()));
+    const auto& vendor = state_->auto_choice->profile().vendor_all_reduce_bytes;
+    if (!vendor.empty()) {
+      lines.push_back(absl::StrCat(
+          "comm ", FormatCommId(state_->topology.comm_id), " auto hands AllReduce to MPI's own collective at: ",
+          models::FormatVendorSizes(vendor), " per rank (the profile measured MPI faster there)"));
+    }
   }
   lines.push_back(absl::StrCat("comm ", FormatCommId(state_->topology.comm_id),
                                " nonblocking calls progress: ", state_->progress.reason));
@@ -272,7 +285,11 @@ std::string Communicator::DescribeJson() const {
   nlohmann::json j = TopologyToJson(state_->topology);
   j["backend"] = std::string(ExecBackendName(state_->backend));
   j["transport"] = state_->transport ? std::string(state_->transport->name()) : "finalized";
-  if (state_->auto_choice != nullptr) j["profile"] = state_->auto_choice->profile_source();
+  if (state_->auto_choice != nullptr) {
+    j["profile"] = state_->auto_choice->profile_source();
+    const auto& vendor = state_->auto_choice->profile().vendor_all_reduce_bytes;
+    if (!vendor.empty()) j["vendor_all_reduce"] = models::FormatVendorSizes(vendor);
+  }
   if (state_->inline_exchange != nullptr) {
     j["inline_max_bytes"] = state_->inline_max_bytes;
     j["inline_limit"] = state_->inline_limit_reason;
@@ -405,6 +422,7 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
   if (agreed.code() == absl::StatusCode::kDeadlineExceeded) return Break(agreed);
   KCOLL_RETURN_IF_ERROR(agreed);
   state_->auto_choice = std::make_unique<AutoChoice>(*std::move(choice));
+  state_->vendor_from_bytes = VendorFromBytes(state_->auto_choice->profile());
   state_->last_choice.valid = false;  // chosen with the previous profile
   return absl::OkStatus();
 }
@@ -524,6 +542,11 @@ absl::Status Communicator::RunStages(const CollectiveCall& call, bool synchroniz
   ResolvedCall resolved;
   absl::Status local = Validate(args, call.memory);
   if (local.ok()) local = Resolve(args, call.options.algorithm, &resolved);
+  if (local.ok() && HandsToVendor(call, PricedBytes(args, rank(), size()))) {
+    resolved.algorithm = Algorithm::kVendor;
+    local = FindAlgorithm(args.collective, Algorithm::kVendor).status();
+    if (local.ok()) resolved.schedule = *FindAlgorithm(args.collective, Algorithm::kVendor);
+  }
   KCOLL_RETURN_IF_ERROR(Agree(args, resolved.algorithm, local));
   KCOLL_RETURN_IF_ERROR(local);
   return Execute(args, call, resolved, synchronize);
@@ -609,6 +632,21 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     return Break(status);
   }
   return status;
+}
+
+bool Communicator::HandsToVendor(const CollectiveCall& call, size_t bytes) const {
+  if (bytes < state_->vendor_from_bytes || call.collective != Collective::kAllReduce) return false;
+  // Only `auto`'s own choice, of a call that MPI's collective can serve as kcoll would (PrepareVendor's conditions),
+  // whose bits may be MPI's.
+  const absl::StatusOr<Algorithm> named = state_->NamedAlgorithm(call.collective, call.options.algorithm);
+  if (!named.ok() || *named != Algorithm::kAuto || NumericsOf(call) != Numerics::kFast ||
+      call.memory != MemoryKind::kHost || (ProgressThread::RunningACall() && !state_->vendor_on_any_thread)) {
+    return false;
+  }
+  for (const auto& [first, last] : state_->auto_choice->profile().vendor_all_reduce_bytes) {
+    if (bytes >= static_cast<size_t>(first) && bytes <= static_cast<size_t>(last)) return true;
+  }
+  return false;
 }
 
 void Communicator::PrepareVendor(MemoryKind memory, Resources* resources) {

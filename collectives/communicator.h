@@ -321,6 +321,10 @@ class Communicator {
   // The agreement on `local` of a call whose arguments some rank sees alone (transport/mpi/agreement.h's
   // AgreeOnAcceptanceOverMpi): the rooted collectives, Split. Breaks the communicator on a timeout.
   absl::Status AgreeOnAcceptance(absl::string_view call_name, absl::string_view algorithm, const absl::Status& local);
+  // Whether `auto` hands this AllReduce of `bytes` per rank to MPI's own collective: the profile measured MPI faster
+  // at that size (calibration/vendor_sizes.h), and the call is one MPI's collective serves as kcoll would
+  // (numerics=fast, host buffers, a thread that may call MPI).
+  bool HandsToVendor(const CollectiveCall& call, size_t bytes) const;
   // Gives `resources` the vendor path's MPI communicator, or the reason this call cannot take it.
   void PrepareVendor(MemoryKind memory, Resources* resources);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,

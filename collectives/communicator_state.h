@@ -73,6 +73,9 @@ struct CommunicatorState {
   // and whether a nonblocking call may take it (MPI_THREAD_MULTIPLE: it may run on the progress thread).
   VendorMpi vendor;
   bool vendor_on_any_thread = false;
+  // The smallest AllReduce size the profile hands to MPI's collective (auto_choice's vendor_all_reduce_bytes), or
+  // SIZE_MAX: one comparison keeps the other calls off the rule. Set with auto_choice.
+  size_t vendor_from_bytes = SIZE_MAX;
   std::unique_ptr<AutoChoice> auto_choice;
   bool host_ranks = true;  // not GPU ranks: the schedules that read received sizes on the host may run
   // $KCOLL_ALGO as it was at creation, parsed once per collective (indexed by Collective): the algorithm it names

@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/byte_size.h"
 
 namespace kcoll {
 namespace models {
@@ -95,7 +97,27 @@ absl::Status ValidateProfile(const Profile& profile) {
     return absl::InvalidArgumentError(absl::StrCat("profile shm_slot_bytes=", *profile.shm_slot_bytes,
                                                    " must be a multiple of 64 in [64, ", kMaxSlotBytes, "]"));
   }
+  int64_t previous_last = 0;
+  for (const auto& [first, last] : profile.vendor_all_reduce_bytes) {
+    if (first < 1 || last < first || first <= previous_last) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "profile vendor_all_reduce_bytes range [", first, ", ", last,
+          "] must have 1 <= first <= last and lie above the range before it (which ended at ", previous_last, ")"));
+    }
+    previous_last = last;
+  }
   return CheckNonNegative(profile.memcpy_bytes_per_s, "memcpy_bytes_per_s");
+}
+
+std::string FormatVendorSizes(const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+  if (ranges.empty()) return "none";
+  std::vector<std::string> parts;
+  for (const auto& [first, last] : ranges) {
+    parts.push_back(first == last ? FormatByteSize(static_cast<size_t>(first))
+                                  : absl::StrCat(FormatByteSize(static_cast<size_t>(first)), "-",
+                                                 FormatByteSize(static_cast<size_t>(last))));
+  }
+  return absl::StrJoin(parts, ", ");
 }
 
 std::string TopologyToString(const Topology& topology) {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,6 +71,10 @@ struct Profile {
   // Not a cost either: the shared-memory transport's slot size as measured (bytes, a multiple of 64); unset: the
   // transport's default. Applied at creation like the threshold (KCOLL_SHM_SLOT_BYTES wins over it).
   std::optional<int64_t> shm_slot_bytes;
+  // Not a cost: the AllReduce sizes (bytes per rank, inclusive ranges in increasing order) at which the calibration
+  // measured the MPI library's own MPI_Allreduce faster than kcoll's `auto`, in place and out of place. A communicator
+  // with this profile hands those sizes to MPI's collective (the vendor algorithm) where a call allows it. Empty: none.
+  std::vector<std::pair<int64_t, int64_t>> vendor_all_reduce_bytes;
   std::string description;  // free text: where and when the profile was measured
 
   // Seconds for one rank to reduce `bytes` inside an operation on `working_set_bytes` per rank.
@@ -113,8 +119,11 @@ absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 
 // Both links valid; gamma and memcpy finite and >= 0; gamma_curve valid and proportional; rank_core_share in (0, 1];
 // shm_single_copy_bytes, when set, in [0, kMaxSingleCopyBytes]; shm_slot_bytes, when set, a multiple of 64 in
-// [64, kMaxSlotBytes].
+// [64, kMaxSlotBytes]; vendor_all_reduce_bytes ranges with 1 <= first <= last, each above the one before.
 absl::Status ValidateProfile(const Profile& profile);
+
+// A profile's vendor_all_reduce_bytes as "2K-8K, 64M" (sizes as base/byte_size.h formats them), or "none".
+std::string FormatVendorSizes(const std::vector<std::pair<int64_t, int64_t>>& ranges);
 
 // "8 nodes x 8 ranks (64 ranks, 1 NIC per node)", with ", 1 intra-node link per rank" when that is set.
 std::string TopologyToString(const Topology& topology);

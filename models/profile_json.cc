@@ -105,6 +105,11 @@ std::string ProfileToJson(const Profile& profile) {
   j["memcpy_bytes_per_s"] = profile.memcpy_bytes_per_s;
   if (profile.shm_slot_bytes.has_value()) j["shm_slot_bytes"] = *profile.shm_slot_bytes;
   if (profile.shm_single_copy_bytes.has_value()) j["shm_single_copy_bytes"] = *profile.shm_single_copy_bytes;
+  if (!profile.vendor_all_reduce_bytes.empty()) {
+    json ranges = json::array();
+    for (const auto& [first, last] : profile.vendor_all_reduce_bytes) ranges.push_back({first, last});
+    j["vendor_all_reduce_bytes"] = ranges;
+  }
   // Invalid UTF-8 in the description is replaced rather than thrown on.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -160,6 +165,19 @@ absl::StatusOr<Profile> ProfileFromJson(absl::string_view text) {
                                                      it->type_name(), " ", it->dump()));
     }
     *field = it->get<int64_t>();
+  }
+  if (auto it = j.find("vendor_all_reduce_bytes"); it != j.end()) {
+    const auto bad = [&it] {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "profile field 'vendor_all_reduce_bytes' must be a list of [first, last] byte ranges, not ", it->dump()));
+    };
+    if (!it->is_array()) return bad();
+    for (const json& range : *it) {
+      if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() || !range[1].is_number_integer()) {
+        return bad();
+      }
+      profile.vendor_all_reduce_bytes.emplace_back(range[0].get<int64_t>(), range[1].get<int64_t>());
+    }
   }
   if (absl::Status s = ValidateProfile(profile); !s.ok()) return s;
   return profile;

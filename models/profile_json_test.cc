@@ -39,6 +39,7 @@ void ExpectSame(const Profile& a, const Profile& b) {
   EXPECT_EQ(a.rank_core_share, b.rank_core_share);
   EXPECT_EQ(a.shm_single_copy_bytes, b.shm_single_copy_bytes);
   EXPECT_EQ(a.shm_slot_bytes, b.shm_slot_bytes);
+  EXPECT_EQ(a.vendor_all_reduce_bytes, b.vendor_all_reduce_bytes);
   EXPECT_EQ(a.description, b.description);
 }
 
@@ -168,6 +169,31 @@ TEST(ProfileJsonTest, ShmSlotBytes) {
         ProfileFromJson(j.dump()),
         IsInvalidArgument(absl::StrCat("shm_slot_bytes=", bad, " must be a multiple of 64 in [64, 1073741824]")));
   }
+}
+
+// The sizes handed to MPI's own AllReduce: written only when there are some, read back, refused unless ranges of
+// whole byte counts in increasing order.
+TEST(ProfileJsonTest, VendorAllReduceBytes) {
+  EXPECT_FALSE(nlohmann::json::parse(ProfileToJson(Example())).contains("vendor_all_reduce_bytes"));
+  EXPECT_TRUE(Unwrap(ProfileFromJson(ProfileToJson(Example()))).vendor_all_reduce_bytes.empty());
+  Profile p = Example();
+  p.vendor_all_reduce_bytes = {{8, 8}, {2048, 8192}};
+  const Profile q = Unwrap(ProfileFromJson(ProfileToJson(p)));
+  ExpectSame(q, p);
+  EXPECT_EQ(q.vendor_all_reduce_bytes, (std::vector<std::pair<int64_t, int64_t>>{{8, 8}, {2048, 8192}}));
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
+  for (const char* bad : {R"("2K-8K")", "[2048, 8192]", "[[2048]]", "[[2048, 8192.5]]"}) {
+    j["vendor_all_reduce_bytes"] = nlohmann::json::parse(bad);
+    EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("'vendor_all_reduce_bytes' must be a list of [first, "
+                                                             "last] byte ranges"))
+        << bad;
+  }
+  j["vendor_all_reduce_bytes"] = nlohmann::json::parse("[[8192, 2048]]");
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("range [8192, 2048] must have 1 <= first <= last"));
+  j["vendor_all_reduce_bytes"] = nlohmann::json::parse("[[0, 8]]");
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("range [0, 8] must have 1 <= first"));
+  j["vendor_all_reduce_bytes"] = nlohmann::json::parse("[[2048, 8192], [4096, 16384]]");
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("which ended at 8192"));
 }
 
 TEST(ProfileJsonTest, DescriptionIsOptionalAndUnknownKeysAreIgnored) {

@@ -24,7 +24,7 @@ README = "collectives/algorithms/README.md"
 RULES = {
     "kRegisteredBuffers": "registered buffers",
     "kOneNodeShm": "buffers up to the inline limit on one node over shm",
-    "kVendorMpi": "when named: KCOLL_ALGO or CallOptions",
+    "kVendorMpi": "the sizes the profile measured MPI faster at, or when named",
 }
 
 

@@ -1,12 +1,14 @@
-// AllReduce by the MPI library's own collective (kVendor), on a duplicate of the communicator's ranks: what a user
-// names (KCOLL_ALGO=all_reduce=vendor, CallOptions) to compare kcoll with its MPI on the same calls, or to fall back
-// on it, without leaving kcoll's API; `auto` does not price it. None of kcoll's schedules runs: MPI picks its own
-// algorithm, so a floating-point sum has MPI's bits (a named algorithm honours numerics=fast only, as every named
-// schedule: docs/numerics.md). avg is MPI's sum, divided by the ranks
-// afterwards as after every schedule; float16 and bfloat16, which MPI cannot reduce, travel as 16-bit words combined
-// by an MPI operation of kcoll's (each pair in float, rounded once, as a step of the ring rounds it). Without a
-// timeout the call is the blocking MPI_Allreduce; under one, MPI_Iallreduce polled until it completes or nothing has
-// completed for the timeout (DeadlineExceeded; MPI's collective cannot be taken back, so the communicator breaks).
+// AllReduce by the MPI library's own collective (kVendor), on a duplicate of the communicator's ranks. `auto` hands it
+// the sizes at which the calibration measured MPI faster than kcoll's own choice on this machine (the profile's
+// vendor_all_reduce_bytes: calibration/vendor_sizes.h), so that it never runs a path slower than MPI's there; a user
+// names it (KCOLL_ALGO=all_reduce=vendor, CallOptions) to compare kcoll with its MPI call for call, or to fall back on
+// it without leaving kcoll's API. None of kcoll's schedules runs: MPI picks its own algorithm, so a floating-point sum
+// has MPI's bits, and `auto` takes it under numerics=fast only (a named algorithm honours fast only, as every named
+// schedule: docs/numerics.md). avg is MPI's sum, divided by the ranks afterwards as after every schedule; float16 and
+// bfloat16, which MPI cannot reduce, travel as 16-bit words combined by an MPI operation of kcoll's (each pair in
+// float, rounded once, as a step of the ring rounds it). Without a timeout the call is the blocking MPI_Allreduce;
+// under one, MPI_Iallreduce polled until it completes or nothing has completed for the timeout (DeadlineExceeded;
+// MPI's collective cannot be taken back, so the communicator breaks).
 #include <mpi.h>
 
 #include <climits>
