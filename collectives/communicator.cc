@@ -544,8 +544,9 @@ absl::Status Communicator::RunStages(const CollectiveCall& call, bool synchroniz
   if (local.ok()) local = Resolve(args, call.options.algorithm, &resolved);
   if (local.ok() && HandsToVendor(call, PricedBytes(args, rank(), size()))) {
     resolved.algorithm = Algorithm::kVendor;
-    local = FindAlgorithm(args.collective, Algorithm::kVendor).status();
-    if (local.ok()) resolved.schedule = *FindAlgorithm(args.collective, Algorithm::kVendor);
+    const absl::StatusOr<AlgorithmFn> vendor = FindAlgorithm(args.collective, Algorithm::kVendor);
+    local = vendor.status();
+    if (vendor.ok()) resolved.schedule = *vendor;
   }
   KCOLL_RETURN_IF_ERROR(Agree(args, resolved.algorithm, local));
   KCOLL_RETURN_IF_ERROR(local);
