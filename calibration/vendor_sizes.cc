@@ -41,7 +41,8 @@ std::vector<std::pair<int64_t, int64_t>> ChooseVendorSizes(const std::vector<Ven
 std::string FormatVendorSweep(const std::vector<VendorPoint>& points,
                               const std::vector<std::pair<int64_t, int64_t>>& chosen) {
   std::string out =
-      "\nAllReduce: kcoll's auto against MPI_Allreduce (each size's fastest pass, slowest rank; MPI / kcoll time)\n";
+      "\nAllReduce: kcoll's auto against MPI_Allreduce through kcoll's call (the vendor algorithm; each size's fastest "
+      "pass, slowest rank; MPI / kcoll time)\n";
   absl::StrAppendFormat(&out, "  %10s %11s %11s %7s %11s %11s %7s\n", "bytes", "kcoll oop", "MPI oop", "ratio",
                         "kcoll ip", "MPI ip", "ratio");
   for (const VendorPoint& p : points) {

@@ -1,6 +1,7 @@
 // The AllReduce sizes at which a machine's MPI library beats kcoll, measured: the calibration times `auto` (with the
-// profile it has just built) against MPI_Allreduce at each size of its sweep, in place and out of place, passes
-// interleaved, each size keeping its fastest pass of the slowest rank. Where MPI took at most kVendorMargin of kcoll's
+// profile it has just built) against MPI_Allreduce called through kcoll (the vendor algorithm, so the comparison
+// includes what kcoll's call adds to MPI's) at each size of its sweep, in place and out of place, passes interleaved,
+// each size keeping its fastest pass of the slowest rank. Where MPI took at most kVendorMargin of kcoll's
 // time in both forms, and at every measured size between, the profile hands those sizes to MPI's own collective (the
 // vendor algorithm, collectives/algorithms/all_reduce/vendor.cc): `auto` then never runs a path that measured slower
 // than MPI there. The margin keeps a size that measured alike on both sides with kcoll's own schedules, whose numerics
@@ -18,8 +19,8 @@ namespace calibration {
 
 inline constexpr double kVendorMargin = 0.95;
 
-// One measured size (bytes per rank): seconds per call of kcoll's `auto` and of MPI_Allreduce, out of place and in
-// place.
+// One measured size (bytes per rank): seconds per call of kcoll's `auto` and of MPI_Allreduce through kcoll, out of
+// place and in place.
 struct VendorPoint {
   int64_t bytes = 0;
   double kcoll_out = 0, kcoll_in = 0, mpi_out = 0, mpi_in = 0;

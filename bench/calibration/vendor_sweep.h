@@ -1,6 +1,7 @@
 // The calibration's last sweep (calibration/vendor_sizes.h): kcoll's `auto`, on a communicator that prices with the
-// profile just measured, against MPI_Allreduce on the same ranks, at each size of the sweep, in place and out of
-// place. Passes alternate the two sides size by size; each size keeps its fastest pass, timed as the slowest rank's.
+// profile just measured, against MPI_Allreduce through the same communicator (the vendor algorithm: what `auto` would
+// run in its place, kcoll's call included), at each size of the sweep, in place and out of place. Passes alternate
+// the two sides size by size; each size keeps its fastest pass, timed as the slowest rank's.
 #ifndef KCOLL_BENCH_CALIBRATION_VENDOR_SWEEP_H_
 #define KCOLL_BENCH_CALIBRATION_VENDOR_SWEEP_H_
 
