@@ -637,11 +637,11 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
 
 bool Communicator::HandsToVendor(const CollectiveCall& call, size_t bytes) const {
   if (bytes < state_->vendor_from_bytes || call.collective != Collective::kAllReduce) return false;
-  // Only `auto`'s own choice, of a call that MPI's collective can serve as kcoll would (PrepareVendor's conditions),
-  // whose bits may be MPI's.
+  // Only `auto`'s own choice, of a call that MPI's collective can serve as kcoll would (VendorRefusal), whose bits may
+  // be MPI's.
   const absl::StatusOr<Algorithm> named = state_->NamedAlgorithm(call.collective, call.options.algorithm);
   if (!named.ok() || *named != Algorithm::kAuto || NumericsOf(call) != Numerics::kFast ||
-      call.memory != MemoryKind::kHost || (ProgressThread::RunningACall() && !state_->vendor_on_any_thread)) {
+      !VendorRefusal(call.memory).empty()) {
     return false;
   }
   for (const auto& [first, last] : state_->auto_choice->profile().vendor_all_reduce_bytes) {
@@ -650,16 +650,19 @@ bool Communicator::HandsToVendor(const CollectiveCall& call, size_t bytes) const
   return false;
 }
 
-void Communicator::PrepareVendor(MemoryKind memory, Resources* resources) {
+absl::string_view Communicator::VendorRefusal(MemoryKind memory) const {
   // Every rank of a call sees the same memory kind, thread level and kind of call, so all of them refuse together,
   // before any traffic.
-  if (memory != MemoryKind::kHost) {
-    resources->vendor_refusal = "MPI's collective runs on host buffers (these are device memory)";
-    return;
-  }
+  if (memory != MemoryKind::kHost) return "MPI's collective runs on host buffers (these are device memory)";
   if (ProgressThread::RunningACall() && !state_->vendor_on_any_thread) {
-    resources->vendor_refusal =
-        "a nonblocking call may run on the progress thread, which may call MPI only under MPI_THREAD_MULTIPLE";
+    return "a nonblocking call may run on the progress thread, which may call MPI only under MPI_THREAD_MULTIPLE";
+  }
+  return "";
+}
+
+void Communicator::PrepareVendor(MemoryKind memory, Resources* resources) {
+  if (absl::string_view refusal = VendorRefusal(memory); !refusal.empty()) {
+    resources->vendor_refusal = refusal;
     return;
   }
   // The first call that takes the path makes its communicator: every rank of the call reaches here together.

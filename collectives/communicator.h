@@ -325,6 +325,9 @@ class Communicator {
   // at that size (calibration/vendor_sizes.h), and the call is one MPI's collective serves as kcoll would
   // (numerics=fast, host buffers, a thread that may call MPI).
   bool HandsToVendor(const CollectiveCall& call, size_t bytes) const;
+  // Why a call on `memory` from this thread cannot take the vendor path (empty: it can): what HandsToVendor avoids and
+  // PrepareVendor refuses.
+  absl::string_view VendorRefusal(MemoryKind memory) const;
   // Gives `resources` the vendor path's MPI communicator, or the reason this call cannot take it.
   void PrepareVendor(MemoryKind memory, Resources* resources);
   absl::Status RunAlgorithm(absl::Status (*schedule)(const CollectiveArgs&, Resources&), const CollectiveArgs& args,
