@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
 # MPICH's own collective tests (test/mpi/coll of Debian's mpich source package) judging the MPI drop-in library:
 #
-#   tools/mpich_coll_suite.sh --library PATH/libkcoll_mpi.so [--maxnp 4] [--out DIR]
+#   tools/mpich_coll_suite.sh --library PATH/libkcoll_mpi.so [--maxnp 4] [--out DIR] [--baseline all|failed]
 #
 # Obtains the source package from the machine's apt sources (the deb-src entry tools/setup.sh makes), configures its
 # test/mpi against the MPI that `mpicc` (or $MPICC) wraps and builds coll/ once into $KCOLL_CACHE (default
-# ~/.cache/kcoll). Then runs the whole directory with MPICH's own runner (runtests, up to --maxnp ranks) twice: with
-# the MPI alone, and with the library preloaded into every rank (KCOLL_DEBUG=INFO, logs in DIR/logs). Prints each
-# run's summary, every test whose result differs, and the library's lines summed over the suite (calls on kcoll and
-# forwarded, with the reasons); exits 1 when a test fails with the library that passes without it.
+# ~/.cache/kcoll). Then runs the whole directory with MPICH's own runner (runtests, up to --maxnp ranks) with the
+# library preloaded into every rank (KCOLL_DEBUG=INFO, logs in DIR/logs), and with the MPI alone: the whole directory
+# (--baseline all, the default) or only the tests that failed with the library (--baseline failed: half the time, the
+# same verdict, without the count of tests that only the library passes). Prints each run's summary, every test whose
+# result differs, and the library's lines summed over the suite (calls on kcoll and forwarded, with the reasons);
+# exits 1 when a test fails with the library that passes without it.
 # Nothing of MPICH's code is kept in this repository.
 set -uo pipefail
 
 say() { printf 'mpich_coll_suite: %s\n' "$*"; }
 die() { printf 'mpich_coll_suite: error: %s\n' "$*" >&2; exit 2; }
 
-library="" maxnp=4 out=""
+library="" maxnp=4 out="" baseline=all
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --library | --maxnp | --out) [[ $# -ge 2 ]] && printf -v "${1#--}" '%s' "$2" && shift 2 || die "$1 needs a value" ;;
-    *) die "unknown argument '$1' (usage: --library PATH/libkcoll_mpi.so [--maxnp N] [--out DIR])" ;;
+    --library | --maxnp | --out | --baseline)
+      [[ $# -ge 2 ]] && printf -v "${1#--}" '%s' "$2" && shift 2 || die "$1 needs a value" ;;
+    *) die "unknown argument '$1' (usage: --library PATH [--maxnp N] [--out DIR] [--baseline all|failed])" ;;
   esac
 done
 [[ -f "$library" ]] || die "--library '$library' is not a file"
+[[ "$maxnp" =~ ^[1-9][0-9]*$ ]] || die "--maxnp '$maxnp' is not a positive rank count"
+[[ "$baseline" == all || "$baseline" == failed ]] || die "--baseline '$baseline' is neither all nor failed"
 library="$(readlink -f "$library")"
 out="${out:-$(mktemp -d)}"
 mkdir -p "$out/logs" && rm -f "$out"/logs/*
@@ -60,11 +65,11 @@ if [[ ! -f "$cache/.built" ]]; then
   touch "$cache/.built"
 fi
 
-# --- Two runs: the MPI alone, then with the library -------------------------------------------------------------------
+# --- Two runs: with the library, then the MPI alone --------------------------------------------------------------------
 cd "$suite/coll" || die "no coll/ in $suite"
-run() {  # run NAME [WRAPPER]
+run() {  # run NAME TESTLIST [WRAPPER]
   local start=$SECONDS
-  MPITEST_CLEANUP=0 MPITEST_PROGRAM_WRAPPER="${2:-}" ../runtests -srcdir=. -tests=testlist -maxnp="$maxnp" \
+  MPITEST_CLEANUP=0 MPITEST_PROGRAM_WRAPPER="${3:-}" ../runtests -srcdir=. -tests="$2" -maxnp="$maxnp" \
     -mpiexec="$(command -v "${launcher[0]}")" -xmlfile="$out/$1.xml" >"$out/$1.txt" 2>&1
   say "$1: $(grep -a "tests failed out of\|All .* tests passed" "$out/$1.txt" | tail -1) ($((SECONDS - start)) s)"
 }
@@ -72,6 +77,18 @@ if [[ "${launcher[0]}" == mpirun ]]; then
   # runtests names one program as the launcher: Open MPI's options go in through the environment.
   export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 fi
-run mpi_alone
-run with_kcoll "env LD_PRELOAD=$library KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE=$out/logs/kcoll.%p.log"
-python3 "$root/tools/mpich_coll_suite.py" "$out/mpi_alone.xml" "$out/with_kcoll.xml" "$out/logs"
+run with_kcoll testlist "env LD_PRELOAD=$library KCOLL_DEBUG=INFO KCOLL_DEBUG_FILE=$out/logs/kcoll.%p.log"
+compare=()
+if [[ "$baseline" == all ]]; then
+  run mpi_alone testlist
+else
+  compare=(--failed-only)
+  python3 "$root/tools/mpich_coll_suite.py" --select-failed testlist "$out/with_kcoll.xml" "$maxnp" \
+    >"$out/failed.testlist" || die "cannot read $out/with_kcoll.xml"
+  if [[ -s "$out/failed.testlist" ]]; then
+    run mpi_alone "$out/failed.testlist"
+  else
+    echo "<MPITESTRESULTS></MPITESTRESULTS>" >"$out/mpi_alone.xml"
+  fi
+fi
+python3 "$root/tools/mpich_coll_suite.py" "$out/mpi_alone.xml" "$out/with_kcoll.xml" "$out/logs" "${compare[@]}"
