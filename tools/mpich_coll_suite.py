@@ -27,9 +27,10 @@ def results(path):
             for t in root.iter("MPITEST")]
 
 
-def unbuilt(test):
-    """A test whose program did not build (runtests reports it with no rank count): no library changes that."""
-    return test[3] != "pass" and not test[2]
+def rerun_without_library(test):
+    """A test that failed with the library and ran: one whose program did not build (runtests reports it with no rank
+    count) fails alike without it, whatever the library does."""
+    return test[3] != "pass" and bool(test[2])
 
 
 def listed_test(line, maxnp):
@@ -45,7 +46,7 @@ def listed_test(line, maxnp):
 
 
 def select_failed(testlist, with_kcoll, maxnp):
-    failed = {t[:3] for t in results(with_kcoll) if t[3] != "pass"}
+    failed = {t[:3] for t in results(with_kcoll) if rerun_without_library(t)}
     with open(testlist) as f:
         for line in f:
             if listed_test(line, maxnp) in failed:
@@ -99,7 +100,7 @@ def compare_failed(alone, with_kcoll):
     reruns = collections.defaultdict(list)  # (program, arguments, ranks) -> statuses with the MPI alone, in order
     for a in alone:
         reruns[a[:3]].append(a)
-    failed = [k for k in with_kcoll if k[3] != "pass" and not unbuilt(k)]
+    failed = [k for k in with_kcoll if rerun_without_library(k)]
     regressions = missing = 0
     for k in failed:
         if not reruns[k[:3]]:

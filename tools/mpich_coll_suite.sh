@@ -7,8 +7,8 @@
 # test/mpi against the MPI that `mpicc` (or $MPICC) wraps and builds coll/ once into $KCOLL_CACHE (default
 # ~/.cache/kcoll). Then runs the whole directory with MPICH's own runner (runtests, up to --maxnp ranks) with the
 # library preloaded into every rank (KCOLL_DEBUG=INFO, logs in DIR/logs), and with the MPI alone: the whole directory
-# (--baseline all, the default) or only the tests that failed with the library (--baseline failed: half the time, the
-# same verdict, without the count of tests that only the library passes). Prints each run's summary, every test whose
+# (--baseline all, the default) or only the tests that failed with the library (--baseline failed: the same verdict
+# from a second run of a few tests, without the count of tests that only the library passes). Prints each run's summary, every test whose
 # result differs, and the library's lines summed over the suite (calls on kcoll and forwarded, with the reasons);
 # exits 1 when a test fails with the library that passes without it.
 # Nothing of MPICH's code is kept in this repository.
