@@ -67,7 +67,9 @@ TEST_F(DeviceRouteTest, NotMadeOnOneRankIsUsedOnNone) {
     return absl::UnavailableError("this rank has no device (the test says so)");
   };
   EXPECT_EQ(DeviceCommunicatorOf(comm_, make), nullptr);
-  if (refused != nullptr) ASSERT_TRUE(refused->Finalize().ok());
+  if (refused != nullptr) {
+    ASSERT_TRUE(refused->Finalize().ok());
+  }
   EXPECT_EQ(DeviceCommunicatorOf(comm_, make), nullptr);  // not tried again
   EXPECT_EQ(made, 1);
   // The host communicator is unharmed.
