@@ -64,6 +64,10 @@ ABSL_FLAG(double, percentile, 50,
 ABSL_FLAG(bool, vendor_sweep, true,
           "last, time kcoll's auto (priced with the new profile) against MPI_Allreduce at the sweep's sizes, and save "
           "the sizes MPI wins in both forms (calibration/vendor_sizes.h): auto hands those to MPI's own collective");
+ABSL_FLAG(double, vendor_finest_factor, 2,
+          "the vendor sweep also measures sizes between two where the winner changes, until they are at most this "
+          "factor apart (> 1; --step_factor's value: no sizes between)");
+ABSL_FLAG(int, vendor_passes, 3, "vendor sweep passes; each size keeps its fastest");
 ABSL_FLAG(std::string, fit, "relative",
           "what the saved fits minimise: relative (every size counts alike) or seconds (large sizes dominate)");
 
@@ -156,6 +160,16 @@ int Launch(const char* program) {
     std::fprintf(stderr, "calibrate: --save: %s\n", std::string(savable.message()).c_str());
     return 2;
   }
+  const double finest = absl::GetFlag(FLAGS_vendor_finest_factor);
+  const int vendor_passes = absl::GetFlag(FLAGS_vendor_passes);
+  if (!(finest > 1)) {
+    std::fprintf(stderr, "calibrate: --vendor_finest_factor=%g must be > 1\n", finest);
+    return 2;
+  }
+  if (vendor_passes < 1) {
+    std::fprintf(stderr, "calibrate: --vendor_passes=%d must be at least 1\n", vendor_passes);
+    return 2;
+  }
   const CalibrationOptions o = OptionsFromFlags();
   std::vector<std::string> args = {
       absl::StrCat("--ranks=", ranks),
@@ -174,6 +188,8 @@ int Launch(const char* program) {
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
       absl::StrCat("--save=", absl::GetFlag(FLAGS_save) ? "true" : "false"),
       absl::StrCat("--vendor_sweep=", absl::GetFlag(FLAGS_vendor_sweep) ? "true" : "false"),
+      absl::StrFormat("--vendor_finest_factor=%.17g", finest),
+      absl::StrCat("--vendor_passes=", vendor_passes),
   };
   const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -214,7 +230,8 @@ void MeasureVendorSizes(int rank, const Topology& topology, const CalibrationOpt
   sweep.min_bytes = options.min_bytes;
   sweep.max_bytes = options.max_bytes;
   sweep.step_factor = options.step_factor;
-  sweep.passes = options.passes;
+  sweep.finest_factor = absl::GetFlag(FLAGS_vendor_finest_factor);
+  sweep.passes = absl::GetFlag(FLAGS_vendor_passes);
   sweep.ranks_per_node = topology.emulated ? topology.uniform_ranks_per_node() : 0;
   sweep.transport = transport;
   absl::StatusOr<std::vector<calibration::VendorPoint>> points = MeasureVendorSweep(MPI_COMM_WORLD, *parsed, sweep);

@@ -116,6 +116,11 @@ grep -q "at least 2 ranks" "${TMP}/bad.out" || fail "--ranks=1 message: $(cat "$
 grep -q "ranks_per_node=3 must be >= 0 and divide --ranks=4" "${TMP}/bad.out" || fail "rpn message: $(cat "${TMP}/bad.out")"
 "${CALIBRATE}" --step_factor=1 >"${TMP}/bad.out" 2>&1 && fail "--step_factor=1 accepted"
 grep -q "step_factor=1" "${TMP}/bad.out" || fail "step_factor message: $(cat "${TMP}/bad.out")"
+for bad in --vendor_finest_factor=1 --vendor_finest_factor=nan --vendor_passes=0; do
+  "${CALIBRATE}" --ranks=2 "${bad}" >"${TMP}/bad.out" 2>&1 && fail "${bad} accepted"
+  grep -q -- "${bad%%=*}=$(sed 's/.*=//' <<<"${bad}") must be" "${TMP}/bad.out" || fail "${bad} message: $(cat "${TMP}/bad.out")"
+  grep -q "mpirun" "${TMP}/bad.out" && fail "${bad} was only refused after launching"
+done
 "${CALIBRATE}" --ranks=2 --out=/nonexistent/dir/p.json "${QUICK[@]}" >"${TMP}/bad.out" 2>&1 && fail "bad --out accepted"
 grep -q "profile path '/nonexistent/dir/p.json' cannot be written: directory '/nonexistent/dir'" "${TMP}/bad.out" ||
   fail "bad --out message: $(cat "${TMP}/bad.out")"

@@ -38,6 +38,19 @@ std::vector<std::pair<int64_t, int64_t>> ChooseVendorSizes(const std::vector<Ven
   return ranges;
 }
 
+std::vector<int64_t> SizesBetweenWinners(const std::vector<VendorPoint>& points, double finest_factor) {
+  std::vector<int64_t> between;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const VendorPoint &a = points[i - 1], &b = points[i];
+    if (MpiWins(a) == MpiWins(b) || a.bytes <= 0 || !(static_cast<double>(b.bytes) > finest_factor * a.bytes)) continue;
+    constexpr int64_t kFloat = sizeof(float);
+    const int64_t mid =
+        static_cast<int64_t>(std::sqrt(static_cast<double>(a.bytes) * static_cast<double>(b.bytes))) / kFloat * kFloat;
+    if (mid > a.bytes && mid < b.bytes) between.push_back(mid);
+  }
+  return between;
+}
+
 std::string FormatVendorSweep(const std::vector<VendorPoint>& points,
                               const std::vector<std::pair<int64_t, int64_t>>& chosen) {
   std::string out =

@@ -33,6 +33,12 @@ bool MpiWins(const VendorPoint& point);
 // The maximal runs of consecutive points (in increasing size) that MPI wins, each as [its first size, its last size].
 std::vector<std::pair<int64_t, int64_t>> ChooseVendorSizes(const std::vector<VendorPoint>& points);
 
+// Where the winner changes between neighbouring points more than `finest_factor` apart in size, the size between
+// them (their geometric mean, rounded down to whole floats): what the sweep measures next, so that a range handed to
+// MPI ends within `finest_factor` of where MPI stops winning, not a whole step of the sweep short of it. `points`
+// in increasing size; the sizes come out in increasing size, each strictly between its two neighbours.
+std::vector<int64_t> SizesBetweenWinners(const std::vector<VendorPoint>& points, double finest_factor);
+
 // The calibration's table (size, kcoll and MPI per form, MPI over kcoll) and a closing line naming the sizes handed
 // to MPI, or none.
 std::string FormatVendorSweep(const std::vector<VendorPoint>& points,

@@ -62,6 +62,24 @@ TEST(VendorSizesTest, ConsecutiveWinsFormOneRange) {
   EXPECT_THAT(table, HasSubstr("0.70  MPI"));
 }
 
+TEST(VendorSizesTest, SizesBetweenNeighboursWhoseWinnerDiffers) {
+  // MPI wins at 128 KiB-512 KiB of a sweep by 4: the sizes between 32 KiB and 128 KiB and between 512 KiB and 2 MiB.
+  const std::vector<VendorPoint> points = {At(8192, 1.5, 1.5), At(32768, 1.2, 1.1), At(131072, 0.6, 0.7),
+                                           At(524288, 0.7, 0.7), At(2097152, 1.3, 1.2)};
+  EXPECT_THAT(SizesBetweenWinners(points, 2), ElementsAre(65536, 1048576));
+  // Neighbours at most finest_factor apart are not split again.
+  EXPECT_THAT(SizesBetweenWinners(points, 4), ElementsAre());
+  EXPECT_THAT(SizesBetweenWinners({At(65536, 1.2, 1.2), At(131072, 0.6, 0.6)}, 2), ElementsAre());
+  // No change of winner, no sizes; fewer than two points, none.
+  EXPECT_THAT(SizesBetweenWinners({At(8, 0.5, 0.5), At(4096, 0.5, 0.5)}, 2), ElementsAre());
+  EXPECT_THAT(SizesBetweenWinners({At(8, 0.5, 0.5)}, 2), ElementsAre());
+  // The size between is a whole number of floats strictly between its neighbours (sqrt(12 * 100) = 34.6 -> 32), and
+  // neighbours with no whole float between them give none.
+  EXPECT_THAT(SizesBetweenWinners({At(12, 0.5, 0.5), At(100, 1.5, 1.5)}, 2), ElementsAre(32));
+  EXPECT_THAT(SizesBetweenWinners({At(4, 0.5, 0.5), At(20, 1.5, 1.5)}, 2), ElementsAre(8));
+  EXPECT_THAT(SizesBetweenWinners({At(4, 0.5, 0.5), At(12, 1.5, 1.5)}, 2), ElementsAre());  // sqrt(48) = 6.9 -> 4
+}
+
 }  // namespace
 }  // namespace calibration
 }  // namespace kcoll

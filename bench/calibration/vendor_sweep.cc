@@ -49,18 +49,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> CommunicatorWith(MPI_Comm comm, co
   return created;
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Comm comm, const models::Profile& profile,
-                                                                         const VendorSweepOptions& o) {
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> kcoll, CommunicatorWith(comm, profile, o));
-  MPI_Comm mpi = MPI_COMM_NULL;
-  if (MPI_Comm_dup(comm, &mpi) != MPI_SUCCESS) return absl::InternalError("vendor sweep: MPI_Comm_dup failed");
-  std::vector<size_t> sizes;
-  for (double s : calibration::SweepSizes(o.min_bytes, o.max_bytes, o.step_factor)) {
-    const size_t bytes = std::max<size_t>(sizeof(float), static_cast<size_t>(s) / sizeof(float) * sizeof(float));
-    if (sizes.empty() || bytes > sizes.back()) sizes.push_back(bytes);
-  }
+// `sizes` (increasing), each timed in both forms on both sides, the passes alternating the sides size by size; each
+// size keeps its fastest pass of the slowest rank, so every rank returns the same points.
+absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureSizes(Communicator& kcoll, MPI_Comm mpi,
+                                                                   const std::vector<size_t>& sizes, int passes) {
   // Out of place sums ones; in place keeps zeros, which no number of calls grows into infinities.
   const size_t most = sizes.empty() ? 0 : sizes.back() / sizeof(float);
   std::vector<float> ones(most, 1.0f), out(most, 0.0f), in_place(most, 0.0f);
@@ -68,7 +60,6 @@ absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Com
   vendor.algorithm = Algorithm::kVendor;
   // times[(pass * sizes + i) * 4 + form]: kcoll out, kcoll in, MPI out, MPI in (seconds per call on this rank).
   constexpr int kForms = 4;
-  const int passes = std::max(1, o.passes);
   std::vector<double> times(static_cast<size_t>(passes) * sizes.size() * kForms, 0.0);
   absl::Status failed;
   for (int pass = 0; pass < passes && failed.ok(); ++pass) {
@@ -81,7 +72,7 @@ absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Com
         float* recv = apart ? out.data() : in_place.data();
         // MPI's side is what `auto` would run in its place: MPI_Allreduce through kcoll's call (the vendor algorithm),
         // whose checks and counters a handed-over call pays too.
-        return kcoll->AllReduce(send, recv, count, DataType::kFloat32, ReduceOp::kSum, form < 2 ? automatic : vendor);
+        return kcoll.AllReduce(send, recv, count, DataType::kFloat32, ReduceOp::kSum, form < 2 ? automatic : vendor);
       };
       for (int k = 0; k < kForms && failed.ok(); ++k) {
         const int form = pass % 2 == 0 ? k : (k + 2) % kForms;  // the two sides take turns going first
@@ -100,7 +91,6 @@ absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Com
   if (ok_everywhere == 1) {
     MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, mpi);
   }
-  MPI_Comm_free(&mpi);
   KCOLL_RETURN_IF_ERROR(failed);
   if (ok_everywhere != 1) return absl::InternalError("vendor sweep: an AllReduce failed on another rank");
   std::vector<calibration::VendorPoint> points;
@@ -114,6 +104,42 @@ absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Com
     }
     points.push_back({static_cast<int64_t>(sizes[i]), fastest[0], fastest[1], fastest[2], fastest[3]});
   }
+  return points;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<calibration::VendorPoint>> MeasureVendorSweep(MPI_Comm comm, const models::Profile& profile,
+                                                                         const VendorSweepOptions& o) {
+  if (!(o.finest_factor > 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("vendor sweep: finest_factor=", o.finest_factor, " must be > 1"));
+  }
+  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> kcoll, CommunicatorWith(comm, profile, o));
+  MPI_Comm mpi = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &mpi) != MPI_SUCCESS) return absl::InternalError("vendor sweep: MPI_Comm_dup failed");
+  std::vector<size_t> sizes;
+  for (double s : calibration::SweepSizes(o.min_bytes, o.max_bytes, o.step_factor)) {
+    const size_t bytes = std::max<size_t>(sizeof(float), static_cast<size_t>(s) / sizeof(float) * sizeof(float));
+    if (sizes.empty() || bytes > sizes.back()) sizes.push_back(bytes);
+  }
+  const int passes = std::max(1, o.passes);
+  absl::StatusOr<std::vector<calibration::VendorPoint>> points = MeasureSizes(*kcoll, mpi, sizes, passes);
+  // Then between neighbours with different winners, halving the gap (in log size) until it is at most finest_factor:
+  // a few sizes per boundary, not a finer sweep of every size. Every rank holds the same points, so all choose alike.
+  for (int round = 0; round < 16 && points.ok(); ++round) {
+    const std::vector<int64_t> between = calibration::SizesBetweenWinners(*points, o.finest_factor);
+    if (between.empty()) break;
+    absl::StatusOr<std::vector<calibration::VendorPoint>> more =
+        MeasureSizes(*kcoll, mpi, std::vector<size_t>(between.begin(), between.end()), passes);
+    if (!more.ok()) {
+      points = more.status();
+      break;
+    }
+    points->insert(points->end(), more->begin(), more->end());
+    std::sort(points->begin(), points->end(),
+              [](const calibration::VendorPoint& a, const calibration::VendorPoint& b) { return a.bytes < b.bytes; });
+  }
+  MPI_Comm_free(&mpi);
   return points;
 }
 
