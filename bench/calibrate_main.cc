@@ -160,16 +160,6 @@ int Launch(const char* program) {
     std::fprintf(stderr, "calibrate: --save: %s\n", std::string(savable.message()).c_str());
     return 2;
   }
-  const double finest = absl::GetFlag(FLAGS_vendor_finest_factor);
-  const int vendor_passes = absl::GetFlag(FLAGS_vendor_passes);
-  if (!(finest > 1)) {
-    std::fprintf(stderr, "calibrate: --vendor_finest_factor=%g must be > 1\n", finest);
-    return 2;
-  }
-  if (vendor_passes < 1) {
-    std::fprintf(stderr, "calibrate: --vendor_passes=%d must be at least 1\n", vendor_passes);
-    return 2;
-  }
   const CalibrationOptions o = OptionsFromFlags();
   std::vector<std::string> args = {
       absl::StrCat("--ranks=", ranks),
@@ -188,8 +178,8 @@ int Launch(const char* program) {
       absl::StrCat("--fit=", absl::GetFlag(FLAGS_fit)),
       absl::StrCat("--save=", absl::GetFlag(FLAGS_save) ? "true" : "false"),
       absl::StrCat("--vendor_sweep=", absl::GetFlag(FLAGS_vendor_sweep) ? "true" : "false"),
-      absl::StrFormat("--vendor_finest_factor=%.17g", finest),
-      absl::StrCat("--vendor_passes=", vendor_passes),
+      absl::StrFormat("--vendor_finest_factor=%.17g", absl::GetFlag(FLAGS_vendor_finest_factor)),
+      absl::StrCat("--vendor_passes=", absl::GetFlag(FLAGS_vendor_passes)),
   };
   const char* mpirun_env = GetEnv("KCOLL_MPIRUN");
   const std::string mpirun = mpirun_env != nullptr && *mpirun_env != '\0' ? mpirun_env : KCOLL_MPIRUN;
@@ -344,6 +334,16 @@ int main(int argc, char** argv) {
   const std::string fit = absl::GetFlag(FLAGS_fit);
   if (fit != "relative" && fit != "seconds") {
     std::fprintf(stderr, "calibrate: --fit=%s: must be relative or seconds\n", fit.c_str());
+    return 2;
+  }
+  const double finest = absl::GetFlag(FLAGS_vendor_finest_factor);
+  if (!(finest > 1)) {
+    std::fprintf(stderr, "calibrate: --vendor_finest_factor=%g must be > 1\n", finest);
+    return 2;
+  }
+  const int vendor_passes = absl::GetFlag(FLAGS_vendor_passes);
+  if (vendor_passes < 1) {
+    std::fprintf(stderr, "calibrate: --vendor_passes=%d must be at least 1\n", vendor_passes);
     return 2;
   }
   absl::Status valid = kcoll::calibration::ValidateCalibrationOptions(kcoll::bench::OptionsFromFlags());

@@ -121,6 +121,11 @@ for bad in --vendor_finest_factor=1 --vendor_finest_factor=nan --vendor_passes=0
   grep -q -- "${bad%%=*}=$(sed 's/.*=//' <<<"${bad}") must be" "${TMP}/bad.out" || fail "${bad} message: $(cat "${TMP}/bad.out")"
   grep -q "mpirun" "${TMP}/bad.out" && fail "${bad} was only refused after launching"
 done
+# Started by an outside mpirun (as tools/cluster.sh runs it), each rank refuses them alike before measuring.
+mpirun --oversubscribe -np 2 "${CALIBRATE}" --vendor_passes=0 >"${TMP}/bad.out" 2>&1 &&
+  fail "--vendor_passes=0 accepted under mpirun"
+grep -q -- "--vendor_passes=0 must be at least 1" "${TMP}/bad.out" || fail "under mpirun: $(cat "${TMP}/bad.out")"
+grep -q "measuring" "${TMP}/bad.out" && fail "--vendor_passes=0 under mpirun was refused only after measuring"
 "${CALIBRATE}" --ranks=2 --out=/nonexistent/dir/p.json "${QUICK[@]}" >"${TMP}/bad.out" 2>&1 && fail "bad --out accepted"
 grep -q "profile path '/nonexistent/dir/p.json' cannot be written: directory '/nonexistent/dir'" "${TMP}/bad.out" ||
   fail "bad --out message: $(cat "${TMP}/bad.out")"
