@@ -453,6 +453,7 @@ absl::StatusOr<Algorithm> Communicator::ChooseAlgorithm(Collective collective, s
 
 // Every blocking call enters here: the method of each collective builds its CollectiveCall (collective_call.h).
 absl::Status Communicator::Call(const CollectiveCall& call) {
+  if (RepeatsInlineCall(call)) return RunRepeatedInline(call);
   Settle();
   return Dispatch(call);
 }

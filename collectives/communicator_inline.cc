@@ -18,7 +18,11 @@
 #include "collectives/communicator_state.h"
 #include "collectives/inline_path.h"
 #include "collectives/inline_request.h"
+#include "collectives/kernels/backend.h"
+#include "collectives/kernels/host_reduce.h"
 #include "collectives/observability/describe.h"
+#include "collectives/observability/log.h"
+#include "collectives/transport/mpi/mpi_finalize_watch.h"
 #include "models/analysis/statistics.h"
 
 namespace kcoll {
@@ -120,6 +124,64 @@ absl::Status Communicator::MeasureInlineLimit() {
   state_->inline_max_bytes = ChooseInlineLimit(timings);
   state_->inline_limit_reason = absl::StrCat("measured at creation (", DescribeInlineTimings(timings), ")");
   return absl::OkStatus();
+}
+
+// The most ranks a repeated call folds from an array on the stack; more take the general path.
+constexpr int kRepeatMaxRanks = 64;
+
+bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
+  const CommunicatorState& state = *state_;
+  const InlineCallMemo& memo = state.inline_memo;
+  // The memo's arguments passed the lane's checks when it was made (a valid type and op, not avg, a count above 0).
+  if (!memo.valid || memo.collective != Collective::kAllReduce || memo.exact_sum ||
+      call.collective != Collective::kAllReduce || call.count != memo.count || call.type != memo.type ||
+      call.op != memo.op || call.options.algorithm != Algorithm::kAuto || call.options.numerics.has_value() ||
+      call.options.tuning.nchannels != memo.tuning.nchannels ||
+      call.options.tuning.chunk_bytes != memo.tuning.chunk_bytes || call.memory != MemoryKind::kHost ||
+      call.send == nullptr || call.recv == nullptr) {
+    return false;
+  }
+  // What TakesInlineLane and Settle would see, and what would make the call's error or log line another path's.
+  constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
+  if ((state.inline_lanes & kAllReduceLane) == 0 || memo.payload_bytes > state.inline_max_bytes ||
+      state.inline_exchange == nullptr || state.inline_exchange->size() > kRepeatMaxRanks ||
+      state.transport == nullptr || !state.broken.ok() || state.group_depth > 0 || state.pending_inline != nullptr ||
+      state.progress_thread != nullptr || state.logger.Enabled(LogLevel::kTrace)) {
+    return false;
+  }
+  if (memo.payload_bytes >= state.vendor_from_bytes && HandsToVendor(call, memo.payload_bytes)) return false;
+  if (finalized() || MpiFinalizeBegun() || !KokkosRunning()) return false;
+  const uintptr_t s = reinterpret_cast<uintptr_t>(call.send), r = reinterpret_cast<uintptr_t>(call.recv);
+  const size_t bytes = memo.payload_bytes;
+  return s == r || s + bytes <= r || r + bytes <= s;
+}
+
+absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
+  CommunicatorState& state = *state_;
+  InlineCallMemo& memo = state.inline_memo;
+  InlineExchange& exchange = *state.inline_exchange;
+  const uint64_t start = state.clock.Now();
+  NoteCallBegun(Collective::kAllReduce, start);
+  // The names are looked up once: the lookups cost about 100 instructions a call.
+  static const absl::string_view kCollective = CollectiveName(Collective::kAllReduce);
+  static const absl::string_view kAlgorithm = AlgorithmName(Algorithm::kInline);
+  exchange.BeginCall(Transport::CallInfo{kCollective, kAlgorithm, memo.signature, &state.clock, start});
+  absl::Status status = exchange.Publish(call.send, memo.payload_bytes);
+  if (status.ok()) status = exchange.AwaitAll();
+  if (!status.ok()) return EndInline(ArgsOf(call), start, status);  // counts it, and breaks on a timeout
+  const int n = exchange.size();
+  const unsigned char* inputs[kRepeatMaxRanks];
+  for (int r = 0; r < n; ++r) inputs[r] = exchange.Payload(r);
+  HostReduceInOrder(call.op, call.type, call.recv, inputs, n, call.count);  // inline.cc's fold, in rank order
+  // What EndInline records for a call that succeeded.
+  const double seconds = state.clock.Seconds(state.clock.Now() - start);
+  state.counters.total += memo.primitives;
+  CollectiveCounts& entry = memo.EntryIn(state.counters);
+  ++entry.calls;
+  entry.bytes += memo.bytes;
+  entry.seconds += seconds;
+  entry.primitives += memo.primitives;
+  return status;
 }
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {

@@ -85,7 +85,8 @@ InlineCallMemo MakeInlineCallMemo(const CollectiveArgs& args, int rank, int nran
   memo.tuning = args.options;
   memo.signature = CallSignature(args, Algorithm::kInline);
   memo.bytes = CallBytes(args, rank, nranks);
-  CountInlineAllReduce(args.count * DataTypeSize(args.type), nranks, memo.primitives);
+  memo.payload_bytes = args.count * DataTypeSize(args.type);
+  CountInlineAllReduce(memo.payload_bytes, nranks, memo.primitives);
   return memo;
 }
 

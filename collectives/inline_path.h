@@ -86,6 +86,7 @@ struct InlineCallMemo {
   AlgorithmOptions tuning;
   uint32_t signature = 0;
   uint64_t bytes = 0;          // CallBytes
+  size_t payload_bytes = 0;    // what each rank publishes: count elements of the type
   PrimitiveCounts primitives;  // CountInlineAllReduce's, for one call
   size_t entry_index = 0;      // where the entry was in Counters::collectives; checked before use
 
