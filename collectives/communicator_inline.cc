@@ -54,6 +54,10 @@ bool Communicator::TakesInlineLane(const CollectiveCall& call) const {
 
 absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
+  // Ranks that share cores measure the scheduler, not the lane: every rank of the node sees the same count.
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const bool ranks_share_cores = cores > 0 && size() > cores;
+  state_->repeat_lane = !ranks_share_cores;
   state_->inline_max_bytes = pinned.value_or(kDefaultInlineMaxBytes);
   if (pinned.has_value()) {
     state_->inline_limit_reason = "from KCOLL_INLINE_MAX_BYTES";
@@ -63,9 +67,7 @@ absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
     state_->inline_limit_reason = "the default (not measured: KCOLL_ALGO names the algorithm or KCOLL_CHECK_ARGS=1)";
     return absl::OkStatus();
   }
-  // Ranks that share cores measure the scheduler, not the lane: every rank of the node sees the same count.
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores > 0 && size() > cores) {
+  if (ranks_share_cores) {
     state_->inline_limit_reason =
         absl::StrCat("the default (not measured: ", size(), " ranks on ", cores, " cores take turns)");
     return absl::OkStatus();
@@ -143,7 +145,7 @@ bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
   }
   // What TakesInlineLane and Settle would see, and what would make the call's error or log line another path's.
   constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
-  if ((state.inline_lanes & kAllReduceLane) == 0 || memo.payload_bytes > state.inline_max_bytes ||
+  if (!state.repeat_lane || (state.inline_lanes & kAllReduceLane) == 0 || memo.payload_bytes > state.inline_max_bytes ||
       state.inline_exchange == nullptr || state.inline_exchange->size() > kRepeatMaxRanks ||
       state.transport == nullptr || !state.broken.ok() || state.group_depth > 0 || state.pending_inline != nullptr ||
       state.progress_thread != nullptr || state.logger.Enabled(LogLevel::kTrace)) {
