@@ -356,14 +356,14 @@ class Communicator {
   absl::Status MeasureInlineLimit();
   // Queues a call of the open group (communicator_group.cc).
   absl::Status Queue(const CollectiveCall& call);
-  // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
-  // began; EndInline counts and records it and breaks the communicator on a timeout.
   // A loop's AllReduce that repeats the latest inline call (the arguments its InlineCallMemo keeps, buffers in place
   // or apart) while nothing else is in flight, goes from Call straight to the exchange: the general path's layers
   // (building the call's arguments, settling, dispatch, the lane's checks) cost more than the exchange of 8 bytes.
   // RepeatsInlineCall says whether `call` is such a repeat; RunRepeatedInline runs it as RunInlineLane would.
   bool RepeatsInlineCall(const CollectiveCall& call) const;
   absl::Status RunRepeatedInline(const CollectiveCall& call);
+  // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
+  // began; EndInline counts and records it and breaks the communicator on a timeout.
   uint64_t BeginInline(const CollectiveArgs& args);
   absl::Status EndInline(const CollectiveArgs& args, uint64_t start, absl::Status status);
   // The inline lane's nonblocking form (inline_request.h): StartInline publishes, FinishInline folds.

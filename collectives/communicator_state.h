@@ -112,7 +112,7 @@ struct CommunicatorState {
   InlineCallMemo inline_memo;  // the latest inline call's bookkeeping, for the next one with the same arguments
   // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall): only where the node's
   // ranks have a core each. Where they take turns on the cores, the repeats measured slower than the general path
-  // (4 ranks on 2 cores, 8-512 B: 13.5-16.8 us a call against 11-12.5).
+  // (docs/measured/inline_8b_call_path_2ranks_epyc.txt, part 5).
   bool repeat_lane = false;
   // How nonblocking calls progress (choose_progress.h); the thread that runs them, started by the first one; the
   // stream way's link with its requests.
