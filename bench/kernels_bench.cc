@@ -6,6 +6,7 @@
 // timed with CUDA events on the kernels' stream.
 //
 // Bytes moved per element follow STREAM: a copy moves 2 arrays (read + write), a reduce/add 3 (two reads, one write).
+// numerics=exact's two-term sums of float64 (ExactSumOfTwo, and ExactFold over two rows) count the same 3 arrays.
 // Sizes are bytes per array. Options: -b/-e/-f sizes (default 1M to 64M by x8), -n timed iterations (default 10),
 // -w warm-up (default 2), -d types (default all), -o ops (default all), --exec serial|openmp|cuda|all (default all:
 // every space of this build), --stores compare (host spaces: copy and float32 sum also with ordinary stores only and
@@ -18,6 +19,7 @@
 #endif
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -298,6 +300,15 @@ void RegisterSpace(const KernelOptions& o, const std::vector<size_t>& sizes, con
                [=] { return kernels->Copy(arrays.c, arrays.a, bytes, bytes + 1); });
       Register(o, absl::StrCat("kokkos-", label, "/reduce/", name, "/float32/sum/", bytes), 3.0 * bytes, clocking,
                [=] { return kernels->Reduce(ReduceOp::kSum, DataType::kFloat32, arrays.c, arrays.a, arrays.b, nf); });
+    }
+    if (std::find(o.types.begin(), o.types.end(), DataType::kFloat64) != o.types.end()) {
+      // numerics=exact's sums of two terms per element, beside the plain sum below: two ranks' blocks held apart
+      // (ExactSumOfTwo), and the general fold over two rows of one array (ExactFold, half the elements).
+      const size_t n = bytes / sizeof(double);
+      Register(o, absl::StrCat("kokkos/exact_sum_of_two/", name, "/float64/", bytes), 3.0 * bytes, clocking,
+               [=] { return k->ExactSumOfTwo(DataType::kFloat64, arrays.c, arrays.a, arrays.b, n); });
+      Register(o, absl::StrCat("kokkos/exact_fold_two_rows/", name, "/float64/", bytes), 1.5 * bytes, clocking,
+               [=] { return k->ExactFold(DataType::kFloat64, arrays.c, arrays.a, n / 2, n / 2, 2, 2); });
     }
     for (DataType type : o.types) {
       const size_t n = bytes / DataTypeSize(type);

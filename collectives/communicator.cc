@@ -20,6 +20,7 @@
 #include "collectives/call_sizes.h"
 #include "collectives/communicator_state.h"
 #include "collectives/inline_path.h"
+#include "collectives/kernels/exact_pair_kernels.h"
 #include "collectives/observability/counting.h"
 #include "collectives/observability/describe.h"
 #include "collectives/profile_choice.h"
@@ -588,7 +589,8 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   // Ticks, not steady_clock: a call reads the clock twice (the counters' time), and steady_clock costs more than the
   // tick counter. Transports read the real clock only when they report a timeout.
   const uint64_t start = state_->clock.Now();
-  Resources resources{*state_->transport, *state_->kernels, state_->topology};
+  ExactPairKernels exact_pairs(*state_->kernels);
+  Resources resources{*state_->transport, SumsExactlyInPairs(args) ? exact_pairs : *state_->kernels, state_->topology};
   resources.inline_exchange = state_->inline_exchange.get();
   PeerMemory::Buffers peer_buffers;
   if (MayRunDirect(args, requested, resolved.algorithm, call.memory)) {

@@ -311,6 +311,8 @@ class Communicator {
   Numerics NumericsOf(const CollectiveCall& call) const;
   bool NeedsRankOrder(const CollectiveCall& call) const;
   bool SumsExactly(const CollectiveCall& call) const;
+  // An exact sum that the fast schedules give when their sums are exact sums of two (kernels/exact_pair_kernels.h).
+  bool SumsExactlyInPairs(const CollectiveArgs& args) const;
   absl::Status RunInRankOrder(const CollectiveCall& call);
   // ResolveAlgorithm without waiting for the calls in flight (the call being run is one of them, on the thread).
   absl::StatusOr<Algorithm> ChooseAlgorithm(Collective collective, size_t bytes, Algorithm requested) const;

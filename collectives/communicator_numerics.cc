@@ -17,7 +17,9 @@
 //   owner computes every rank's prefix of its block, left to right, and an all-to-all returns prefix r to rank r.
 //   A prefix is the same fold, so rank r's Scan holds the bits of an AllReduce over ranks 0..r.
 //
-// On two ranks a sum or product needs none of this: each element is x0 op x1 whichever rank computes it.
+// On two ranks a sum or product needs none of this: each element is x0 op x1 whichever rank computes it. Nor does an
+// exact sum of AllReduce, Reduce or ReduceScatter(V) there: the fast schedules run, each of their sums an exact sum of
+// the two terms (kernels/exact_pair_kernels.h), at fast's memory traffic.
 //
 // numerics=exact (collectives/kernels/exact_sum.h) runs the same schedules with another fold: each element's exact
 // sum of its terms (the window chosen by all n ranks' terms, which every schedule has at hand: the gathered
@@ -264,6 +266,13 @@ bool Communicator::SumsExactly(const CollectiveCall& call) const {
          (call.op == ReduceOp::kSum || call.op == ReduceOp::kAvg);
 }
 
+bool Communicator::SumsExactlyInPairs(const CollectiveArgs& args) const {
+  const Collective c = args.collective;
+  return args.exact_sum && size() == 2 &&
+         (c == Collective::kAllReduce || c == Collective::kReduce || c == Collective::kReduceScatter ||
+          c == Collective::kReduceScatterV);
+}
+
 absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   const CollectiveArgs args = ArgsOf(call);
   const absl::string_view name = CollectiveName(call.collective);
@@ -288,6 +297,7 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
   const bool empty =
       call.collective == Collective::kReduceScatterV ? TotalCount(call.recv_counts, size()) == 0 : call.count == 0;
   if (empty || (size() == 1 && !exact)) return RunStages(call, /*synchronize=*/true);
+  if (SumsExactlyInPairs(args)) return RunStages(call, /*synchronize=*/true);
   // Two ranks: every schedule combines each element once, x0 op x1, and IEEE sums and products are commutative bit
   // for bit, so the fastest schedule already has the rank order's bits. (Min and max are not, when one is a NaN; an
   // exact sum is the correctly rounded sum of the terms' truncations, which may differ from x0 + x1.)

@@ -54,6 +54,7 @@ class FakeKernels : public Kernels {
   absl::Status Copy(void*, const void*, size_t, size_t) override { return Result(); }
   absl::Status Divide(DataType, void*, size_t, int) override { return Result(); }
   absl::Status ExactFold(DataType, void*, const void*, size_t, size_t, int, int) override { return Result(); }
+  absl::Status ExactSumOfTwo(DataType, void*, const void*, const void*, size_t) override { return Result(); }
   void Fence() override {}
   absl::StatusOr<void*> Scratch(int, size_t) override { return static_cast<void*>(buffer_); }
   bool fail = false;

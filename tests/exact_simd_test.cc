@@ -154,5 +154,26 @@ TEST(ExactSimd, DeclinesWhatItCannotSumAndWritesNothing) {
   }
 }
 
+TEST(ExactSimd, PairsHeldApartMatchTheElementwiseSums) {
+  if (LevelsHere().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F: HostExactPairSums returns false";
+  // Two ranks' copies of a block, in separate buffers, in either order, and written over either one.
+  const size_t count = 4099;
+  const std::vector<double> terms = MixedTerms(2, count, 2024);
+  const std::vector<double> want = Reference(terms, count, 2, 2);
+  const std::vector<double> a(terms.begin(), terms.begin() + count), b(terms.begin() + count, terms.end());
+  for (ExactSimd level : LevelsHere()) {
+    std::vector<double> got(count, -1.0);
+    ASSERT_TRUE(HostExactPairSums(level, got.data(), a.data(), b.data(), count));
+    EXPECT_EQ(FirstDifference(want, got.data(), count), -1) << NameOf(level) << " a + b";
+    ASSERT_TRUE(HostExactPairSums(level, got.data(), b.data(), a.data(), count));
+    EXPECT_EQ(FirstDifference(want, got.data(), count), -1) << NameOf(level) << " b + a";
+    std::vector<double> over_a = a, over_b = b;
+    ASSERT_TRUE(HostExactPairSums(level, over_a.data(), over_a.data(), b.data(), count));
+    ASSERT_TRUE(HostExactPairSums(level, over_b.data(), a.data(), over_b.data(), count));
+    EXPECT_EQ(FirstDifference(want, over_a.data(), count), -1) << NameOf(level) << " into a";
+    EXPECT_EQ(FirstDifference(want, over_b.data(), count), -1) << NameOf(level) << " into b";
+  }
+}
+
 }  // namespace
 }  // namespace kcoll

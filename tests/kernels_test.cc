@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/kernels/exact_pair_kernels.h"
 #include "collectives/kernels/streaming_stores.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -271,6 +273,73 @@ TEST_P(CopyKernelTest, ExactFoldSumsExactlyAndNamesItsErrors) {
   EXPECT_THAT(kernels.ExactFold(DataType::kFloat64, &x, &x, 1, 1, 2, 0), IsInvalidArgument("sum_terms 0"));
   int32_t i = 1;
   EXPECT_THAT(kernels.ExactFold(DataType::kInt32, &i, &i, 1, 1, 1, 1), IsInvalidArgument("not a floating-point type"));
+}
+
+TEST_P(CopyKernelTest, ExactSumOfTwoIsTheExactFoldOfTheTwo) {
+  auto made = MakeKernels(GetParam());
+  ASSERT_TRUE(made.ok()) << made.status();
+  Kernels& kernels = **made;
+  // 1 and half its ulp plus 2^-80: IEEE rounds up, the exact sum drops 2^-80 and rounds the tie to even (1). 19
+  // elements: the vector path's lanes and its tail; a NaN and an infinity among them.
+  std::vector<double> a(19), b(19), want(19), got(19);
+  std::vector<float> af(19), bf(19), wantf(19), gotf(19);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = std::ldexp(1.0, static_cast<int>(i));
+    b[i] = std::ldexp(1.0 + std::ldexp(1.0, -27), static_cast<int>(i) - 53);
+    af[i] = static_cast<float>(a[i]);
+    bf[i] = std::ldexp(1.0f + std::ldexp(1.0f, -23), static_cast<int>(i) - 24);
+  }
+  a[5] = std::nan("");
+  b[11] = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double two[2] = {a[i], b[i]};
+    const float twof[2] = {af[i], bf[i]};
+    ASSERT_TRUE(kernels.ExactFold(DataType::kFloat64, &want[i], two, 1, 1, 2, 2).ok());
+    ASSERT_TRUE(kernels.ExactFold(DataType::kFloat32, &wantf[i], twof, 1, 1, 2, 2).ok());
+  }
+  EXPECT_EQ(want[3], 8.0);
+  EXPECT_NE(a[3] + b[3], want[3]);  // the data tells an exact sum from IEEE's
+  ASSERT_TRUE(kernels.ExactSumOfTwo(DataType::kFloat64, got.data(), a.data(), b.data(), a.size()).ok());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), sizeof(double) * got.size()), 0);
+  ASSERT_TRUE(kernels.ExactSumOfTwo(DataType::kFloat64, b.data(), b.data(), a.data(), a.size()).ok());  // into b
+  EXPECT_EQ(std::memcmp(b.data(), want.data(), sizeof(double) * got.size()), 0);
+  ASSERT_TRUE(kernels.ExactSumOfTwo(DataType::kFloat32, gotf.data(), af.data(), bf.data(), af.size()).ok());
+  EXPECT_EQ(std::memcmp(gotf.data(), wantf.data(), sizeof(float) * gotf.size()), 0);
+  EXPECT_NE(af[3] + bf[3], wantf[3]);
+  int32_t i = 1;
+  EXPECT_THAT(kernels.ExactSumOfTwo(DataType::kInt32, &i, &i, &i, 1), IsInvalidArgument("not a floating-point type"));
+}
+
+TEST_P(CopyKernelTest, ExactPairKernelsMakeOnlyFloatingSumsExact) {
+  auto made = MakeKernels(GetParam());
+  ASSERT_TRUE(made.ok()) << made.status();
+  ExactPairKernels pairs(**made);
+  // A sum and an average's sum of doubles: the exact sum of the two (1 plus half its ulp plus 2^-80 rounds to 1).
+  const double a[2] = {1.0, 4.0}, b[2] = {std::ldexp(1.0 + std::ldexp(1.0, -27), -53), 3.0};
+  double out[2];
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg}) {
+    ASSERT_TRUE(pairs.Reduce(op, DataType::kFloat64, out, a, b, 2).ok());
+    EXPECT_EQ(out[0], 1.0);
+    EXPECT_EQ(out[1], 7.0);
+  }
+  EXPECT_NE(a[0] + b[0], 1.0);
+  // A fold of the two as rows 1 apart; of three, an error rather than a chain of sums.
+  const double rows[2] = {a[0], b[0]};
+  ASSERT_TRUE(pairs.FoldInOrder(ReduceOp::kSum, DataType::kFloat64, out, rows, 1, 1, 2).ok());
+  EXPECT_EQ(out[0], 1.0);
+  const absl::Status three = pairs.FoldInOrder(ReduceOp::kSum, DataType::kFloat64, out, rows, 0, 1, 3);
+  EXPECT_EQ(three.code(), absl::StatusCode::kInternal) << three;
+  EXPECT_THAT(three.message(), HasSubstr("3 terms"));
+  // Everything else passes through: max, integer sums.
+  ASSERT_TRUE(pairs.Reduce(ReduceOp::kMax, DataType::kFloat64, out, a, b, 2).ok());
+  EXPECT_EQ(out[0], 1.0);
+  EXPECT_EQ(out[1], 4.0);
+  const int32_t ia[2] = {3, -5}, ib[2] = {4, 9};
+  int32_t iout[2];
+  ASSERT_TRUE(pairs.Reduce(ReduceOp::kSum, DataType::kInt32, iout, ia, ib, 2).ok());
+  EXPECT_EQ(iout[0], 7);
+  EXPECT_EQ(iout[1], 4);
+  EXPECT_EQ(pairs.name(), (*made)->name());
 }
 
 // The host backends this Kokkos has: a Serial+CUDA Kokkos has no OpenMP to test.

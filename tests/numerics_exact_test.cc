@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,76 @@ TEST_F(ExactTest, EveryReductionIsTheExactSumAtEverySize) {
       }
       ExpectEveryReductionExact<Float16>(*comm_, ReduceOp::kSum, count, in_place);
       ExpectEveryReductionExact<Bfloat16>(*comm_, ReduceOp::kSum, count, in_place);
+    }
+  }
+}
+
+// Terms whose exact sum is not IEEE's x0 + x1: rank i % 2 holds 2^e, the other half an ulp of it plus one bit below
+// the window (2^(e-80) for double; 2^(e-47) for float, e placed in its bin so that the bit falls below). IEEE rounds
+// the sum up; the exact sum drops that bit and rounds the tie to even, 2^e. Ranks 2 and above hold +0, which chooses
+// no window. On two ranks every sum of a fast schedule is x0 + x1, so these elements see whether the sums were exact.
+template <class T>
+T TieTerm(int rank, size_t i) {
+  if (rank > 1) return T{0};
+  const int e = 16 * (static_cast<int>(i / 7 % 9) - 4) + 2 * static_cast<int>(i % 7);  // (e + 1088) % 16 <= 12
+  const int significand = std::numeric_limits<T>::digits;                              // 53, 24
+  const int dropped = significand == 53 ? e - 80 : e - significand - 23;               // below the window
+  const T sign = (i / 3) % 2 ? T{-1} : T{1};
+  if (rank == static_cast<int>(i % 2)) return sign * std::ldexp(T{1}, e);
+  return sign * (std::ldexp(T{1}, e - significand) + std::ldexp(T{1}, dropped));
+}
+
+template <class T>
+std::vector<T> TieTerms(int rank, size_t count) {
+  std::vector<T> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = TieTerm<T>(rank, i);
+  return v;
+}
+
+template <class T>
+void ExpectTiesSummedExactly(Communicator& comm, ReduceOp op, size_t count, bool in_place) {
+  const int n = comm.size(), me = comm.rank();
+  const DataType type = FloatTypeOf<T>();
+  const std::string what = absl::StrCat(DataTypeName(type), " ", ReduceOpName(op), " of ", count,
+                                        in_place ? " in place" : "", " on ", n, " ranks");
+  std::vector<T> want(count * n);
+  std::vector<T> terms(n);
+  std::vector<const unsigned char*> inputs(n);
+  for (size_t i = 0; i < want.size(); ++i) {
+    for (int r = 0; r < n; ++r) {
+      terms[r] = TieTerm<T>(r, i);
+      inputs[r] = reinterpret_cast<const unsigned char*>(&terms[r]);
+    }
+    ASSERT_TRUE(HostExactSum(type, &want[i], inputs.data(), n, n, 1));
+    // The negative control: IEEE's sum of the two terms is another number.
+    ASSERT_NE(terms[0] + terms[1], want[i]) << "element " << i << ": the data cannot tell an exact sum from x0 + x1";
+    if (op == ReduceOp::kAvg) want[i] = ElementOps<T>::Divide(want[i], n);
+  }
+  CallOptions options;
+  options.numerics = Numerics::kExact;
+  std::vector<T> send = TieTerms<T>(me, count), recv(count);
+  T* out = in_place ? send.data() : recv.data();
+  ASSERT_TRUE(comm.AllReduce(send.data(), out, count, type, op, options).ok()) << what;
+  ExpectSameBytes(out, want.data(), count, "all_reduce " + what);
+  send = TieTerms<T>(me, count);
+  out = me != n - 1 ? nullptr : in_place ? send.data() : recv.data();
+  ASSERT_TRUE(comm.Reduce(send.data(), out, count, type, op, n - 1, options).ok()) << what;
+  if (me == n - 1) ExpectSameBytes(out, want.data(), count, "reduce " + what);
+  std::vector<T> blocks = TieTerms<T>(me, count * n), block(count);
+  out = in_place ? blocks.data() + me * count : block.data();
+  ASSERT_TRUE(comm.ReduceScatter(blocks.data(), out, count, type, op, options).ok()) << what;
+  ExpectSameBytes(out, want.data() + me * count, count, "reduce_scatter " + what);
+}
+
+TEST_F(ExactTest, SumsTermsThatIeeeAdditionRoundsOtherwise) {
+  if (comm_->size() < 2) GTEST_SKIP() << "the terms lie on two ranks";
+  // 7 elements: the inline lane; 1000 and 20011: the schedules above it (on two ranks, fast's with exact sums).
+  for (size_t count : {size_t{7}, size_t{1000}, size_t{20011}}) {
+    for (bool in_place : {false, true}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg}) {
+        ExpectTiesSummedExactly<double>(*comm_, op, count, in_place);
+        ExpectTiesSummedExactly<float>(*comm_, op, count, in_place);
+      }
     }
   }
 }

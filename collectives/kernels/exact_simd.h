@@ -24,12 +24,17 @@ constexpr int kExactSimdMaxTerms = 1 << 13;
 // instruction set or sum_terms is not in 1..min(window_terms, kExactSimdMaxTerms).
 bool HostExactSums(double* dst, const double* terms, size_t stride, size_t n, int window_terms, int sum_terms);
 
+// dst[i] = ExactSumOfTerms of the two terms a[i] and b[i] (the same bits in either order), for two ranks' copies of a
+// block held apart; dst may be a or b. False, with nothing written, where this CPU has neither instruction set.
+bool HostExactPairSums(double* dst, const double* a, const double* b, size_t n);
+
 // The instruction sets, for tests that check each path against the element-wise one. kBest is what HostExactSums
 // uses: AVX-512F where the CPU has it, else AVX2.
 enum class ExactSimd { kBest, kAvx2, kAvx512 };
 bool HostExactSimdAvailable(ExactSimd level);
 bool HostExactSums(ExactSimd level, double* dst, const double* terms, size_t stride, size_t n, int window_terms,
                    int sum_terms);
+bool HostExactPairSums(ExactSimd level, double* dst, const double* a, const double* b, size_t n);
 
 }  // namespace kcoll
 

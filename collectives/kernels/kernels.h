@@ -42,6 +42,9 @@ class Kernels {
   // sum_terms <= window_terms). dst may alias the first contribution.
   virtual absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n,
                                  int window_terms, int sum_terms) = 0;
+  // numerics=exact of two terms held apart (two ranks' copies of a block): dst[i] = ExactSumOfTerms of a[i] and b[i],
+  // ExactFold's bits for the two as its rows, the same in either order. dst may alias a or b.
+  virtual absl::Status ExactSumOfTwo(DataType type, void* dst, const void* a, const void* b, size_t n) = 0;
   // Waits until every kernel launched so far has finished.
   virtual void Fence() = 0;
 

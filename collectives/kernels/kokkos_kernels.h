@@ -156,6 +156,18 @@ struct ExactFoldFunctor {
   }
 };
 
+// Kernels::ExactSumOfTwo: exact_sum.h per element, the two terms side by side.
+template <class T>
+struct ExactPairFunctor {
+  T* dst;
+  const T* a;
+  const T* b;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+    const T two[2] = {a[i], b[i]};
+    dst[i] = ExactSumOfTerms(two, 1, 2, 2);
+  }
+};
+
 template <class ExecSpace>
 class KokkosKernels final : public Kernels {
  public:
@@ -247,6 +259,18 @@ class KokkosKernels final : public Kernels {
     if (!floating) {
       return absl::InvalidArgumentError(
           absl::StrCat("ExactFold: type ", static_cast<int>(type), " is not a floating-point type"));
+    }
+    Sync();
+    return absl::OkStatus();
+  }
+
+  absl::Status ExactSumOfTwo(DataType type, void* dst, const void* a, const void* b, size_t n) override {
+    if (n == 0) return absl::OkStatus();
+    bool floating = false;
+    DispatchDataType(type, TypedExactPair{this, dst, a, b, n, &floating});
+    if (!floating) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ExactSumOfTwo: type ", static_cast<int>(type), " is not a floating-point type"));
     }
     Sync();
     return absl::OkStatus();
@@ -395,6 +419,35 @@ class KokkosKernels final : public Kernels {
         ExactFoldFunctor<T> f{static_cast<T*>(dst), static_cast<const T*>(contributions), static_cast<int64_t>(stride),
                               window_terms, sum_terms};
         Kokkos::parallel_for("kcoll::exact_fold", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
+      }
+    }
+  };
+
+  // Launches ExactPairFunctor (host float64: the vector sums) for the floating-point types only.
+  struct TypedExactPair {
+    KokkosKernels* self;
+    void* dst;
+    const void* a;
+    const void* b;
+    size_t n;
+    bool* floating;
+    template <class T>
+    void operator()() const {
+      if constexpr (std::is_floating_point<T>::value || std::is_same<T, Float16>::value ||
+                    std::is_same<T, Bfloat16>::value) {
+        *floating = true;
+        if constexpr (kHostMemory && std::is_same<T, double>::value) {
+          if (HostExactSimdAvailable(ExactSimd::kBest)) {
+            self->ForHostBlocks("kcoll::exact_pair_simd", static_cast<int64_t>(n),
+                                [dst = static_cast<double*>(dst), a = static_cast<const double*>(a),
+                                 b = static_cast<const double*>(b)](int64_t begin, int64_t length) {
+                                  HostExactPairSums(dst + begin, a + begin, b + begin, static_cast<size_t>(length));
+                                });
+            return;
+          }
+        }
+        ExactPairFunctor<T> f{static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b)};
+        Kokkos::parallel_for("kcoll::exact_pair", Policy(self->exec_, 0, static_cast<int64_t>(n)), f);
       }
     }
   };

@@ -50,12 +50,21 @@ absl::Status CountingKernels::FoldInOrder(ReduceOp op, DataType type, void* dst,
   return s;
 }
 
-absl::Status CountingKernels::ExactFold(DataType type, void* dst, const void* contributions, size_t stride,
-                                        size_t n, int window_terms, int sum_terms) {
+absl::Status CountingKernels::ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n,
+                                        int window_terms, int sum_terms) {
   absl::Status s = inner_->ExactFold(type, dst, contributions, stride, n, window_terms, sum_terms);
   if (s.ok()) {
     ++counts_.reduce.calls;
     counts_.reduce.bytes += n * DataTypeSize(type) * static_cast<size_t>(sum_terms > 1 ? sum_terms - 1 : 0);
+  }
+  return s;
+}
+
+absl::Status CountingKernels::ExactSumOfTwo(DataType type, void* dst, const void* a, const void* b, size_t n) {
+  absl::Status s = inner_->ExactSumOfTwo(type, dst, a, b, n);
+  if (s.ok()) {
+    ++counts_.reduce.calls;
+    counts_.reduce.bytes += n * DataTypeSize(type);
   }
   return s;
 }

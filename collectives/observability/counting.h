@@ -64,9 +64,10 @@ class CountingKernels final : public Kernels {
   using Kernels::Copy;
   absl::Status Copy(void* dst, const void* src, size_t bytes, size_t destination_bytes) override;
   absl::Status Divide(DataType type, void* data, size_t n, int divisor) override;
-  // numerics=exact's fold: counted as FoldInOrder is.
+  // numerics=exact's folds: counted as FoldInOrder (over every term) and Reduce (two terms) are.
   absl::Status ExactFold(DataType type, void* dst, const void* contributions, size_t stride, size_t n, int window_terms,
                          int sum_terms) override;
+  absl::Status ExactSumOfTwo(DataType type, void* dst, const void* a, const void* b, size_t n) override;
   void Fence() override { inner_->Fence(); }
   absl::StatusOr<void*> Scratch(int slot, size_t bytes) override { return inner_->Scratch(slot, bytes); }
 
