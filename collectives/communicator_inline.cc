@@ -135,7 +135,7 @@ bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
   const CommunicatorState& state = *state_;
   const InlineCallMemo& memo = state.inline_memo;
   // The memo's arguments passed the lane's checks when it was made (a valid type and op, not avg, a count above 0).
-  if (!memo.valid || memo.collective != Collective::kAllReduce || memo.exact_sum ||
+  if (!memo.valid || memo.collective != Collective::kAllReduce || memo.exact_sum || memo.fold == nullptr ||
       call.collective != Collective::kAllReduce || call.count != memo.count || call.type != memo.type ||
       call.op != memo.op || call.options.algorithm != Algorithm::kAuto || call.options.numerics.has_value() ||
       call.options.tuning.nchannels != memo.tuning.nchannels ||
@@ -174,7 +174,7 @@ absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
   const int n = exchange.size();
   const unsigned char* inputs[kRepeatMaxRanks];
   for (int r = 0; r < n; ++r) inputs[r] = exchange.Payload(r);
-  HostReduceInOrder(call.op, call.type, call.recv, inputs, n, call.count);  // inline.cc's fold, in rank order
+  memo.fold(static_cast<unsigned char*>(call.recv), inputs, n, call.count);  // inline.cc's fold, in rank order
   // What EndInline records for a call that succeeded.
   const double seconds = state.clock.Seconds(state.clock.Now() - start);
   state.counters.total += memo.primitives;

@@ -87,6 +87,7 @@ InlineCallMemo MakeInlineCallMemo(const CollectiveArgs& args, int rank, int nran
   memo.bytes = CallBytes(args, rank, nranks);
   memo.payload_bytes = args.count * DataTypeSize(args.type);
   CountInlineAllReduce(memo.payload_bytes, nranks, memo.primitives);
+  memo.fold = HostFoldInOrderFor(args.op, args.type);
   return memo;
 }
 

@@ -18,6 +18,7 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/counters.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/kernels/host_reduce.h"
 #include "collectives/options.h"
 #include "collectives/transport/shm/inline_exchange.h"
 
@@ -88,6 +89,7 @@ struct InlineCallMemo {
   uint64_t bytes = 0;          // CallBytes
   size_t payload_bytes = 0;    // what each rank publishes: count elements of the type
   PrimitiveCounts primitives;  // CountInlineAllReduce's, for one call
+  HostFoldFn fold = nullptr;   // HostReduceInOrder of the op and type, for the repeated calls
   size_t entry_index = 0;      // where the entry was in Counters::collectives; checked before use
 
   bool Matches(const CollectiveArgs& args) const {

@@ -63,7 +63,7 @@ void ExpectInOrder(DataType type, ReduceOp op) {
   const bool max = op == ReduceOp::kMax;
   bool some_order_differs = false;
   for (int n = 1; n <= 9; ++n) {
-    for (size_t count : {1, 7, 63, 64, 65, 128, 200, 1024}) {
+    for (size_t count : {1, 2, 7, 8, 63, 64, 65, 128, 200, 1024}) {  // one at a time below 8, blocks of 64 above
       const auto inputs = RoundingSensitiveInputs<T>(n, count, static_cast<uint32_t>(n * 1000 + count));
       std::vector<int> order(n), reversed(n);
       for (int r = 0; r < n; ++r) order[r] = r, reversed[r] = n - 1 - r;
@@ -80,6 +80,14 @@ void ExpectInOrder(DataType type, ReduceOp op) {
         EXPECT_EQ(std::memcmp(out, expected.data(), count * sizeof(T)), 0)
             << "n " << n << " count " << count << " out " << out_is;
       }
+      // The fold found once (the repeated inline calls'), on a buffer apart: the same bits.
+      const HostFoldFn fold = HostFoldInOrderFor(op, type);
+      ASSERT_NE(fold, nullptr);
+      std::vector<const unsigned char*> pointers;
+      for (const auto& input : inputs) pointers.push_back(reinterpret_cast<const unsigned char*>(input.data()));
+      std::vector<T> found(count);
+      fold(reinterpret_cast<unsigned char*>(found.data()), pointers.data(), n, count);
+      EXPECT_EQ(std::memcmp(found.data(), expected.data(), count * sizeof(T)), 0) << "n " << n << " count " << count;
     }
   }
   if (!max) {
@@ -97,6 +105,8 @@ TEST(HostReduceInOrder, RefusesAnInvalidTypeOrOp) {
   const unsigned char* inputs[] = {reinterpret_cast<const unsigned char*>(&a)};
   EXPECT_FALSE(HostReduceInOrder(static_cast<ReduceOp>(99), DataType::kFloat32, &out, inputs, 1, 1));
   EXPECT_FALSE(HostReduceInOrder(ReduceOp::kSum, static_cast<DataType>(99), &out, inputs, 1, 1));
+  EXPECT_EQ(HostFoldInOrderFor(static_cast<ReduceOp>(99), DataType::kFloat32), nullptr);
+  EXPECT_EQ(HostFoldInOrderFor(ReduceOp::kSum, static_cast<DataType>(99)), nullptr);
 }
 
 }  // namespace

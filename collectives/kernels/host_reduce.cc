@@ -17,6 +17,20 @@ namespace {
 template <class T, ReduceOp Op>
 void FoldInOrder(unsigned char* out, const unsigned char* const* inputs, int n, size_t count) {
   using Acc = AccumulatorOf<T>;
+  if (count < 8) {  // a few elements (an 8-byte call): one at a time, without the vector loops' set-up
+    for (size_t j = 0; j < count; ++j) {
+      T term;
+      std::memcpy(&term, inputs[0] + j * sizeof(T), sizeof(T));
+      typename Acc::type acc = Acc::Widen(term);
+      for (int r = 1; r < n; ++r) {
+        std::memcpy(&term, inputs[r] + j * sizeof(T), sizeof(T));
+        acc = Combine<typename Acc::type, Op>(acc, Acc::Widen(term));
+      }
+      const T result = Acc::Narrow(acc);
+      std::memcpy(out + j * sizeof(T), &result, sizeof(T));
+    }
+    return;
+  }
   constexpr size_t kBlock = 64;
   typename Acc::type acc[kBlock];
   for (size_t begin = 0; begin < count; begin += kBlock) {
@@ -42,19 +56,14 @@ void FoldInOrder(unsigned char* out, const unsigned char* const* inputs, int n, 
   }
 }
 
-// DispatchDataType's callee: folds with the element type it is called with.
+// DispatchDataType's callee: the fold of the element type it is called with and the op.
 struct FoldOfType {
   ReduceOp op;
-  unsigned char* out;
-  const unsigned char* const* inputs;
-  int n;
-  size_t count;
-  bool known_op = true;
+  HostFoldFn fold = nullptr;
 
   template <class T>
   void operator()() {
-    known_op =
-        DispatchReduceOp(op, [this](auto op_tag) { FoldInOrder<T, decltype(op_tag)::value>(out, inputs, n, count); });
+    DispatchReduceOp(op, [this](auto op_tag) { fold = &FoldInOrder<T, decltype(op_tag)::value>; });
   }
 };
 
@@ -103,10 +112,16 @@ bool HostExactSum(DataType type, void* out, const unsigned char* const* inputs, 
   return DispatchDataType(type, sum) && sum.floating;
 }
 
+HostFoldFn HostFoldInOrderFor(ReduceOp op, DataType type) {
+  FoldOfType of{op};
+  return DispatchDataType(type, of) ? of.fold : nullptr;
+}
+
 bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count) {
-  FoldOfType fold{op, static_cast<unsigned char*>(out), inputs, n, count};
-  const bool known_type = DispatchDataType(type, fold);
-  return known_type && fold.known_op;
+  const HostFoldFn fold = HostFoldInOrderFor(op, type);
+  if (fold == nullptr) return false;
+  fold(static_cast<unsigned char*>(out), inputs, n, count);
+  return true;
 }
 
 }  // namespace kcoll

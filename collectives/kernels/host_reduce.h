@@ -15,6 +15,11 @@ namespace kcoll {
 // `out` may be one of the inputs. False for a type or op out of range.
 bool HostReduceInOrder(ReduceOp op, DataType type, void* out, const unsigned char* const* inputs, int n, size_t count);
 
+// HostReduceInOrder of one op and type, found once for a call that repeats them (the inline lane's repeated calls);
+// null for a type or op out of range.
+using HostFoldFn = void (*)(unsigned char* out, const unsigned char* const* inputs, int n, size_t count);
+HostFoldFn HostFoldInOrderFor(ReduceOp op, DataType type);
+
 // numerics=exact's sum (exact_sum.h) of each element: the window chosen by inputs 0..window_terms-1, the sum of
 // inputs 0..sum_terms-1 (a scan's prefix). The bits of Kernels::ExactFold. False for a type that is not
 // floating-point, or sum_terms outside 1..window_terms.
