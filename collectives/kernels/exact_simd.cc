@@ -19,8 +19,8 @@
 namespace kcoll {
 namespace {
 
-// Where an element's terms lie: term k of element i at Row(k)[i]; Scalar(i) is ExactSumOfTerms of element i.
-struct StridedTerms {  // rows `stride` elements apart
+// Where an element's terms lie, and Scalar(i): ExactSumOfTerms of element i, for the elements the vectors leave.
+struct StridedTerms {  // term k of element i at Row(k)[i], rows `stride` elements apart (Sums)
   const double* terms;
   size_t stride;
   int window_terms;
@@ -30,12 +30,9 @@ struct StridedTerms {  // rows `stride` elements apart
     return ExactSumOfTerms(terms + i, static_cast<int64_t>(stride), window_terms, sum_terms);
   }
 };
-struct PairTerms {  // two rows anywhere: two ranks' copies of a block
+struct PairTerms {  // the two terms of element i at a[i] and b[i], two ranks' copies of a block (PairSums)
   const double* a;
   const double* b;
-  static constexpr int window_terms = 2;
-  static constexpr int sum_terms = 2;
-  const double* Row(int k) const { return k == 0 ? a : b; }
   double Scalar(size_t i) const {
     const double two[2] = {a[i], b[i]};
     return ExactSumOfTerms(two, 1, 2, 2);
@@ -71,8 +68,8 @@ constexpr uint64_t kWindowBelowBin = (ExactFormat<double>::kBins - 1) * kExactBi
 // The sums in the vectors of `Isa` (GCC's vector extensions: arithmetic, comparisons and bit operations lane by lane,
 // a scalar operand broadcast), which brings its vector types, truncation, the lane-wise maximum and the lanes of a
 // comparison as bits: one of the structs below, each instantiating this in a region of its own target.
-template <class Isa, class Terms>
-void Sums(double* dst, const Terms& t, size_t n) {
+template <class Isa>
+void Sums(double* dst, const StridedTerms& t, size_t n) {
   const int window_terms = t.window_terms, sum_terms = t.sum_terms;
   using V = typename Isa::V;  // doubles
   using U = typename Isa::U;  // the same bits as uint64
