@@ -29,30 +29,43 @@ absl::Status ValidateCostOptions(const CostOptions& options) {
 
 void CostModel::AddRounds(double count, std::vector<Transfer> transfers, bool reduces) {
   if (count <= 0 || transfers.empty()) return;
-  double amount = 0;
-  for (const Transfer& t : transfers) amount += t.src != t.dst ? t.amount : 0;
+  double amount = 0, crossing = 0;
+  for (const Transfer& t : transfers) {
+    amount += t.src != t.dst ? t.amount : 0;
+    crossing += topology_.NodeOf(t.src) != topology_.NodeOf(t.dst) ? t.amount : 0;
+  }
   RoundLoad load = SummarizeRound(topology_, std::move(transfers), reduces);
   if (!load.has_intra && !load.has_inter) return;
   rounds_.push_back({count, load});
   sent_per_byte_ += count * amount;
+  inter_sent_per_byte_ += count * crossing;
 }
 
 void CostModel::AddRoundLoad(double count, const RoundLoad& load, double sent_fraction) {
   if (count <= 0) return;
   rounds_.push_back({count, load});
   sent_per_byte_ += count * sent_fraction;
+  if (load.has_inter) inter_sent_known_ = false;  // a load, not its transfers
 }
 
 void CostModel::AddFixedRound(std::vector<Transfer> transfers) {
-  double bytes = 0;
+  double bytes = 0, crossing = 0;
   for (Transfer& t : transfers) {
     bytes += t.src != t.dst ? t.amount : 0;
+    crossing += topology_.NodeOf(t.src) != topology_.NodeOf(t.dst) ? t.amount : 0;
     t.amount = 0;  // latency only: a few bytes per message, next to the round's alpha
   }
   RoundLoad load = SummarizeRound(topology_, std::move(transfers), /*reduces=*/false);
   if (!load.has_intra && !load.has_inter) return;
   rounds_.push_back({1, load});
   sent_fixed_bytes_ += bytes;
+  inter_sent_fixed_bytes_ += crossing;
+}
+
+std::optional<double> CostModel::InterNodeSentBytes(double bytes) const {
+  if (topology_.nodes == 1) return 0.0;
+  if (shape_ != Shape::kRounds || !inter_sent_known_) return std::nullopt;
+  return inter_sent_per_byte_ * bytes + inter_sent_fixed_bytes_;
 }
 
 double CostModel::Seconds(double bytes) const {

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -83,6 +84,11 @@ class CostModel {
   // The bytes all ranks send together in one call of `bytes` (nccl-tests' S), as the schedule this model prices
   // sends them: what the library's traffic counters add up to over the ranks (tests/model_parity_test.cc).
   double SentBytes(double bytes) const { return sent_per_byte_ * bytes + sent_fixed_bytes_; }
+
+  // Of those, the bytes that go from one node to another, for the schedules priced round by round (each transfer
+  // known); nullopt for the pipelined shapes, whose stages are priced as loads. On nodes emulated or real, what the
+  // library's inter-node traffic counters add up to over the ranks.
+  std::optional<double> InterNodeSentBytes(double bytes) const;
 
   // ring_pipelined: the channels a call of `bytes` runs, as the library chooses them (DefaultRingChannels in
   // collectives/algorithms/all_reduce/ring_pipelined.h): one per whole slice of n chunks, at least 1, at most the
@@ -171,6 +177,10 @@ class CostModel {
   double tree_share_ = 1;        // kPipelinedTrees: the part of S each tree carries
   double sent_per_byte_ = 0;     // bytes sent by all ranks together per byte of S
   double sent_fixed_bytes_ = 0;  // bytes sent by all ranks together whatever S is (AddFixedRound's headers)
+  // The same for the bytes that cross nodes, while every round's transfers are known (AddRounds, AddFixedRound).
+  double inter_sent_per_byte_ = 0;
+  double inter_sent_fixed_bytes_ = 0;
+  bool inter_sent_known_ = true;
 };
 
 // CostModel::Create(...) then PredictSeconds(bytes).

@@ -1,10 +1,12 @@
 // The cost model and the library move the same bytes: for every algorithm of every collective, on one node and on
 // emulated nodes of two ranks, the bytes all ranks send in one call (the traffic counters, summed over the ranks)
-// equal what the model says the schedule it prices sends (CostModel::SentBytes). A schedule changed on one side
-// only fails here.
+// equal what the model says the schedule it prices sends (CostModel::SentBytes), and so do the bytes sent between
+// nodes wherever the model prices a schedule transfer by transfer (CostModel::InterNodeSentBytes). A schedule changed
+// on one side only fails here.
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +22,13 @@ namespace kcoll {
 namespace testing {
 namespace {
 
+struct Sent {
+  uint64_t all = 0;    // every byte sent
+  uint64_t inter = 0;  // those sent to a rank on another node
+};
+
 // Every rank's sent bytes for one call of (collective, algorithm) with `count` float32 elements, summed over ranks.
-uint64_t SentByAllRanks(Communicator& comm, Collective c, Algorithm algorithm, size_t count, absl::Status* status) {
+Sent SentByAllRanks(Communicator& comm, Collective c, Algorithm algorithm, size_t count, absl::Status* status) {
   const int n = comm.size();
   // Large enough for every collective's send and receive side (count * n elements at most).
   std::vector<float> send(count * n + 1, 1.0f), recv(count * n + 1, 0.0f);
@@ -29,9 +36,9 @@ uint64_t SentByAllRanks(Communicator& comm, Collective c, Algorithm algorithm, s
   call.algorithm = algorithm;
   comm.ResetCounters();
   *status = comm.Call(c, send.data(), recv.data(), count, DataType::kFloat32, ReduceOp::kSum, 0, call);
-  uint64_t mine = comm.counters().total.send.bytes, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return all;
+  uint64_t mine[2] = {comm.counters().total.send.bytes, comm.counters().total.send.inter_node_bytes}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return Sent{all[0], all[1]};
 }
 
 void ExpectSameTraffic(int ranks_per_node) {
@@ -50,15 +57,22 @@ void ExpectSameTraffic(int ranks_per_node) {
       const std::string what = absl::StrCat(CollectiveName(c), " (", AlgorithmName(algorithm), ") on ", n, " ranks, ",
                                             ranks_per_node, " per node");
       absl::Status status;
-      const uint64_t sent = SentByAllRanks(**comm, c, algorithm, count, &status);
+      const Sent sent = SentByAllRanks(**comm, c, algorithm, count, &status);
       ASSERT_TRUE(AllRanks(status.ok())) << what << ": " << status;
       absl::StatusOr<models::CostModel> model =
           models::CostModel::Create(c, algorithm, topology, (*comm)->auto_choice().profile());
       ASSERT_TRUE(model.ok()) << what << ": " << model.status();
       const double bytes = static_cast<double>(NcclTestsBytes(c, count, DataTypeSize(DataType::kFloat32), n));
       const double priced = model->SentBytes(bytes);
-      EXPECT_NEAR(static_cast<double>(sent), priced, 1e-9 * priced + 0.5)
-          << what << ": the library sent " << sent << " B, the model prices " << priced << " B (S = " << bytes << ")";
+      EXPECT_NEAR(static_cast<double>(sent.all), priced, 1e-9 * priced + 0.5)
+          << what << ": the library sent " << sent.all << " B, the model prices " << priced << " B (S = " << bytes
+          << ")";
+      // Where the model knows each transfer, also which of them cross nodes: a schedule that sends its large steps
+      // between nodes where the model has them inside would be priced for a network it does not load.
+      if (const std::optional<double> inter = model->InterNodeSentBytes(bytes); inter.has_value()) {
+        EXPECT_NEAR(static_cast<double>(sent.inter), *inter, 1e-9 * *inter + 0.5)
+            << what << ": the library sent " << sent.inter << " B to other nodes, the model prices " << *inter << " B";
+      }
     }
   }
 }

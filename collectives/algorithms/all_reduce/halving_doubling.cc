@@ -4,12 +4,18 @@
 // works, including counts below p where some blocks are empty). Each participant v keeps a window of blocks,
 // initially all p of them.
 //
-// ReduceScatter by recursive halving, distance d = p/2, p/4, ..., 1: v pairs with v XOR d; the window splits into
-// halves, v keeps the lower half if its bit d is clear and the upper half otherwise, sends the other half to its
-// partner, receives the partner's copy of the half it keeps and reduces it in. The window halves at every step;
-// after log2(p) steps v holds block v fully reduced. AllGather by recursive doubling, d = 1, 2, ..., p/2: v sends
-// its window to v XOR d and receives the partner's adjacent window of the same size straight into the result,
-// doubling the window until it covers the buffer.
+// ReduceScatter by recursive halving, distance d = 1, 2, ..., p/2: v pairs with v XOR d, which works on the same
+// window (they agree on every bit below d); the window splits into halves, v keeps the lower half if its bit d is
+// clear and the upper half otherwise, sends the other half to its partner, receives the partner's copy of the half
+// it keeps and reduces it in. The window halves at every step; after log2(p) steps v holds one block fully reduced
+// (the one whose index is v's bits reversed). AllGather by recursive doubling in the opposite order, d = p/2, ...,
+// 1: v and v XOR d hold the two halves of the window they split at step d, so v sends its window and receives the
+// partner's adjacent one straight into the result, doubling the window until it covers the buffer.
+//
+// The nearest partner gets the largest exchange: participants follow the topology's ring, which puts a node's ranks
+// next to each other, so the half of the buffer moves inside nodes and only the smaller steps (the last ones of the
+// ReduceScatter, the first of the AllGather) cross between them. With d = p/2 first, 2 nodes of 2 ranks would send
+// each node's link twice the bytes.
 //
 // Each participant sends (p-1)/p of the buffer in each phase, like the ring, but in 2 log2(p) steps instead of
 // 2(p-1). Any other rank count is folded onto the largest power of two first (power_of_two_fold.h, fold_transfers.h):
@@ -62,10 +68,10 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
     const char* mine = partnered ? out : in;
     ReceiveReduce receive_reduce(res, args.op, args.type);  // the half kept is reduced as it arrives where it can
     int lo = 0, hi = p;
-    for (int d = p / 2; d >= 1; d /= 2) {
+    for (int d = 1; d < p; d *= 2) {
       const int peer = group.ranks[fold.PositionOf(v ^ d)];
       const bool lower = (v & d) == 0;
-      const int mid = lo + d;
+      const int mid = lo + (hi - lo) / 2;
       const Block keep = lower ? BlocksRange(args.count, p, lo, mid) : BlocksRange(args.count, p, mid, hi);
       const Block give = lower ? BlocksRange(args.count, p, mid, hi) : BlocksRange(args.count, p, lo, mid);
       const char* own = mine + keep.offset * elem;
@@ -83,18 +89,19 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
         lo = mid;
       }
     }
-    for (int d = 1; d < p; d *= 2) {
+    for (int d = p / 2; d >= 1; d /= 2) {
       const int peer = group.ranks[fold.PositionOf(v ^ d)];
       const bool lower = (v & d) == 0;
+      const int width = hi - lo;  // the partner's window is as wide
       const Block have = BlocksRange(args.count, p, lo, hi);
-      const Block get = lower ? BlocksRange(args.count, p, hi, hi + d) : BlocksRange(args.count, p, lo - d, lo);
+      const Block get = lower ? BlocksRange(args.count, p, hi, hi + width) : BlocksRange(args.count, p, lo - width, lo);
       KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, out + get.offset * elem, get.count * elem, kTag).status());
       KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, out + have.offset * elem, have.count * elem, kTag).status());
       KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
       if (lower) {
-        hi += d;
+        hi += width;
       } else {
-        lo -= d;
+        lo -= width;
       }
     }
   }
