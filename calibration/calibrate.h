@@ -131,6 +131,9 @@ struct LinkMeasurement {
   Series exchange;                                  // MeasureStep's exchange: the link's curve in the profile
   Series step_reduce;                               // MeasureStep's reduction: the profile's gamma curve
   PassSpread step_spread;                           // of the step's exchange over the passes
+  // The most exchange pairs with a rank on one node that cross to another node: the streams that the busiest node's
+  // link carried each way at once during the step (StreamsPerNode). 1 inside nodes.
+  int streams_per_node = 1;
 };
 
 // The shared-memory transport's slot size and single-copy threshold, each way timed on the ring's step per message
@@ -179,6 +182,11 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
 // Disjoint pairs (a < b) of ranks whose link is of `link_class`, as many as there are: each rank is paired with the
 // lowest-numbered free rank of the class, so (0, 1), (2, 3), ... inside nodes and (0, P), (1, P + 1), ... across.
 std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkClass link_class);
+
+// The most pairs of `pairs` that cross from one node to another and have a rank on the same node: how many streams
+// that node's link carries each way when every pair exchanges at once (at least 1). With P ranks per node on 2 nodes,
+// ExchangePairs' inter-node pairs give P.
+int StreamsPerNode(const Topology& topology, const std::vector<std::pair<int, int>>& pairs);
 
 // The ratio of a collective step's buffer to its message: the profile's step curves carry it (buffer_per_message).
 inline constexpr double kStepBufferPerMessage = 2;

@@ -306,6 +306,16 @@ std::vector<std::pair<int, int>> ExchangePairs(const Topology& topology, LinkCla
   return pairs;
 }
 
+int StreamsPerNode(const Topology& topology, const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<int> streams(topology.nnodes, 0);
+  int most = 1;
+  for (const auto& [a, b] : pairs) {
+    if (topology.SameNode(a, b)) continue;
+    most = std::max({most, ++streams[topology.node_of[a]], ++streams[topology.node_of[b]]});
+  }
+  return most;
+}
+
 namespace {
 
 // One rank's buffers for collective steps on messages of up to `bytes`: the step is a two-rank ring AllReduce of
@@ -585,6 +595,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
     link->link_class = link == &result.intra ? LinkClass::kIntra : LinkClass::kInter;
     link->pairs = PairsOfClass(topology, link->link_class, options.all_pairs);
     link->exchange_pairs = ExchangePairs(topology, link->link_class);
+    link->streams_per_node = StreamsPerNode(topology, link->exchange_pairs);
     std::vector<std::vector<Series>> ping_pongs(link->pairs.size());  // [pair][pass]
     std::vector<Series> exchanges, reductions;                        // [pass]
     for (int pass = 0; pass < options.passes; ++pass) {

@@ -47,6 +47,24 @@ TEST(ExchangePairs, DisjointPairsCoveringTheRanksOfEachClass) {
   EXPECT_THAT(ExchangePairs(MakeEmulatedTopology(0, 6, 2), LinkClass::kInter), ElementsAre(Pair(0, 2), Pair(1, 3)));
 }
 
+TEST(StreamsPerNode, TheCrossingPairsThroughTheBusiestNode) {
+  const Topology two_by_two = MakeEmulatedTopology(0, 4, 2);
+  EXPECT_EQ(StreamsPerNode(two_by_two, ExchangePairs(two_by_two, LinkClass::kInter)), 2);
+  // Pairs inside a node cross no link between nodes.
+  EXPECT_EQ(StreamsPerNode(two_by_two, ExchangePairs(two_by_two, LinkClass::kIntra)), 1);
+  const Topology two_by_one = MakeEmulatedTopology(0, 2, 1);
+  EXPECT_EQ(StreamsPerNode(two_by_one, ExchangePairs(two_by_one, LinkClass::kInter)), 1);
+  // 3 nodes of 2: pairs 0-2 and 1-3; ranks 4 and 5 share a node and stay out.
+  const Topology three_by_two = MakeEmulatedTopology(0, 6, 2);
+  EXPECT_EQ(StreamsPerNode(three_by_two, ExchangePairs(three_by_two, LinkClass::kInter)), 2);
+  // Nodes 0-1 and 0-2: node 0's link carries both; nodes 0-1 and 1-2: node 1's.
+  EXPECT_EQ(StreamsPerNode(three_by_two, {{0, 2}, {1, 4}}), 2);
+  EXPECT_EQ(StreamsPerNode(three_by_two, {{0, 2}, {3, 4}}), 2);
+  // Nodes 0-1 and 2 inside itself; no pair at all.
+  EXPECT_EQ(StreamsPerNode(three_by_two, {{0, 2}, {4, 5}}), 1);
+  EXPECT_EQ(StreamsPerNode(three_by_two, {}), 1);
+}
+
 TEST(CalibrationOptions, EachBadFieldIsNamed) {
   EXPECT_TRUE(ValidateCalibrationOptions({}).ok());
   CalibrationOptions o;

@@ -64,29 +64,35 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   profile.intra = has_intra ? result.intra.series.fit.link : result.inter.series.fit.link;
   profile.inter = has_inter ? result.inter.series.fit.link : result.intra.series.fit.link;
   // The measured curves price the messages and reductions (models/measured_curve.h); the fits summarise them.
-  auto curve = [](const Series& series, bool proportional, double buffer_per_message) {
+  // `per_point`: the bytes a point prices per byte of the measured message.
+  auto curve = [](const Series& series, bool proportional, double buffer_per_message, double per_point = 1) {
     models::MeasuredCurve c;
     c.proportional = proportional;
-    c.buffer_per_message = buffer_per_message;
+    c.buffer_per_message = buffer_per_message / per_point;
     for (const Sample& s : series.samples) {
-      if (s.seconds > 0 && s.bytes > 0) c.points.push_back({s.bytes, s.seconds});
+      if (s.seconds > 0 && s.bytes > 0) c.points.push_back({s.bytes * per_point, s.seconds});
     }
     if (c.points.size() < 2) c.points.clear();
     return c;
   };
+  // Every rank copies its own messages (one node, or nodes emulated on one host): a rank cannot reduce while it
+  // copies, and a link's price is a message's. Across real nodes the NIC moves the data, and the model prices a
+  // round's inter-node transfers by the load on the busiest node's link (models/link_load.h).
+  profile.transfers_use_cores = result.nodes == 1 || result.emulated;
   const LinkMeasurement& intra_exchange = IntraStepSource(result);
-  const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
+  const bool inter_measured = !result.inter.exchange.samples.empty();
+  const LinkMeasurement& inter_exchange = inter_measured ? result.inter : result.intra;
   profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
-  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage);
+  // The inter-node step ran every crossing pair at once, so each node's link carried streams_per_node messages
+  // each way: a point is that load's time, the price of a round that puts as many bytes through the node's link.
+  const double node_load = inter_measured && !profile.transfers_use_cores ? result.inter.streams_per_node : 1;
+  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage, node_load);
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
   // The reduction inside the collective step when there is one (the intra-node class's first): it writes lines the
   // peer has just read, which the isolated sweep's does not.
   const Series& step_reduce = intra_exchange.step_reduce;
   profile.gamma_curve =
       step_reduce.samples.empty() ? curve(result.reduce, true, 1) : curve(step_reduce, true, kStepBufferPerMessage);
-  // Every transfer here is a shared-memory copy made by a rank's own core (one node, or nodes emulated on one host):
-  // a rank cannot reduce while it copies. Across real nodes the NIC moves the data.
-  profile.transfers_use_cores = result.nodes == 1 || result.emulated;
   profile.memcpy_bytes_per_s = result.memcpy_series.fit.link.BytesPerSecond();
   // Every rank measures at once: with more ranks than cores on a host, each had that share of a core.
   if (result.cores > 0 && result.host_ranks > result.cores) {

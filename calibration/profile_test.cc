@@ -63,6 +63,32 @@ TEST(MakeProfile, ExchangesBecomeTheLinkCurves) {
   EXPECT_FALSE(MakeProfile(r)->transfers_use_cores);
 }
 
+TEST(MakeProfile, AcrossRealNodesTheInterCurvePricesTheNodesLinkLoad) {
+  // Two hosts of two ranks: the step ran pairs 0-2 and 1-3 at once, two messages each way through each host's link.
+  CalibrationResult r = MakeResult(4, 2);
+  r.emulated = false;
+  r.inter.exchange = Line(3e-6, 4e-10, {8, 1024, 1 << 20});
+  r.inter.streams_per_node = 2;
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_EQ(profile->inter.curve.points.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(profile->inter.curve.points[i].bytes, 2 * r.inter.exchange.samples[i].bytes);
+    EXPECT_EQ(profile->inter.curve.points[i].seconds, r.inter.exchange.samples[i].seconds);
+  }
+  // A rank's buffer in the step was twice its message, the point's load two messages.
+  EXPECT_EQ(profile->inter.curve.buffer_per_message, kStepBufferPerMessage / 2);
+  // A round that puts 2 MiB through a node's link costs what the step's two 1 MiB messages took.
+  EXPECT_EQ(profile->inter.Seconds(2 << 20), r.inter.exchange.samples[2].seconds);
+  // Emulated nodes copy through shared memory, each rank its own messages: a point is one message.
+  r.emulated = true;
+  profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->inter.curve.points[2].bytes, r.inter.exchange.samples[2].bytes);
+  EXPECT_EQ(profile->inter.curve.buffer_per_message, kStepBufferPerMessage);
+}
+
 TEST(MakeProfile, TheStepsReductionIsTheGammaCurve) {
   CalibrationResult r = MakeResult(4, 2);
   r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});

@@ -188,9 +188,15 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       }
     }
     if (!link->exchange.samples.empty()) {
+      const bool node_load =
+          link->link_class == LinkClass::kInter && link->streams_per_node > 1 && !result.emulated && result.nodes > 1;
       absl::StrAppend(&out, "  collective step, pair(s) ", PairsText(link->exchange_pairs),
                       " at once (a 2-rank ring AllReduce on twice the size): its exchange, both ways (the curve the "
-                      "profile prices messages with)\n",
+                      "profile prices ",
+                      node_load
+                          ? absl::StrCat("a node's link with, at ", link->streams_per_node,
+                                         " times the message: that many streams crossed each node's link each way)\n")
+                          : "messages with)\n",
                       StepTable(link->exchange, link->series, false, "exchange", "GB/s each way", "/ ping-pong"));
       absl::StrAppend(&out, "  and its reduction (bytes reduced, one input",
                       link == gamma_source ? "; the profile's gamma curve" : "", ")\n",

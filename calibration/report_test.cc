@@ -62,6 +62,24 @@ TEST(FormatReport, WarnsWhenThePassesDisagree) {
   EXPECT_THAT(report, HasSubstr("WARNING: the machine changed speed while it was measured (2.1x at 262144 B)"));
 }
 
+TEST(FormatReport, SaysTheInterCurvePricesANodesLinkAcrossRealNodes) {
+  CalibrationResult r = MakeResult(4, 2);
+  r.inter.exchange = Line(3e-6, 4e-10, {8, 1024, 1 << 20});
+  r.inter.exchange_pairs = {{0, 2}, {1, 3}};
+  r.inter.streams_per_node = 2;
+  r.emulated = false;
+  absl::StatusOr<models::Profile> profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_THAT(FormatReport(r, *profile),
+              HasSubstr("pair(s) 0-2, 1-3 at once (a 2-rank ring AllReduce on twice the size): its exchange, both "
+                        "ways (the curve the profile prices a node's link with, at 2 times the message"));
+  // Emulated nodes: each rank copies its own messages.
+  r.emulated = true;
+  profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_THAT(FormatReport(r, *profile), HasSubstr("(the curve the profile prices messages with)"));
+}
+
 TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {
   models::Profile p;
   p.intra = p.inter = {1e-6, 1e-10};

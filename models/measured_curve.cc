@@ -37,9 +37,9 @@ absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name) {
     return absl::InvalidArgumentError(
         absl::StrCat("profile ", name, " has ", curve.points.size(), " point; a curve needs at least 2"));
   }
-  if (!std::isfinite(curve.buffer_per_message) || curve.buffer_per_message < 1) {
+  if (!std::isfinite(curve.buffer_per_message) || !(curve.buffer_per_message > 0)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("profile ", name, " buffer_per_message=", curve.buffer_per_message, " must be finite and >= 1"));
+        absl::StrCat("profile ", name, " buffer_per_message=", curve.buffer_per_message, " must be finite and > 0"));
   }
   for (size_t i = 0; i < curve.points.size(); ++i) {
     const CurvePoint& p = curve.points[i];

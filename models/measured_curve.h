@@ -44,8 +44,9 @@ struct MeasuredCurve {
   std::vector<CurvePoint> points;
   // Below the smallest size: proportional to the size (a reduction) rather than flat (a message's latency).
   bool proportional = false;
-  // The points were measured inside an operation on buffer_per_message times the point's size per rank (>= 1; 1:
-  // the size alone, as a ping-pong). SecondsIn scales the working set by it.
+  // The points were measured inside an operation on buffer_per_message times the point's size per rank (> 0; 1:
+  // the size alone, as a ping-pong; below 1 where a point prices several ranks' messages at once, as a node's link
+  // carrying the streams of all its ranks). SecondsIn scales the working set by it.
   double buffer_per_message = 1;
 
   bool empty() const { return points.empty(); }
@@ -54,7 +55,7 @@ struct MeasuredCurve {
 };
 
 // InvalidArgument naming `name` and the offending point: a curve needs at least two points, sizes strictly
-// increasing and > 0, times finite and > 0, and buffer_per_message finite and >= 1. An empty curve is valid
+// increasing and > 0, times finite and > 0, and buffer_per_message finite and > 0. An empty curve is valid
 // (absent).
 absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name);
 

@@ -76,9 +76,15 @@ TEST(MeasuredCurveTest, AStepCurveReadsTheWorkingSetAtTheSizeWhoseStepHadThatBuf
 
 TEST(MeasuredCurveTest, Validation) {
   MeasuredCurve step = Link();
-  step.buffer_per_message = 0.5;
+  step.buffer_per_message = 0;
   EXPECT_THAT(ValidateCurve(step, "intra.curve"),
-              IsInvalidArgument("profile intra.curve buffer_per_message=0.5 must be finite and >= 1"));
+              IsInvalidArgument("profile intra.curve buffer_per_message=0 must be finite and > 0"));
+  step.buffer_per_message = -2;
+  EXPECT_THAT(ValidateCurve(step, "intra.curve"), IsInvalidArgument("buffer_per_message=-2"));
+  step.buffer_per_message = NAN;
+  EXPECT_THAT(ValidateCurve(step, "intra.curve"), IsInvalidArgument("buffer_per_message=nan"));
+  step.buffer_per_message = 0.5;  // a node's link carrying two ranks' messages of a step on twice the message
+  EXPECT_TRUE(ValidateCurve(step, "inter.curve").ok());
   step.buffer_per_message = INFINITY;
   EXPECT_THAT(ValidateCurve(step, "gamma_curve"), IsInvalidArgument("gamma_curve buffer_per_message=inf"));
   EXPECT_TRUE(ValidateCurve(MeasuredCurve(), "intra.curve").ok());

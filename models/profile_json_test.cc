@@ -95,14 +95,14 @@ TEST(ProfileJsonTest, BadCurvesAreNamed) {
   j["gamma_curve_buffer_per_message"] = "2";
   EXPECT_THAT(ProfileFromJson(j.dump()),
               IsInvalidArgument("profile field 'gamma_curve_buffer_per_message' must be a number, not string \"2\""));
-  j["gamma_curve_buffer_per_message"] = 0.5;
+  j["gamma_curve_buffer_per_message"] = -0.5;
   EXPECT_THAT(ProfileFromJson(j.dump()),
-              IsInvalidArgument("gamma_curve buffer_per_message=0.5 must be finite and >= 1"));
+              IsInvalidArgument("gamma_curve buffer_per_message=-0.5 must be finite and > 0"));
   j.erase("gamma_curve");
   j.erase("gamma_curve_buffer_per_message");
   j["intra"]["curve"] = {{8, 1e-6}, {16, 2e-6}};
   j["intra"]["curve_buffer_per_message"] = 0;
-  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("intra.curve buffer_per_message=0 must be finite and >= 1"));
+  EXPECT_THAT(ProfileFromJson(j.dump()), IsInvalidArgument("intra.curve buffer_per_message=0 must be finite and > 0"));
   j["intra"].erase("curve");
   j["intra"].erase("curve_buffer_per_message");
   j["transfers_use_cores"] = 1;
