@@ -281,7 +281,7 @@ absl::StatusOr<std::string> SetUpModel(BenchContext& ctx, Communicator& comm) {
       models::ModelCheck::Create(ModelTopology(topology), choice.profile(), ModelCostOptions(topology));
   if (!check.ok()) return absl::InvalidArgumentError(absl::StrCat("--model: ", check.status().message()));
   ctx.model.kcoll = &comm;
-  absl::StatusOr<LinkProbe> probe = LinkProbe::Create(MPI_COMM_WORLD, topology);
+  absl::StatusOr<LinkProbe> probe = LinkProbe::Create(MPI_COMM_WORLD, topology, comm.transport());
   if (!probe.ok()) return absl::InternalError(absl::StrCat("--model: link probe: ", probe.status().message()));
   ctx.model.probe = *std::move(probe);
   ctx.model.states.push_back(

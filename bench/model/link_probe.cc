@@ -2,8 +2,8 @@
 
 #include "base/status_macros.h"
 #include "calibration/calibrate.h"
-#include "collectives/kernels/backend.h"
 #include "collectives/transport/mpi/mpi_transport.h"
+#include "collectives/transport/transports.h"
 
 // GCC 12 at -O2 reports the absl::StatusOr members of the step series, destroyed at the end of Seconds(), as "may be
 // used uninitialized" inside std::vector's destructor: a false positive (every member is constructed), silenced here.
@@ -18,17 +18,28 @@ using calibration::LinkClass;
 using calibration::MeasureStep;
 using calibration::StepSeries;
 
-absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topology) {
+absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topology, TransportKind transport) {
   LinkClass link_class = LinkClass::kIntra;
   std::vector<std::pair<int, int>> pairs = ExchangePairs(topology, link_class);
   if (pairs.empty()) {
     link_class = LinkClass::kInter;
     pairs = ExchangePairs(topology, link_class);
   }
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<MpiTransport> transport, MpiTransport::Create(comm));
-  // The calibration's steps reduce with Serial kernels.
-  KCOLL_ASSIGN_OR_RETURN(std::unique_ptr<Kernels> kernels, MakeKernels(ExecBackend::kSerial, /*synchronous=*/true));
-  return LinkProbe(comm, std::move(transport), std::move(kernels), std::move(pairs), link_class);
+  // Built as the calibration builds its own (bench/calibration/calibrate_in_run.cc): a probe through MPI alone
+  // would time Open MPI's shared memory against a curve measured through kcoll's. A transport that cannot move host
+  // buffers with Serial kernels (a GPU's) fails alike on every rank: the probe then goes through MPI.
+  for (TransportKind kind : {transport, TransportKind::kMpi}) {
+    ExecutionRequest request;
+    KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
+    request.backend = ExecBackend::kSerial;  // the calibration's steps reduce with Serial kernels
+    request.node_of = topology.node_of;
+    absl::StatusOr<Execution> execution = MakeExecution(kind, std::move(request));
+    if (!execution.ok() && kind != TransportKind::kMpi) continue;
+    KCOLL_RETURN_IF_ERROR(execution.status());
+    return LinkProbe(comm, std::move(execution->transport), std::move(execution->kernels), std::move(pairs),
+                     link_class);
+  }
+  return absl::InternalError("link probe: no transport");
 }
 
 double LinkProbe::ProfileSeconds(const models::Profile& profile) const {

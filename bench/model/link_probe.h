@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/topology.h"
+#include "base/transport_kind.h"
 #include "calibration/calibrate.h"
 #include "collectives/kernels/kernels.h"
 #include "collectives/transport/transport.h"
@@ -32,8 +33,9 @@ class LinkProbe {
   static constexpr int kReps = 5;
 
   // The pairs and the link are the calibration's (ExchangePairs): the intra-node class when the topology has one,
-  // else the inter-node class. Collective over `comm` (it duplicates it for its own transport).
-  static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology);
+  // else the inter-node class; the transport is `transport` (the communicator's, which the calibration measured
+  // through). Collective over `comm` (it duplicates it for its own transport).
+  static absl::StatusOr<LinkProbe> Create(MPI_Comm comm, const Topology& topology, TransportKind transport);
 
   // Collective over `comm`: the exchange of the calibration's step on kBytes, kReps repetitions, now. Rank 0 gets its
   // time, the other ranks 0; 0 too when there is no pair (one rank). Over ProfileSeconds: the probe's ratio.
