@@ -15,6 +15,9 @@
 //   just read - and on shared memory those cache states cost 1.3-3x what a ping-pong or a reduction loop alone
 //   measures. The step's exchange is the link's measured curve in the profile and its reduction the gamma curve,
 //   both with buffer_per_message = 2 (models/measured_curve.h); the ping-pong gives the link's alpha-beta summary.
+//   Across real nodes the inter-node step's pairs share each node's link (2 nodes of P ranks: P messages each way at
+//   once), and the model loads a node's link with the sum of its streams: the inter-node curve then places each point
+//   at streams_per_node times the message (calibration/profile.h).
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
