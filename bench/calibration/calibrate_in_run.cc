@@ -171,16 +171,21 @@ absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology&
 
 }  // namespace
 
-absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
-                                                  const CalibrationOptions& options) {
-  // The transport and kernels a communicator on these ranks would run on, built by the same factories.
-  KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
+absl::StatusOr<Execution> MeasuredExecution(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                            TransportKind kind) {
   ExecutionRequest request;
   KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
   request.backend = backend;
   request.node_of = topology.node_of;
+  return MakeExecution(kind, std::move(request));
+}
+
+absl::StatusOr<CalibrationResult> CalibrateOnComm(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                                  const CalibrationOptions& options) {
+  // The transport and kernels a communicator on these ranks would run on, built by the same factories.
+  KCOLL_ASSIGN_OR_RETURN(std::optional<TransportKind> asked, ChooseTransportKind(options.transport));
   const TransportKind kind = asked.value_or(AutoTransport(topology, backend));
-  KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(kind, std::move(request)));
+  KCOLL_ASSIGN_OR_RETURN(Execution execution, MeasuredExecution(comm, topology, backend, kind));
   MPI_Comm control;
   MPI_Comm_dup(comm, &control);
   absl::StatusOr<CalibrationResult> result =

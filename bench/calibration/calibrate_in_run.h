@@ -12,11 +12,19 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/topology.h"
+#include "base/transport_kind.h"
 #include "calibration/calibrate.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/transport/execution.h"
 
 namespace kcoll {
 namespace bench {
+
+// The transport of `kind` on `comm` with `backend`'s kernels, built by the factories a communicator on `comm` uses
+// (collective): what the calibration measures through, and what the benchmarks' link probe must time to compare
+// with it.
+absl::StatusOr<Execution> MeasuredExecution(MPI_Comm comm, const Topology& topology, ExecBackend backend,
+                                            TransportKind kind);
 
 // Calibrate() over `comm` (collective) with the transport a communicator on `comm` would run on (options.transport,
 // else KCOLL_TRANSPORT, else auto), built on `comm` by the same factories, `backend`'s kernels and a duplicate of

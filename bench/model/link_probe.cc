@@ -1,9 +1,8 @@
 #include "bench/model/link_probe.h"
 
 #include "base/status_macros.h"
+#include "bench/calibration/calibrate_in_run.h"
 #include "calibration/calibrate.h"
-#include "collectives/transport/mpi/mpi_transport.h"
-#include "collectives/transport/transports.h"
 
 // GCC 12 at -O2 reports the absl::StatusOr members of the step series, destroyed at the end of Seconds(), as "may be
 // used uninitialized" inside std::vector's destructor: a false positive (every member is constructed), silenced here.
@@ -25,21 +24,15 @@ absl::StatusOr<LinkProbe> LinkProbe::Create(MPI_Comm comm, const Topology& topol
     link_class = LinkClass::kInter;
     pairs = ExchangePairs(topology, link_class);
   }
-  // Built as the calibration builds its own (bench/calibration/calibrate_in_run.cc): a probe through MPI alone
+  // Built as the calibration builds its own, with Serial kernels as its steps reduce: a probe through MPI alone
   // would time Open MPI's shared memory against a curve measured through kcoll's. A transport that cannot move host
   // buffers with Serial kernels (a GPU's) fails alike on every rank: the probe then goes through MPI.
-  for (TransportKind kind : {transport, TransportKind::kMpi}) {
-    ExecutionRequest request;
-    KCOLL_ASSIGN_OR_RETURN(request.mpi, MpiTransport::Create(comm));
-    request.backend = ExecBackend::kSerial;  // the calibration's steps reduce with Serial kernels
-    request.node_of = topology.node_of;
-    absl::StatusOr<Execution> execution = MakeExecution(kind, std::move(request));
-    if (!execution.ok() && kind != TransportKind::kMpi) continue;
-    KCOLL_RETURN_IF_ERROR(execution.status());
-    return LinkProbe(comm, std::move(execution->transport), std::move(execution->kernels), std::move(pairs),
-                     link_class);
+  absl::StatusOr<Execution> execution = MeasuredExecution(comm, topology, ExecBackend::kSerial, transport);
+  if (!execution.ok() && transport != TransportKind::kMpi) {
+    execution = MeasuredExecution(comm, topology, ExecBackend::kSerial, TransportKind::kMpi);
   }
-  return absl::InternalError("link probe: no transport");
+  KCOLL_RETURN_IF_ERROR(execution.status());
+  return LinkProbe(comm, std::move(execution->transport), std::move(execution->kernels), std::move(pairs), link_class);
 }
 
 double LinkProbe::ProfileSeconds(const models::Profile& profile) const {
