@@ -38,6 +38,11 @@ const LinkMeasurement& IntraStepSource(const CalibrationResult& result) {
   return !result.intra.exchange.samples.empty() ? result.intra : result.inter;
 }
 
+int InterCurveMessagesPerPoint(const CalibrationResult& result) {
+  const bool ranks_copy = result.nodes == 1 || result.emulated;
+  return result.inter.exchange.samples.empty() || ranks_copy ? 1 : result.inter.streams_per_node;
+}
+
 absl::Status FitAll(CalibrationResult& result, FitWeighting weighting) {
   result.weighting = weighting;
   std::vector<std::pair<Series*, std::string>> series;
@@ -80,13 +85,12 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   // round's inter-node transfers by the load on the busiest node's link (models/link_load.h).
   profile.transfers_use_cores = result.nodes == 1 || result.emulated;
   const LinkMeasurement& intra_exchange = IntraStepSource(result);
-  const bool inter_measured = !result.inter.exchange.samples.empty();
-  const LinkMeasurement& inter_exchange = inter_measured ? result.inter : result.intra;
+  const LinkMeasurement& inter_exchange = !result.inter.exchange.samples.empty() ? result.inter : result.intra;
   profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
   // The inter-node step ran every crossing pair at once, so each node's link carried streams_per_node messages
   // each way: a point is that load's time, the price of a round that puts as many bytes through the node's link.
-  const double node_load = inter_measured && !profile.transfers_use_cores ? result.inter.streams_per_node : 1;
-  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage, node_load);
+  profile.inter.curve =
+      curve(inter_exchange.exchange, false, kStepBufferPerMessage, InterCurveMessagesPerPoint(result));
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
   // The reduction inside the collective step when there is one (the intra-node class's first): it writes lines the
   // peer has just read, which the isolated sweep's does not.

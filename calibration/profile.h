@@ -31,6 +31,11 @@ FitWeighting OtherWeighting(FitWeighting weighting);
 // intra-node class when it ran steps, else the inter-node one.
 const LinkMeasurement& IntraStepSource(const CalibrationResult& result);
 
+// The messages a point of the profile's inter-node curve stands for: the inter-node step's streams_per_node across
+// real nodes, where the model loads a node's link with the sum of its streams; 1 where each rank copies its own
+// messages (one node, emulated nodes) or no inter-node step ran.
+int InterCurveMessagesPerPoint(const CalibrationResult& result);
+
 // "0-1, 2-3": pairs as the profile's description and the report name them.
 std::string PairsText(const std::vector<std::pair<int, int>>& pairs);
 

@@ -188,13 +188,12 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
       }
     }
     if (!link->exchange.samples.empty()) {
-      const bool node_load =
-          link->link_class == LinkClass::kInter && link->streams_per_node > 1 && !result.emulated && result.nodes > 1;
+      const int messages_per_point = link == &result.inter ? InterCurveMessagesPerPoint(result) : 1;
       absl::StrAppend(&out, "  collective step, pair(s) ", PairsText(link->exchange_pairs),
                       " at once (a 2-rank ring AllReduce on twice the size): its exchange, both ways (the curve the "
                       "profile prices ",
-                      node_load
-                          ? absl::StrCat("a node's link with, at ", link->streams_per_node,
+                      messages_per_point > 1
+                          ? absl::StrCat("a node's link with, at ", messages_per_point,
                                          " times the message: that many streams crossed each node's link each way)\n")
                           : "messages with)\n",
                       StepTable(link->exchange, link->series, false, "exchange", "GB/s each way", "/ ping-pong"));

@@ -27,18 +27,33 @@ absl::Status ValidateCostOptions(const CostOptions& options) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// What a round's transfers send: in all (a rank's transfers to itself aside), and between nodes.
+struct SentAmount {
+  double all = 0;
+  double crossing = 0;
+};
+
+SentAmount SentBy(const Topology& topology, const std::vector<Transfer>& transfers) {
+  SentAmount sent;
+  for (const Transfer& t : transfers) {
+    sent.all += t.src != t.dst ? t.amount : 0;
+    sent.crossing += topology.NodeOf(t.src) != topology.NodeOf(t.dst) ? t.amount : 0;
+  }
+  return sent;
+}
+
+}  // namespace
+
 void CostModel::AddRounds(double count, std::vector<Transfer> transfers, bool reduces) {
   if (count <= 0 || transfers.empty()) return;
-  double amount = 0, crossing = 0;
-  for (const Transfer& t : transfers) {
-    amount += t.src != t.dst ? t.amount : 0;
-    crossing += topology_.NodeOf(t.src) != topology_.NodeOf(t.dst) ? t.amount : 0;
-  }
+  const SentAmount sent = SentBy(topology_, transfers);
   RoundLoad load = SummarizeRound(topology_, std::move(transfers), reduces);
   if (!load.has_intra && !load.has_inter) return;
   rounds_.push_back({count, load});
-  sent_per_byte_ += count * amount;
-  inter_sent_per_byte_ += count * crossing;
+  sent_per_byte_ += count * sent.all;
+  inter_sent_per_byte_ += count * sent.crossing;
 }
 
 void CostModel::AddRoundLoad(double count, const RoundLoad& load, double sent_fraction) {
@@ -49,17 +64,13 @@ void CostModel::AddRoundLoad(double count, const RoundLoad& load, double sent_fr
 }
 
 void CostModel::AddFixedRound(std::vector<Transfer> transfers) {
-  double bytes = 0, crossing = 0;
-  for (Transfer& t : transfers) {
-    bytes += t.src != t.dst ? t.amount : 0;
-    crossing += topology_.NodeOf(t.src) != topology_.NodeOf(t.dst) ? t.amount : 0;
-    t.amount = 0;  // latency only: a few bytes per message, next to the round's alpha
-  }
+  const SentAmount sent = SentBy(topology_, transfers);
+  for (Transfer& t : transfers) t.amount = 0;  // latency only: a few bytes per message, next to the round's alpha
   RoundLoad load = SummarizeRound(topology_, std::move(transfers), /*reduces=*/false);
   if (!load.has_intra && !load.has_inter) return;
   rounds_.push_back({1, load});
-  sent_fixed_bytes_ += bytes;
-  inter_sent_fixed_bytes_ += crossing;
+  sent_fixed_bytes_ += sent.all;
+  inter_sent_fixed_bytes_ += sent.crossing;
 }
 
 std::optional<double> CostModel::InterNodeSentBytes(double bytes) const {
