@@ -68,6 +68,24 @@ done
 if "$bin/all_reduce" --ranks 2 -b 8 -e 8 --nonblocking 150 --model >"$out" 2>"$err"; then fail "--nonblocking --model accepted"; fi
 grep -q "\-\-nonblocking and --model both given" "$out" "$err" || fail "no --nonblocking --model error"
 
+# 2a''. --start aligned: every rank starts each timed iteration at one agreed instant; the header says so, the rows
+# are exact and each measurement counts its late starts (each at most its iterations: 5 per round, 2 rounds).
+"$bin/all_reduce" --ranks 3 -b 8 -e 64K -f 64 -n 5 -w 1 -c 1 --algo auto,mpi --rounds 2 --start aligned \
+  --json "$json" >"$out" 2>"$err" || fail "--start aligned exited $?"
+grep -q "^# Timing: --start aligned: every rank begins each timed iteration at one agreed instant" "$out" ||
+  fail "no --start aligned timing line"
+[ "$(grep -c "^# Out of bounds values : 0 OK" "$out")" -eq 3 ] || fail "--start aligned rows not exact"
+python3 - "$json" <<'PY' || fail "--start aligned JSON check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc["results"]
+assert len(rows) == 6, len(rows)
+for r in rows:
+    for half in ("out_of_place", "in_place"):
+        late = r[half]["late_starts"]
+        assert 0 <= late <= 10, (r["algorithm"], r["size"], half, late)
+PY
+
 # 2b. --model: the cost model's time and error per kcoll row, what auto ran, the per-algorithm footer, the JSON.
 # With --rounds 2 every case runs twice, case after case, and its row pools the 2 x 3 iterations.
 # Small AllReduces run inline by the communicator's own rule, which the model does not price: off here, so that

@@ -13,6 +13,7 @@
 #include "bench/data/device_memory.h"
 #include "bench/data/exact_data.h"
 #include "bench/data/rounding_data.h"
+#include "bench/driver/aligned_start.h"
 #include "bench/driver/injected_faults.h"
 #include "bench/driver/model_rounds.h"
 #include "bench/driver/timing.h"
@@ -377,12 +378,24 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
   const Case& c = ctx.cases[index];
   Implementation& impl = *ctx.implementations[c.implementation];
   const BenchOptions& o = ctx.options;
+  std::optional<AlignedStart> aligned;
+  if (o.aligned_start) {
+    absl::StatusOr<AlignedStart> made = AlignedStart::Create(ctx.comm, ctx.start_spins);
+    if (AgreeStatus(made.status(), ctx.comm) != 0) {
+      RecordFailure(state, ctx, ctx.pooled[index], c, impl, made.status(), "aligned start");
+      return false;
+    }
+    aligned = *std::move(made);
+  }
   MPI_Barrier(ctx.comm);
   mine->reserve(o.iters);
   combined->reserve(o.iters);
+  std::vector<int> late;  // --start aligned: per iteration, whether this rank began it after its instant
   for (auto _ : state) {
     if (o.touch_input) TouchInput(ctx, c, call);
-    const auto t0 = Clock::now();
+    // Free: from this rank's own start. Aligned: from the agreed instant, on this rank's clock.
+    const double t0 = aligned ? aligned->WaitForNextInstant() : SteadySeconds();
+    if (aligned) late.push_back(aligned->last_was_late() ? 1 : 0);
     absl::Status s;
     if (overlap == nullptr) {
       s = RunTimes(ctx, impl, call, o.agg_iters);
@@ -390,7 +403,7 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
       for (int i = 0; i < o.agg_iters; ++i) s.Update(Overlapped(impl, call, overlap->steps));
       Beat(ctx);
     }
-    double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    double seconds = SteadySeconds() - t0;
     // --nonblocking: what the call left exposed, the iteration minus the computation alone.
     if (overlap != nullptr) seconds = std::max(0.0, seconds - o.agg_iters * overlap->compute_s);
     const AgreedIteration agreed = AgreeIteration(seconds, !s.ok(), o.time_across, ctx.comm);
@@ -401,6 +414,10 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
     state.SetIterationTime(agreed.seconds / o.agg_iters);
     mine->push_back(seconds / o.agg_iters);
     combined->push_back(agreed.seconds / o.agg_iters);
+  }
+  if (aligned) {
+    MPI_Allreduce(MPI_IN_PLACE, late.data(), static_cast<int>(late.size()), MPI_INT, MPI_MAX, ctx.comm);
+    ctx.pooled[index].late_starts += static_cast<int>(std::count(late.begin(), late.end(), 1));
   }
   return true;
 }
@@ -563,6 +580,7 @@ void RunCase(benchmark::State& state, BenchContext& ctx, int index, int round) {
   }
 
   Measurement m = PooledMeasurement(ctx, c, pool);
+  if (o.aligned_start) m.late_starts = pool.late_starts;
   std::optional<Algorithm> priced;
   AddRoundsAndModel(ctx, index, &m, &priced);
   if (o.check > 0 && !CheckResults(state, ctx, index, call, spec, o.nonblocking_pct > 0 ? &overlap : nullptr, &m)) {

@@ -50,6 +50,7 @@ struct PooledRounds {
   std::vector<double> link_ratios;
   std::vector<int> states;            // --model: per round, the ModelRun::states entry its probe found (rank 0; else 0)
   std::vector<Algorithm> algorithms;  // --model, auto: per round, the algorithm auto ran
+  int late_starts = 0;                // --start aligned: iterations that some rank began after their instant (agreed)
   bool failed = false;                // a round failed: the later ones skip the case
 };
 
@@ -120,6 +121,7 @@ struct BenchContext {
   Buffers buffers;
   std::optional<double> ideal_busbw_gbps;
   double latency_floor_s = 0;  // the latency probe's, on one node (0: not measured)
+  bool start_spins = false;    // --start aligned: ranks wait for an instant polling the clock (SpinWhileWaiting)
   ModelRun model;
   Reporting report;
   std::unique_ptr<Watchdog> watchdog;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
 #include "bench/calibration/calibrate_in_run.h"
+#include "bench/driver/aligned_start.h"
 #include "bench/driver/bench_case.h"
 #include "bench/driver/model_rounds.h"
 #include "bench/driver/run_setup.h"
@@ -240,6 +241,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   if (!ideal.ok()) return fail(ideal.status());
   ctx->ideal_busbw_gbps = ideal->busbw_gbps;
   ctx->latency_floor_s = ideal->latency_floor_s;
+  if (o.aligned_start) ctx->start_spins = SpinWhileWaiting(MPI_COMM_WORLD);
   header.ideal = *ideal;
   if (o.model) {
     absl::StatusOr<std::string> model_note = SetUpModel(*ctx, comm);

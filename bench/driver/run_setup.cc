@@ -462,6 +462,15 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
         "% of the row's blocking call (median of 11, slowest rank), then waits; time is the "
         "iteration minus that computation alone (what the call left exposed; 0 when it hid entirely), busbw from it");
   }
+  if (o.aligned_start) {
+    info.timing_note = absl::StrCat(
+        info.timing_note, info.timing_note.empty() ? "" : "; ",
+        "--start aligned: every rank begins each timed iteration at one agreed instant of rank 0's clock (offsets by "
+        "ping-pong before each round; the instant a margin after an MPI_Allreduce of the ranks' readings, waited for ",
+        ctx.start_spins ? "polling the clock" : "yielding the core",
+        "); a rank's time runs from the instant to its finish, so the ranks' spread in leaving the previous "
+        "iteration's agreement stays out of it");
+  }
   const char* launch = GetEnv("KCOLL_BENCH_LAUNCH");
   info.launch = LaunchedByBenchmark() && launch != nullptr ? launch : "started by an outside mpirun";
   info.ranks = GatherRanks(topology, MPI_COMM_WORLD, ctx.rank, ctx.nranks, ctx.buffers.device);

@@ -114,6 +114,11 @@ constexpr Flag kFlags[] = {
     {0, "fingerprint", "0|1",
      "a column 'result': FNV-1a of every rank's result of one more call on rounding-sensitive data (floating-point "
      "reductions; out of place), so rows that produced the same bits show the same value"},
+    {0, "start", "free|aligned",
+     "when each rank starts a timed iteration: free (default) as it leaves the previous iteration's agreement on the "
+     "times (nccl-tests); aligned: every rank at one agreed instant of rank 0's clock (offsets measured by ping-pong "
+     "before each round), so the ranks' spread in leaving that agreement (tens of us between hosts) stays out of the "
+     "time"},
     {'h', "help", nullptr, "this help"},
 };
 
@@ -367,6 +372,10 @@ absl::Status ApplyFlag(const Flag& flag, const std::string& value, const ParseCo
     return ParseTransports(flag, value, o);
   } else if (name == "numerics") {
     return ParseNumericsList(flag, value, o);
+  } else if (name == "start") {
+    const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+    if (lower != "free" && lower != "aligned") return Bad(flag, value, "not a start (free, aligned)");
+    o.aligned_start = lower == "aligned";
   }
   return absl::OkStatus();
 }

@@ -87,13 +87,18 @@ struct BenchOptions {
   int recalibrate = 0;
   // --with_timeout: every kcoll row also runs on a second communicator with this timeout, the first one having none.
   std::optional<absl::Duration> with_timeout;
-  // --transport: "auto", "mpi", "shm", "nccl", "cuda_ipc"; the first for the plain rows, each other one for rows of its own.
+  // --transport: "auto", "mpi", "shm", "nccl", "cuda_ipc"; the first for the plain rows, each other one for rows of its
+  // own.
   std::vector<std::string> transports = {"auto"};
   // --numerics: "fast", "deterministic"; the first for the plain rows, each other one for rows of its own.
   std::vector<Numerics> numerics = {Numerics::kFast};
   // --fingerprint: a column with a hash of each floating-point reduction's result on rounding-sensitive data (on when
   // --numerics lists several modes).
   bool fingerprint = false;
+  // --start aligned: every rank begins each timed iteration at one agreed instant of rank 0's clock
+  // (bench/driver/aligned_start.h); false (--start free, the default): as it leaves the previous iteration's
+  // agreement, as nccl-tests does.
+  bool aligned_start = false;
   bool help = false;  // -h / --help
 };
 

@@ -157,6 +157,14 @@ TEST(OptionsTest, NumericsListsCommunicators) {
   EXPECT_THAT(Error({"--numerics", "fast,fast"}), HasSubstr("'fast' is listed twice"));
 }
 
+TEST(OptionsTest, StartIsFreeOrAligned) {
+  EXPECT_FALSE(Parse({})->aligned_start);
+  EXPECT_TRUE(Parse({"--start", "Aligned"})->aligned_start);
+  EXPECT_FALSE(Parse({"--start=free"})->aligned_start);
+  EXPECT_THAT(Error({"--start", "together"}), HasSubstr("--start 'together': not a start (free, aligned)"));
+  EXPECT_THAT(Error({"--start"}), HasSubstr("--start: missing value"));
+}
+
 TEST(OptionsTest, StepInBytesMayStartAtZero) {
   // An additive step grows from 0, so the check that a step factor never grows from 0 does not apply.
   auto o = Parse({"-b", "0", "-e", "16", "-i", "8"});

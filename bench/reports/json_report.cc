@@ -26,6 +26,7 @@ Json MeasurementJson(const std::optional<Measurement>& m) {
   j["bus_bw"] = m->busbw_gbps;
   j["nwrong"] = m->wrong.has_value() ? Json(static_cast<double>(*m->wrong)) : Json(nullptr);
   if (m->fingerprint.has_value()) j["fingerprint"] = absl::StrFormat("%016x", *m->fingerprint);
+  if (m->late_starts.has_value()) j["late_starts"] = *m->late_starts;
   return j;
 }
 

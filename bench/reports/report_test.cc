@@ -592,6 +592,43 @@ TEST(JsonTest, FileHasNcclTestsKeysAndKcollFields) {
   EXPECT_EQ(doc["kcoll"]["best_vs_mpi"].size(), 2u);
 }
 
+// --start aligned: the rows' late starts add up in their block's footer and show in the JSON; a run without it
+// (Measurement::late_starts empty) prints no such line.
+TEST(ReportTest, AlignedStartsCountLateIterations) {
+  const std::string path = ::testing::TempDir() + "/aligned.json";
+  JsonReport json(path);
+  ASSERT_TRUE(json.Open().ok());
+  std::ostringstream out;
+  TableWriter table(out);
+  ResultSink sink(Info());
+  sink.AddListener(&table);
+  sink.AddListener(&json);
+  sink.Start();
+  for (size_t bytes : {1024, 2048}) {
+    for (bool in_place : {false, true}) {
+      Measurement m = M(5, 4.0, 0);
+      m.late_starts = bytes == 1024 && in_place ? 2 : 0;
+      sink.Record(Identity("ring", "kcoll", bytes), in_place, m);
+    }
+  }
+  sink.Finish();
+  EXPECT_THAT(out.str(), HasSubstr("# Late starts          : 2 of 12 timed iterations (--start aligned: some rank began "
+                                   "after the agreed instant; those times include the lateness)\n"));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str());
+  EXPECT_EQ(doc["results"][0]["in_place"]["late_starts"], 2);
+  EXPECT_EQ(doc["results"][0]["out_of_place"]["late_starts"], 0);
+
+  std::ostringstream free_run;
+  TableWriter free_table(free_run);
+  ResultSink free_sink(Info());
+  free_sink.AddListener(&free_table);
+  FeedRun(free_sink);
+  EXPECT_THAT(free_run.str(), Not(HasSubstr("Late starts")));
+}
+
 TEST(JsonTest, FileIsValidAfterEveryRow) {
   const std::string path = ::testing::TempDir() + "/partial.json";
   JsonReport json(path);

@@ -234,6 +234,10 @@ void ResultSink::CompletePending() {
       block_summary_.wrong += *meas.wrong;
     }
     block_summary_.avg_busbw += meas.busbw_gbps;  // a sum until EndBlock
+    if (meas.late_starts.has_value()) {
+      block_summary_.late_starts = block_summary_.late_starts.value_or(0) + *meas.late_starts;
+      block_summary_.aligned_iterations += meas.iterations;
+    }
     ++block_summary_.measurements;
     if (row.kind == "kcoll") {
       kcoll_busbw_sum_ += meas.busbw_gbps;

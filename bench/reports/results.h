@@ -62,6 +62,9 @@ struct Measurement {
   // --model, auto's rows: the algorithm auto ran in each round, in round order (it changes between rounds when
   // --recalibrate makes auto follow the machine's state).
   std::vector<Algorithm> round_algorithms;
+  // --start aligned: of `iterations`, those some rank began after their agreed instant (bench/driver/aligned_start.h);
+  // their times include the lateness.
+  std::optional<int> late_starts;
 };
 
 struct Row {
@@ -96,6 +99,9 @@ struct BlockSummary {
   int64_t wrong = 0;     // elements wrong over the block's checked rows
   double avg_busbw = 0;  // over every measurement of the block (out-of-place and in-place), as nccl-tests
   int measurements = 0;
+  // --start aligned: late starts over the block's timed iterations (Measurement::late_starts).
+  std::optional<int> late_starts;
+  int aligned_iterations = 0;
 };
 
 // What a per-size summary is about: one (collective, size, type, op, root).

@@ -194,6 +194,12 @@ void TableWriter::OnBlockEnd(const Block&, const BlockSummary& summary) {
   out_ << Fmt("# %-20s : %lld %s\n", "Out of bounds values", static_cast<long long>(summary.wrong),
               summary.wrong ? "FAILED" : "OK");
   out_ << Fmt("# %-20s : %g \n", "Avg bus bandwidth", summary.avg_busbw);
+  if (summary.late_starts.value_or(0) > 0) {
+    out_ << Fmt(
+        "# %-20s : %d of %d timed iterations (--start aligned: some rank began after the agreed instant; "
+        "those times include the lateness)\n",
+        "Late starts", *summary.late_starts, summary.aligned_iterations);
+  }
 }
 
 void TableWriter::OnFinish(const RunSummary& summary) {
