@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -34,46 +35,64 @@ bool SpinWhileWaiting(MPI_Comm comm) {
   return shm::ChooseHostSpinPolls(comm, requested) > 1;
 }
 
-absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, int exchanges, const SecondsClock& clock) {
+MPI_Comm SameClockGroups(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm groups = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &groups);
+  return groups;
+}
+
+absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, MPI_Comm same_clock, int exchanges,
+                                               const SecondsClock& clock) {
   if (exchanges < 1 || exchanges > 10000) {
     return absl::InvalidArgumentError(absl::StrCat("clock offset: exchanges ", exchanges, " is not in [1, 10000]"));
   }
-  int rank = 0, n = 1;
+  int rank = 0, n = 1, group_rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
-  ClockOffset mine;
-  for (int peer = 1; peer < n; ++peer) {
-    if (rank == 0) {
-      double best[2] = {0, std::numeric_limits<double>::infinity()};  // offset, round trip
+  MPI_Comm_rank(same_clock, &group_rank);
+  int holds_rank0 = rank == 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &holds_rank0, 1, MPI_INT, MPI_MAX, same_clock);
+  // Rank 0 learns which ranks measure: the lowest of each group without rank 0.
+  const int measures = group_rank == 0 && !holds_rank0 ? 1 : 0;
+  std::vector<int> measuring(rank == 0 ? n : 0);
+  MPI_Gather(&measures, 1, MPI_INT, measuring.data(), 1, MPI_INT, 0, comm);
+  double best[2] = {0, 0};  // offset, round trip
+  if (rank == 0) {
+    for (int peer = 1; peer < n; ++peer) {
+      if (!measuring[peer]) continue;
+      double found[2] = {0, std::numeric_limits<double>::infinity()};
       for (int k = 0; k < exchanges; ++k) {
         const double before = clock();
         MPI_Send(nullptr, 0, MPI_BYTE, peer, kTag, comm);
         double theirs = 0;
         MPI_Recv(&theirs, 1, MPI_DOUBLE, peer, kTag, comm, MPI_STATUS_IGNORE);
         const double after = clock();
-        if (after - before < best[1]) {
-          best[0] = (before + after) / 2 - theirs;
-          best[1] = after - before;
+        if (after - before < found[1]) {
+          found[0] = (before + after) / 2 - theirs;
+          found[1] = after - before;
         }
       }
-      MPI_Send(best, 2, MPI_DOUBLE, peer, kTag, comm);
-    } else if (rank == peer) {
-      for (int k = 0; k < exchanges; ++k) {
-        MPI_Recv(nullptr, 0, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
-        const double now = clock();
-        MPI_Send(&now, 1, MPI_DOUBLE, 0, kTag, comm);
-      }
-      double best[2] = {0, 0};
-      MPI_Recv(best, 2, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
-      mine.offset_s = best[0];
-      mine.round_trip_s = best[1];
+      MPI_Send(found, 2, MPI_DOUBLE, peer, kTag, comm);
     }
+  } else if (measures) {
+    for (int k = 0; k < exchanges; ++k) {
+      MPI_Recv(nullptr, 0, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+      const double now = clock();
+      MPI_Send(&now, 1, MPI_DOUBLE, 0, kTag, comm);
+    }
+    MPI_Recv(best, 2, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
   }
+  MPI_Bcast(best, 2, MPI_DOUBLE, 0, same_clock);
+  ClockOffset mine;
+  mine.offset_s = best[0];
+  mine.round_trip_s = best[1];
   return mine;
 }
 
-absl::StatusOr<AlignedStart> AlignedStart::Create(MPI_Comm comm, bool spin, SecondsClock clock) {
-  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(comm, kOffsetExchanges, clock);
+absl::StatusOr<AlignedStart> AlignedStart::Create(MPI_Comm comm, MPI_Comm same_clock, bool spin, SecondsClock clock) {
+  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(comm, same_clock, kOffsetExchanges, clock);
   if (!offset.ok()) return offset.status();
   AlignedStart start(comm, spin, std::move(clock), *offset);
   double longest = 0;  // from the latest reading to leaving the agreement, on rank 0's clock

@@ -6,7 +6,8 @@
 // The instant is read on rank 0's steady clock. Before a round's timed iterations every rank r measures its offset to
 // rank 0's clock by ping-pong with rank 0: of the exchanges, the one with the shortest round trip gives
 // offset = (rank 0's reading before + its reading after) / 2 - rank r's reading between, uncertain by half that round
-// trip. On one host every rank reads the same clock and the offsets come out near 0. Each iteration then takes one
+// trip. Ranks of one machine read one clock: only the lowest rank of each machine measures, and the others take its
+// offset (0 on rank 0's machine), so that on one node the offsets are exact. Each iteration then takes one
 // MPI_Allreduce (max) of the ranks' readings of rank 0's clock and of a flag saying a rank reached the last instant
 // late; the instant is the latest reading plus a margin, and every rank waits for it on its own clock. The margin
 // starts at twice the longest any rank took, in a few trial agreements, from the latest reading to leaving the
@@ -39,18 +40,26 @@ struct ClockOffset {
   double round_trip_s = 0;  // of the exchange it came from: the offset is uncertain by half of it (0 on rank 0)
 };
 
-// Collective over `comm`: `exchanges` ping-pongs between rank 0 and each other rank in turn. InvalidArgument naming
-// `exchanges` unless it is in [1, 10000].
-absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, int exchanges, const SecondsClock& clock);
+// Collective over `comm`. `same_clock` splits `comm` into groups of ranks that read one clock (the ranks of a
+// machine: MPI_COMM_TYPE_SHARED; MPI_COMM_SELF: none known): the group of rank 0 takes offset 0, and in every other
+// group its lowest rank makes `exchanges` ping-pongs with rank 0 (one group after another) and the group takes that
+// rank's offset. InvalidArgument naming `exchanges` unless it is in [1, 10000].
+absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, MPI_Comm same_clock, int exchanges,
+                                               const SecondsClock& clock);
+
+// The groups of `comm`'s ranks that share a machine, and so a clock (MPI_COMM_TYPE_SHARED), for MeasureClockOffset;
+// the caller frees it. Collective over `comm`.
+MPI_Comm SameClockGroups(MPI_Comm comm);
 
 class AlignedStart {
  public:
   static constexpr double kMaxMarginSeconds = 0.1;
 
-  // Collective: measures this rank's clock offset (kOffsetExchanges ping-pongs) and the first margin. `spin`: wait
-  // for the instant polling the clock (a core of its own); false: yield the core between reads (ranks outnumber
-  // cores).
-  static absl::StatusOr<AlignedStart> Create(MPI_Comm comm, bool spin, SecondsClock clock = SteadySeconds);
+  // Collective: measures this rank's clock offset (MeasureClockOffset with `same_clock`, kOffsetExchanges
+  // ping-pongs) and the first margin. `spin`: wait for the instant polling the clock (a core of its own); false: yield
+  // the core between reads (ranks outnumber cores).
+  static absl::StatusOr<AlignedStart> Create(MPI_Comm comm, MPI_Comm same_clock, bool spin,
+                                             SecondsClock clock = SteadySeconds);
 
   // Collective: agrees on the next instant and returns when this rank's clock has reached it; the value is the
   // instant on this rank's clock (time an iteration from it).

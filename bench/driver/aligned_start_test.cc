@@ -42,10 +42,20 @@ double Min(double v) {
   return v;
 }
 
-// On one host every rank reads the same clock, and the peer's reading falls inside rank 0's round trip: the offset
-// is 0 within half of it.
-TEST(ClockOffsetTest, OneClockGivesAnOffsetWithinHalfTheRoundTrip) {
-  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, 20, SteadySeconds);
+// Ranks that share a machine share its clock: none measures, and the offsets are exactly 0.
+TEST(ClockOffsetTest, RanksOfOneMachineTakeOffsetZero) {
+  MPI_Comm machine = SameClockGroups(MPI_COMM_WORLD);
+  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, machine, 20, SteadySeconds);
+  MPI_Comm_free(&machine);
+  ASSERT_TRUE(offset.ok()) << offset.status();
+  EXPECT_EQ(offset->offset_s, 0);
+  EXPECT_EQ(offset->round_trip_s, 0);
+}
+
+// Every rank measured (no group known): one clock read by all gives an offset of 0 within half the round trip, as the
+// peer's reading falls inside rank 0's round trip.
+TEST(ClockOffsetTest, OneClockMeasuredGivesAnOffsetWithinHalfTheRoundTrip) {
+  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, MPI_COMM_SELF, 20, SteadySeconds);
   ASSERT_TRUE(offset.ok()) << offset.status();
   if (Rank() == 0) {
     EXPECT_EQ(offset->offset_s, 0);
@@ -57,24 +67,43 @@ TEST(ClockOffsetTest, OneClockGivesAnOffsetWithinHalfTheRoundTrip) {
 }
 
 TEST(ClockOffsetTest, RecoversShiftedClocks) {
-  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, 20, ShiftedClock);
+  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, MPI_COMM_SELF, 20, ShiftedClock);
   ASSERT_TRUE(offset.ok()) << offset.status();
   const double truth = -kShiftPerRank * Rank();
   EXPECT_LE(std::abs(offset->offset_s - truth), offset->round_trip_s / 2 + 1e-9)
       << "rank " << Rank() << ": offset " << offset->offset_s << " s, round trip " << offset->round_trip_s << " s";
 }
 
+// "Machines" of two consecutive ranks, each with its own clock: the lower rank of each measures and the other takes
+// its offset, bit for bit.
+TEST(ClockOffsetTest, AGroupTakesItsLowestRanksOffset) {
+  MPI_Comm pairs = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, Rank() / 2, Rank(), &pairs);
+  auto pair_clock = [] { return SteadySeconds() + kShiftPerRank * (Rank() / 2); };
+  absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, pairs, 20, pair_clock);
+  ASSERT_TRUE(offset.ok()) << offset.status();
+  double lower[2] = {offset->offset_s, offset->round_trip_s};
+  MPI_Bcast(lower, 2, MPI_DOUBLE, 0, pairs);
+  MPI_Comm_free(&pairs);
+  EXPECT_EQ(offset->offset_s, lower[0]);
+  EXPECT_EQ(offset->round_trip_s, lower[1]);
+  const double truth = -kShiftPerRank * (Rank() / 2);
+  EXPECT_LE(std::abs(offset->offset_s - truth), offset->round_trip_s / 2 + 1e-9) << "rank " << Rank();
+  if (Rank() >= 2) EXPECT_GT(offset->round_trip_s, 0);
+}
+
 TEST(ClockOffsetTest, RefusesExchangesOutOfRange) {
-  EXPECT_THAT(MeasureClockOffset(MPI_COMM_WORLD, 0, SteadySeconds),
+  EXPECT_THAT(MeasureClockOffset(MPI_COMM_WORLD, MPI_COMM_SELF, 0, SteadySeconds),
               IsInvalidArgument("exchanges 0 is not in [1, 10000]"));
-  EXPECT_THAT(MeasureClockOffset(MPI_COMM_WORLD, 10001, SteadySeconds), IsInvalidArgument("exchanges 10001"));
+  EXPECT_THAT(MeasureClockOffset(MPI_COMM_WORLD, MPI_COMM_SELF, 10001, SteadySeconds),
+              IsInvalidArgument("exchanges 10001"));
 }
 
 // Clocks a quarter of a second apart per rank: every rank leaves the wait at one moment of the true (shared) clock,
 // not at the same reading of its own, and never before the instant it was given.
 TEST(AlignedStartTest, RanksStartTogetherOnShiftedClocks) {
   absl::StatusOr<AlignedStart> start =
-      AlignedStart::Create(MPI_COMM_WORLD, SpinWhileWaiting(MPI_COMM_WORLD), ShiftedClock);
+      AlignedStart::Create(MPI_COMM_WORLD, MPI_COMM_SELF, SpinWhileWaiting(MPI_COMM_WORLD), ShiftedClock);
   ASSERT_TRUE(start.ok()) << start.status();
   EXPECT_GT(start->margin_s(), 0);
   EXPECT_LE(start->margin_s(), AlignedStart::kMaxMarginSeconds);
@@ -99,7 +128,7 @@ TEST(AlignedStartTest, ALateRankIsCountedAndTheMarginDoubles) {
     if (++calls == sleep_on) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     return SteadySeconds();
   };
-  absl::StatusOr<AlignedStart> start = AlignedStart::Create(MPI_COMM_WORLD, false, clock);
+  absl::StatusOr<AlignedStart> start = AlignedStart::Create(MPI_COMM_WORLD, MPI_COMM_SELF, false, clock);
   ASSERT_TRUE(start.ok()) << start.status();
   start->WaitForNextInstant();
   const int late_before = start->late_starts();

@@ -380,7 +380,7 @@ bool TimeIterations(benchmark::State& state, BenchContext& ctx, int index, const
   const BenchOptions& o = ctx.options;
   std::optional<AlignedStart> aligned;
   if (o.aligned_start) {
-    absl::StatusOr<AlignedStart> made = AlignedStart::Create(ctx.comm, ctx.start_spins);
+    absl::StatusOr<AlignedStart> made = AlignedStart::Create(ctx.comm, ctx.same_clock, ctx.start_spins);
     if (AgreeStatus(made.status(), ctx.comm) != 0) {
       RecordFailure(state, ctx, ctx.pooled[index], c, impl, made.status(), "aligned start");
       return false;

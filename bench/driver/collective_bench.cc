@@ -241,7 +241,10 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   if (!ideal.ok()) return fail(ideal.status());
   ctx->ideal_busbw_gbps = ideal->busbw_gbps;
   ctx->latency_floor_s = ideal->latency_floor_s;
-  if (o.aligned_start) ctx->start_spins = SpinWhileWaiting(MPI_COMM_WORLD);
+  if (o.aligned_start) {
+    ctx->start_spins = SpinWhileWaiting(ctx->comm);
+    ctx->same_clock = SameClockGroups(ctx->comm);
+  }
   header.ideal = *ideal;
   if (o.model) {
     absl::StatusOr<std::string> model_note = SetUpModel(*ctx, comm);
@@ -278,6 +281,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   ReplayDeferred(*ctx);
   const int exit_code = Finish(*ctx, reporters);
   ctx->watchdog.reset();
+  if (ctx->same_clock != MPI_COMM_NULL) MPI_Comm_free(&ctx->same_clock);
   ctx.reset();
   return exit_code;
 }
