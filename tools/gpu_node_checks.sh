@@ -13,16 +13,27 @@
 #   overlap.txt     //bench:overlap on the node's cores: IAllReduce against MPI_Iallreduce behind a computation
 #   verify.txt      //tools:verify on 2 ranks: the correctness matrix, cuda columns included (and verify.json);
 #                   on 4 ranks over cuda_ipc
+#   cpu.txt         with --cpu, instead of the above: the node's CPU cores alone, AllReduce on host buffers on 2, 4,
+#                   8 and 16 ranks (as many as it has cores), auto beside MPI_Allreduce, in and out of place, 8 B to
+#                   64 MiB, one Serial rank per core (and cpu_*.json)
 #
-#   run_checks.sh OUT_DIR [--quick]        --quick: smaller sweeps (a minute, for a first look)
+#   run_checks.sh OUT_DIR [--quick] [--cpu]   --quick: smaller sweeps (a minute, for a first look); --cpu: the CPU
+#                                             sweep only (about 3 minutes on 16 cores; --quick: up to 1 MiB)
 #
 # Every step runs under a time limit and the script goes on after a failure; it exits non-zero if any step failed.
 # Timings are taken with nothing else on the GPU: the benchmarks run alone, the tests after them.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:?usage: run_checks.sh OUT_DIR [--quick]}"
+out="${1:?usage: run_checks.sh OUT_DIR [--quick] [--cpu]}"
 quick=0
-[[ "${2:-}" == "--quick" ]] && quick=1
+cpu_only=0
+for arg in "${@:2}"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    --cpu) cpu_only=1 ;;
+    *) echo "run_checks.sh: unknown argument '$arg' (--quick, --cpu)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$out"
 rm -f "$out/.failed"
 # shellcheck disable=SC1091
@@ -87,6 +98,23 @@ EOF
   echo "clocks:  $(nvidia-smi --query-gpu=clocks.sm,clocks.mem,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
   echo
 } | tee "$out/node.txt"
+
+# --cpu: the node as a CPU machine, a second memory system and a many-core node beside the 2-core VM. Each run
+# measures its own bounds (the memory-bound copy rate and the latency floor) and prints auto against MPI per size.
+if ((cpu_only)); then
+  cores=$(nproc)
+  largest=64M
+  rounds=2
+  ((quick)) && largest=1M && rounds=1
+  for np in 2 4 8 16; do
+    ((np <= cores)) || { log "cpu: $np ranks skipped (this node has $cores cores)"; continue; }
+    step "all_reduce --exec serial $np ranks, auto and MPI, 8B..$largest" 240 cpu.txt \
+      all_reduce --ranks "$np" --exec serial --algo auto,mpi -b 8 -e "$largest" -f 2 -n 20 -w 5 \
+      --rounds "$rounds" -I 1 --json "$out/cpu_${np}ranks.json"
+  done
+  grep -E '^### |^#     all_reduce ' "$out/cpu.txt" | sed 's/^/  /' | tee -a "$out/node.txt"
+  exit $failed
+fi
 
 # 1. The kernels alone on the GPU: every type's sum, and copy, against cudaMemcpy of the same run.
 big=1G
