@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
+#include "collectives/transport/mpi/host_ranks.h"
 #include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
@@ -35,13 +36,7 @@ bool SpinWhileWaiting(MPI_Comm comm) {
   return shm::ChooseHostSpinPolls(comm, requested) > 1;
 }
 
-MPI_Comm SameClockGroups(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm groups = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &groups);
-  return groups;
-}
+MPI_Comm SameClockGroups(MPI_Comm comm) { return HostCommunicator(comm); }
 
 absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, MPI_Comm same_clock, int exchanges,
                                                const SecondsClock& clock) {

@@ -4,11 +4,16 @@
 
 namespace kcoll {
 
-HostRanks RanksOnThisHost(MPI_Comm comm) {
+MPI_Comm HostCommunicator(MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm host = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  return host;
+}
+
+HostRanks RanksOnThisHost(MPI_Comm comm) {
+  MPI_Comm host = HostCommunicator(comm);
   HostRanks out;
   MPI_Comm_rank(host, &out.rank);
   MPI_Comm_size(host, &out.size);

@@ -18,6 +18,10 @@ struct HostRanks {
 // Collective over `comm`.
 HostRanks RanksOnThisHost(MPI_Comm comm);
 
+// The ranks of `comm` that share this rank's host (MPI_COMM_TYPE_SHARED), in `comm`'s order; the caller frees it.
+// Collective over `comm`.
+MPI_Comm HostCommunicator(MPI_Comm comm);
+
 // Whether every rank of `node` (one node's ranks) is on this rank's host, for a transport that reaches no further:
 // FailedPrecondition "transport '<transport>': the N ranks of a node span several hosts (L share this one); <remedy>"
 // otherwise. Collective over `node`.
