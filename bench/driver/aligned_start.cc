@@ -7,10 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "base/env.h"
-#include "collectives/transport/mpi/host_ranks.h"
+#include "collectives/transport/shm/shm_execution.h"
 #include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
@@ -30,13 +28,9 @@ double SteadySeconds() {
 }
 
 bool SpinWhileWaiting(MPI_Comm comm) {
-  int requested = 0;
-  const char* env = GetEnv("KCOLL_SHM_SPIN");
-  if (env != nullptr && !absl::SimpleAtoi(env, &requested)) requested = 0;
-  return shm::ChooseHostSpinPolls(comm, requested) > 1;
+  // A bad KCOLL_SHM_SPIN is the transport's error to report; here it leaves the choice to the cores.
+  return shm::ChooseHostSpinPolls(comm, SpinPollsFromEnv().value_or(0)) > 1;
 }
-
-MPI_Comm SameClockGroups(MPI_Comm comm) { return HostCommunicator(comm); }
 
 absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, MPI_Comm same_clock, int exchanges,
                                                const SecondsClock& clock) {

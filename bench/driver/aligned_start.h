@@ -31,7 +31,8 @@ double SteadySeconds();
 using SecondsClock = std::function<double()>;
 
 // Whether a rank waiting for an instant may poll the clock without yielding: the ranks of this machine have a core
-// each (shm::ChooseHostSpinPolls, with KCOLL_SHM_SPIN as the transport reads it). Collective over `comm`.
+// each (shm::ChooseHostSpinPolls, with KCOLL_SHM_SPIN as the transport reads it: SpinPollsFromEnv). Collective over
+// `comm`.
 bool SpinWhileWaiting(MPI_Comm comm);
 
 // This rank's clock against rank 0's.
@@ -41,15 +42,11 @@ struct ClockOffset {
 };
 
 // Collective over `comm`. `same_clock` splits `comm` into groups of ranks that read one clock (the ranks of a
-// machine: MPI_COMM_TYPE_SHARED; MPI_COMM_SELF: none known): the group of rank 0 takes offset 0, and in every other
-// group its lowest rank makes `exchanges` ping-pongs with rank 0 (one group after another) and the group takes that
-// rank's offset. InvalidArgument naming `exchanges` unless it is in [1, 10000].
+// machine: HostCommunicator, collectives/transport/mpi/host_ranks.h; MPI_COMM_SELF: none known): the group of rank 0
+// takes offset 0, and in every other group its lowest rank makes `exchanges` ping-pongs with rank 0 (one group after
+// another) and the group takes that rank's offset. InvalidArgument naming `exchanges` unless it is in [1, 10000].
 absl::StatusOr<ClockOffset> MeasureClockOffset(MPI_Comm comm, MPI_Comm same_clock, int exchanges,
                                                const SecondsClock& clock);
-
-// The groups of `comm`'s ranks that share a machine, and so a clock (MPI_COMM_TYPE_SHARED), for MeasureClockOffset;
-// the caller frees it. Collective over `comm`.
-MPI_Comm SameClockGroups(MPI_Comm comm);
 
 class AlignedStart {
  public:

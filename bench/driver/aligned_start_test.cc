@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/transport/mpi/host_ranks.h"
 #include "gtest/gtest.h"
 #include "tests/matchers.h"
 
@@ -44,7 +45,7 @@ double Min(double v) {
 
 // Ranks that share a machine share its clock: none measures, and the offsets are exactly 0.
 TEST(ClockOffsetTest, RanksOfOneMachineTakeOffsetZero) {
-  MPI_Comm machine = SameClockGroups(MPI_COMM_WORLD);
+  MPI_Comm machine = HostCommunicator(MPI_COMM_WORLD);
   absl::StatusOr<ClockOffset> offset = MeasureClockOffset(MPI_COMM_WORLD, machine, 20, SteadySeconds);
   MPI_Comm_free(&machine);
   ASSERT_TRUE(offset.ok()) << offset.status();

@@ -122,7 +122,7 @@ struct BenchContext {
   std::optional<double> ideal_busbw_gbps;
   double latency_floor_s = 0;  // the latency probe's, on one node (0: not measured)
   bool start_spins = false;    // --start aligned: ranks wait for an instant polling the clock (SpinWhileWaiting)
-  MPI_Comm same_clock = MPI_COMM_NULL;  // --start aligned: the ranks of each machine (SameClockGroups)
+  MPI_Comm same_clock = MPI_COMM_NULL;  // --start aligned: the ranks of each machine (HostCommunicator)
   ModelRun model;
   Reporting report;
   std::unique_ptr<Watchdog> watchdog;

@@ -32,6 +32,7 @@
 #include "bench/reports/table_report.h"
 #include "collectives/communicator.h"
 #include "collectives/kernels/backend.h"
+#include "collectives/transport/mpi/host_ranks.h"
 
 namespace kcoll {
 namespace bench {
@@ -243,7 +244,7 @@ int RunRanks(int argc, char** argv, const std::string& program, const std::vecto
   ctx->latency_floor_s = ideal->latency_floor_s;
   if (o.aligned_start) {
     ctx->start_spins = SpinWhileWaiting(ctx->comm);
-    ctx->same_clock = SameClockGroups(ctx->comm);
+    ctx->same_clock = HostCommunicator(ctx->comm);
   }
   header.ideal = *ideal;
   if (o.model) {

@@ -466,9 +466,8 @@ RunInfo MakeRunInfo(const BenchContext& ctx, const RunHeaderInputs& in) {
     info.timing_note = absl::StrCat(
         info.timing_note, info.timing_note.empty() ? "" : "; ",
         "--start aligned: every rank begins each timed iteration at one agreed instant of rank 0's clock (offsets, one "
-        "per "
-        "machine, by ping-pong before each round; the instant a margin after an MPI_Allreduce of the ranks' readings, "
-        "waited for ",
+        "per machine, by ping-pong before each round; the instant a margin after an MPI_Allreduce of the ranks' "
+        "readings, waited for ",
         ctx.start_spins ? "polling the clock" : "yielding the core",
         "); a rank's time runs from the instant to its finish, so the ranks' spread in leaving the previous "
         "iteration's agreement stays out of it");

@@ -57,14 +57,19 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
       ApplySetting("KCOLL_SHM_SLOT_BYTES", measured.slot_bytes, measured, &options.slot_bytes, &sources->slot_bytes));
   KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
                                      &options.single_copy_bytes, &sources->single_copy));
-  KCOLL_ASSIGN_OR_RETURN(size_t spin, SizeFromEnv("KCOLL_SHM_SPIN", 0));
-  if (spin > (size_t{1} << 30))
-    return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
-  options.spin_polls = static_cast<int>(spin);
+  KCOLL_ASSIGN_OR_RETURN(options.spin_polls, SpinPollsFromEnv());
   return options;
 }
 
 }  // namespace
+
+absl::StatusOr<int> SpinPollsFromEnv() {
+  KCOLL_ASSIGN_OR_RETURN(size_t spin, SizeFromEnv("KCOLL_SHM_SPIN", 0));
+  if (spin > (size_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat("KCOLL_SHM_SPIN: ", spin, " is over 2^30"));
+  }
+  return static_cast<int>(spin);
+}
 
 absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   MPI_Comm comm = request.mpi->comm();

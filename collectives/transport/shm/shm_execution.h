@@ -12,6 +12,11 @@ namespace kcoll {
 
 absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request);
 
+// KCOLL_SHM_SPIN as the transport reads it: polls without progress before a wait yields its core (a size: 16, 1K);
+// 0 when unset (chosen from the cores, shm::ChooseHostSpinPolls). InvalidArgument naming the variable and its value
+// when it is not a size or is over 2^30.
+absl::StatusOr<int> SpinPollsFromEnv();
+
 }  // namespace kcoll
 
 #endif  // KCOLL_COLLECTIVES_TRANSPORT_SHM_SHM_EXECUTION_H_
