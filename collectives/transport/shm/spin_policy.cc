@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "collectives/transport/mpi/host_ranks.h"
+
 namespace kcoll {
 namespace shm {
 namespace {
@@ -34,12 +36,8 @@ int ChooseSpinPolls(MPI_Comm comm, int requested) {
 }
 
 int ChooseHostSpinPolls(MPI_Comm comm, int requested) {
-  MPI_Comm host = MPI_COMM_NULL;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) != MPI_SUCCESS) {
-    return ChooseSpinPolls(comm, requested);
-  }
+  MPI_Comm host = HostCommunicator(comm);
+  if (host == MPI_COMM_NULL) return ChooseSpinPolls(comm, requested);
   const int polls = ChooseSpinPolls(host, requested);
   MPI_Comm_free(&host);
   return polls;
