@@ -1,13 +1,16 @@
 // The shared-memory transport on its own: every message shape (empty, inline in the header line, chunked through
 // the slots, copied straight from the sender's memory), self-sends, receives posted out of order and after the data
 // arrived (copied aside), receives reduced as they arrive (RecvReduce, in every shape), single waits, a full ring of
-// slots, the errors for bad arguments, a stalled peer timing out, and a message left unreceived found at Quiesce.
+// slots, every slot of a rank's channels mapped when the transport is made, the errors for bad arguments, a stalled
+// peer timing out, and a message left unreceived found at Quiesce.
 #include "collectives/transport/shm/shm_transport.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -213,6 +216,40 @@ TEST(ShmTransport, DescribesItself) {
   EXPECT_EQ(t->name(), "shm");
   EXPECT_TRUE(t->CanReach(MemoryKind::kHost));
   EXPECT_FALSE(t->CanReach(MemoryKind::kDevice));
+}
+
+// Kilobytes of this process's page tables (smaps' Rss) in the mappings of kcoll's shared-memory segments.
+size_t SegmentRssBytes() {
+  std::FILE* f = std::fopen("/proc/self/smaps", "r");
+  if (f == nullptr) return 0;
+  size_t kib = 0;
+  bool in_segment = false;
+  char line[512];
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    const std::string text(line);
+    // A mapping's first line: "start-end perms offset dev inode path"; its fields follow, one "Name: value" each.
+    if (text.find('-') < text.find(' ') && text.find(':') > text.find(' ')) {
+      in_segment = text.find("/dev/shm/kcoll.") != std::string::npos;
+    } else if (in_segment && text.rfind("Rss:", 0) == 0) {
+      kib += std::strtoull(text.c_str() + 4, nullptr, 10);
+    }
+  }
+  std::fclose(f);
+  return kib * 1024;
+}
+
+// Every slot a rank sends or receives through is touched when the transport is made, not in the first calls of
+// each message size (a first touch can cost tens of microseconds on a virtual machine).
+TEST(ShmTransport, EverySlotOfThisRanksChannelsIsMappedAtCreation) {
+  if (WorldSize() < 2) GTEST_SKIP() << "one rank has no channel to another";
+  ShmOptions options;
+  options.slots = 4;
+  options.slot_bytes = 64 << 10;
+  const size_t before = SegmentRssBytes();
+  auto t = MakeTransport(options);
+  ASSERT_NE(t, nullptr);
+  const size_t channels = 2 * static_cast<size_t>(WorldSize() - 1);  // to each peer and from each peer
+  EXPECT_GE(SegmentRssBytes() - before, channels * options.slots * options.slot_bytes);
 }
 
 TEST(ShmTransport, BadArgumentsAreErrorsNotCrashes) {
