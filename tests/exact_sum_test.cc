@@ -274,6 +274,42 @@ TEST(ExactSum, ScanPrefixUsesTheWholeWindow) {
   EXPECT_EQ(ExactSumOfTerms(terms, 1, 4, 4), std::ldexp(1.0, 40));
 }
 
+// float32 sums in double arithmetic (exact_sum.h's FloatSumInDouble, up to 32 terms) give the words' bits: terms of
+// wide and narrow spans, cancellation of the largest, halfway cases, results at the edges of float's normal range and
+// beyond, subnormal terms, scan prefixes, and counts on both sides of 32 (above it the words decide).
+TEST(ExactSum, FloatInDoubleMatchesTheWords) {
+  std::mt19937_64 rng(23);
+  auto random_float = [&](int span) { return static_cast<float>(Random(rng, span)); };
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = 1 + trial % 40;
+    std::vector<float> terms(n);
+    const int kind = trial % 6;
+    for (float& x : terms) x = random_float(kind == 0 ? 126 : kind == 1 ? 24 : 4);
+    if (kind == 2) terms.back() = -terms.front();  // cancels the first
+    if (kind == 3) terms.back() = std::ldexp(terms.front() < 0 ? -1.0f : 1.0f, std::ilogb(terms.front()) - 24);
+    if (kind == 4) {  // near the bottom of the range
+      for (float& x : terms) x = std::ldexp(x, -120);
+    }
+    if (kind == 5) {  // near the top
+      for (float& x : terms) x = std::ldexp(static_cast<float>(Random(rng, 1)), 126);
+    }
+    const int window = n, summed = trial % 7 == 0 ? 1 + static_cast<int>(rng() % n) : n;
+    const float fast = ExactSumOfTerms(terms.data(), 1, window, summed);
+    const float words = ExactSumOfTermsInWords(terms.data(), 1, window, summed);
+    ASSERT_EQ(Bits(fast), Bits(words)) << "trial " << trial << ", " << n << " terms, " << summed << " summed: " << fast
+                                       << " against " << words;
+  }
+  const float edges[][3] = {{1.0f, 0x1p-24f, 0.0f},        {1.0f, 0x1.8p-24f, 0.0f},
+                            {0x1p-126f, -0x1p-149f, 0.0f}, {FLT_TRUE_MIN, FLT_TRUE_MIN, 0.0f},
+                            {FLT_MAX, FLT_MAX, -FLT_MAX},  {FLT_MAX, 0x1p103f, 0.0f},
+                            {-0.0f, -0.0f, -0.0f},         {1.0f, -1.0f, -0.0f},
+                            {0x1p-100f, 1.0f, -1.0f}};
+  for (const auto& e : edges) {
+    ASSERT_EQ(Bits(ExactSumOfTerms(e, 1, 3, 3)), Bits(ExactSumOfTermsInWords(e, 1, 3, 3)))
+        << e[0] << " + " << e[1] << " + " << e[2];
+  }
+}
+
 TEST(ExactSum, RejectsWhatItCannotSum) {
   int32_t ints[2] = {1, 2};
   const unsigned char* inputs[2] = {reinterpret_cast<const unsigned char*>(&ints[0]),

@@ -315,10 +315,9 @@ KCOLL_INLINE_FUNCTION T ExactResultFromBins(const int64_t* bins, uint8_t code) {
   return ExactRoundSum<T>(sum, code);
 }
 
-// The whole sum of one element from its terms: the window of terms 0..window_terms-1, the sum of terms
-// 0..sum_terms-1 (sum_terms <= window_terms; a prefix of a scan), term k at terms[k * stride].
+// ExactSumOfTerms through the words, for every type and every case.
 template <class T>
-KCOLL_INLINE_FUNCTION T ExactSumOfTerms(const T* terms, int64_t stride, int window_terms, int sum_terms) {
+KCOLL_INLINE_FUNCTION T ExactSumOfTermsInWords(const T* terms, int64_t stride, int window_terms, int sum_terms) {
   uint8_t code = 0;
   for (int k = 0; k < window_terms; ++k) {
     const uint8_t c = ExactCode(terms[k * stride]);
@@ -327,6 +326,57 @@ KCOLL_INLINE_FUNCTION T ExactSumOfTerms(const T* terms, int64_t stride, int wind
   int64_t words[ExactFormat<T>::kWords] = {};
   for (int k = 0; k < sum_terms; ++k) ExactAddTerm(terms[k * stride], code, words);
   return ExactResult<T>(words, code);
+}
+
+// The most float32 terms FloatSumInDouble adds: each term truncated at the window's bottom is an integer below 2^48 in
+// units of that bottom bit, so 32 of them sum below 2^53, exactly, in a double.
+constexpr int kExactFloatInDoubleMaxTerms = 32;
+
+namespace exact_internal {
+
+// ExactSumOfTerms for float32 in double arithmetic, without the words: each term scaled by the window's bottom is
+// exact, truncating it drops the bits below the window as the words do, the double sum of at most
+// kExactFloatInDoubleMaxTerms such integers is exact, and converting it to float is the one rounding to nearest even.
+// False, with *out untouched, where the words' path decides: a NaN or infinite term, all terms zero, more terms, or a
+// result outside float's normal range (so that neither a flush to zero nor an overflow rule can differ).
+KCOLL_INLINE_FUNCTION bool FloatSumInDouble(const float* terms, int64_t stride, int window_terms, int sum_terms,
+                                            float* out) {
+  if (sum_terms > kExactFloatInDoubleMaxTerms) return false;
+  float largest = 0;
+  bool finite = true;
+  for (int k = 0; k < window_terms; ++k) {
+    const float t = terms[k * stride];
+    const float a = t < 0 ? -t : t;
+    finite = finite && a <= 0x1.fffffep+127f;  // false for a NaN too
+    largest = a > largest ? a : largest;
+  }
+  if (!finite || largest == 0) return false;
+  const int lead = static_cast<int>((BitsOf(static_cast<double>(largest)) >> 52) & 0x7ff) - 1023;
+  const uint8_t code = static_cast<uint8_t>(2 + (lead + kExactBinBias) / kExactBinBits);  // as ExactCode
+  const int bottom = WindowBottom(code, ExactWindow48::kBins);                            // between -192 and 80
+  const double down = Pow2(-bottom), up = Pow2(bottom);
+  double sum = 0;
+  for (int k = 0; k < sum_terms; ++k) {
+    sum += static_cast<double>(static_cast<int64_t>(static_cast<double>(terms[k * stride]) * down));
+  }
+  const double r = sum * up;
+  const double a = r < 0 ? -r : r;
+  if (sum != 0 && (a < 0x1p-126 || a > 0x1.fffffep+127)) return false;
+  *out = sum == 0 ? 0.0f : static_cast<float>(r);
+  return true;
+}
+
+}  // namespace exact_internal
+
+// The whole sum of one element from its terms: the window of terms 0..window_terms-1, the sum of terms
+// 0..sum_terms-1 (sum_terms <= window_terms; a prefix of a scan), term k at terms[k * stride].
+template <class T>
+KCOLL_INLINE_FUNCTION T ExactSumOfTerms(const T* terms, int64_t stride, int window_terms, int sum_terms) {
+  if constexpr (std::is_same<T, float>::value) {
+    float fast;
+    if (exact_internal::FloatSumInDouble(terms, stride, window_terms, sum_terms, &fast)) return fast;
+  }
+  return ExactSumOfTermsInWords(terms, stride, window_terms, sum_terms);
 }
 
 }  // namespace kcoll

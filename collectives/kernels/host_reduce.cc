@@ -83,6 +83,17 @@ struct ExactSumOfType {
       floating = true;
       for (size_t i = 0; i < count; ++i) {
         const size_t at = i * sizeof(T);
+        if constexpr (std::is_same<T, float>::value) {
+          if (window_terms <=
+              kExactFloatInDoubleMaxTerms) {  // the kernels' float path (exact_sum.h), terms side by side
+            float terms[kExactFloatInDoubleMaxTerms], result;
+            for (int r = 0; r < window_terms; ++r) std::memcpy(&terms[r], inputs[r] + at, sizeof(float));
+            if (exact_internal::FloatSumInDouble(terms, 1, window_terms, sum_terms, &result)) {
+              std::memcpy(out + at, &result, sizeof(float));
+              continue;
+            }
+          }
+        }
         uint8_t code = 0;
         for (int r = 0; r < window_terms; ++r) {
           T term;
