@@ -89,6 +89,30 @@ TEST_P(ShmRing, ReceivesPostedInAnotherOrderOrLateStillMatchByTag) {
   EXPECT_EQ(in_c, Pattern(left, big, 30));
 }
 
+TEST_P(ShmRing, MessagesCopiedAsideInTurnKeepTheirOwnSizeAndBytes) {
+  // The buffers of messages copied aside are kept for later ones: a larger kept buffer must not lend its size or its
+  // old bytes to a smaller message, nor a smaller one cut a larger message.
+  auto t = MakeTransport(SmallSlots(GetParam()));
+  ASSERT_NE(t, nullptr);
+  const int n = t->size(), me = t->rank();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  uint32_t call = 20;
+  for (size_t bytes : {size_t{6000}, size_t{40}, size_t{3000}, size_t{6000}, size_t{1}, size_t{7001}}) {
+    t->BeginCall({"test", "aside_sizes", call++});
+    std::vector<uint8_t> a = Pattern(me, bytes, static_cast<int>(bytes % 97)), b = Pattern(me, 8, 5);
+    std::vector<uint8_t> in_a(bytes), in_b(8);
+    ASSERT_TRUE(t->Send(right, a.data(), bytes, 1).ok());
+    ASSERT_TRUE(t->Send(right, b.data(), 8, 2).ok());
+    auto rb = t->Recv(left, in_b.data(), 8, 2);  // tag 1's message, ahead of it, is copied aside
+    ASSERT_TRUE(rb.ok());
+    ASSERT_TRUE(t->Wait(*rb).ok());
+    ASSERT_TRUE(t->Recv(left, in_a.data(), bytes, 1).ok());
+    ASSERT_TRUE(AllRanks(t->WaitAll().ok()));
+    EXPECT_EQ(in_a, Pattern(left, bytes, static_cast<int>(bytes % 97))) << bytes << " B";
+    EXPECT_EQ(in_b, Pattern(left, 8, 5)) << "after " << bytes << " B";
+  }
+}
+
 TEST_P(ShmRing, ManyMessagesInFlightBetweenEveryPair) {
   auto t = MakeTransport(SmallSlots(GetParam()));
   ASSERT_NE(t, nullptr);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -196,9 +197,9 @@ absl::StatusOr<Transport::Request> ShmTransport::PostRecv(Op op) {
   // A message copied aside earlier is older than anything still in the channel.
   for (Unexpected& u : p.unexpected) {
     if (u.claimed_by < 0 && u.tag == tag && u.signature == ops_[id].signature && u.call == ops_[id].call) {
-      if (u.data.size() != bytes) {
-        return absl::InternalError(absl::StrCat(call().collective, ": a message of ", u.data.size(), " B from rank ",
-                                                peer, " for a receive of ", bytes, " B (tag ", tag, ")"));
+      if (u.bytes != bytes) {
+        return absl::InternalError(absl::StrCat(call().collective, ": a message of ", u.bytes, " B from rank ", peer,
+                                                " for a receive of ", bytes, " B (tag ", tag, ")"));
       }
       u.claimed_by = id;
       ops_[id].state = State::kActive;
@@ -264,16 +265,41 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
   return moved;
 }
 
+std::vector<unsigned char> ShmTransport::TakeAsideBuffer(size_t bytes) {
+  // The smallest spare that holds the message; else a new one.
+  auto best = spare_aside_.end();
+  for (auto it = spare_aside_.begin(); it != spare_aside_.end(); ++it) {
+    if (it->size() >= bytes && (best == spare_aside_.end() || it->size() < best->size())) best = it;
+  }
+  if (best == spare_aside_.end()) return std::vector<unsigned char>(bytes);
+  std::vector<unsigned char> buffer = std::move(*best);
+  spare_aside_.erase(best);
+  spare_aside_bytes_ -= buffer.size();
+  return buffer;
+}
+
+void ShmTransport::KeepAsideBuffer(std::vector<unsigned char> buffer) {
+  if (buffer.empty() || spare_aside_.size() >= kSpareAsideBuffers ||
+      spare_aside_bytes_ + buffer.size() > kSpareAsideBytes) {
+    return;
+  }
+  spare_aside_bytes_ += buffer.size();
+  spare_aside_.push_back(std::move(buffer));
+}
+
 absl::Status ShmTransport::DeliverUnexpected(Peer& p) {
   for (Unexpected& u : p.unexpected) {
     if (u.claimed_by < 0 || !u.complete() || u.delivered) continue;
     Op& op = ops_[u.claimed_by];
-    if (absl::Status s = Deliver(op, u.data.data(), u.data.size()); !s.ok()) return s;
+    if (absl::Status s = Deliver(op, u.data.data(), u.bytes); !s.ok()) return s;
     op.state = State::kDone;
     --pending_;
     u.delivered = true;
   }
-  while (!p.unexpected.empty() && p.unexpected.front().delivered) p.unexpected.pop_front();
+  while (!p.unexpected.empty() && p.unexpected.front().delivered) {
+    KeepAsideBuffer(std::move(p.unexpected.front().data));
+    p.unexpected.pop_front();
+  }
   return absl::OkStatus();
 }
 
@@ -304,7 +330,8 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
         op.state = State::kActive;
       } else if (!p.recvs.empty()) {
         // This rank waits for a later message from the peer: copy this one aside so that the channel moves.
-        p.unexpected.push_back(Unexpected{h.tag, h.signature, h.call, std::vector<unsigned char>(h.message_bytes)});
+        p.unexpected.push_back(
+            Unexpected{h.tag, h.signature, h.call, h.message_bytes, TakeAsideBuffer(h.message_bytes)});
         p.current_unexpected = &p.unexpected.back();
       } else {
         return moved;  // its receive is not posted yet: it waits in the slot
@@ -323,7 +350,7 @@ absl::StatusOr<bool> ShmTransport::ProgressRecvs(int peer, Peer& p) {
       Unexpected& u = *p.current_unexpected;
       into = u.data.data() + u.received;
       progress = &u.received;
-      total = u.data.size();
+      total = u.bytes;
     }
     if (h.flags & shm::kSingleCopy) {
       // A reduction needs the peer's bytes in this process first: read them into a cache-sized buffer a piece at

@@ -100,16 +100,18 @@ class ShmTransport final : public CallTrackingTransport {
     const unsigned char* local = nullptr;
     const ChunkReducer* reduce = nullptr;
   };
-  // A message that arrived before its receive was posted, copied aside.
+  // A message that arrived before its receive was posted, copied aside into `data` (a buffer of at least `bytes`
+  // from spare_aside_, returned there once delivered).
   struct Unexpected {
     int tag;
     uint32_t signature;
     uint32_t call;
+    size_t bytes;
     std::vector<unsigned char> data;
     size_t received = 0;
     int claimed_by = -1;  // the receive it goes to, once posted
     bool delivered = false;
-    bool complete() const { return received == data.size(); }
+    bool complete() const { return received == bytes; }
   };
   struct Peer {
     shm::Channel out;              // this rank -> peer
@@ -150,6 +152,14 @@ class ShmTransport final : public CallTrackingTransport {
   // single_copy_aside_ (kept from call to call: no allocation, no page faults), each reduced while still in cache.
   static constexpr size_t kSingleCopyReducePiece = 256 * 1024;
   std::vector<unsigned char> single_copy_aside_;
+  // Buffers of delivered messages that were copied aside, kept for the next ones: a fresh allocation would be
+  // zero-filled and, once the heap gave it back, fault in every page again (tens of microseconds a page in a VM).
+  static constexpr size_t kSpareAsideBuffers = 32;
+  static constexpr size_t kSpareAsideBytes = size_t{64} << 20;
+  std::vector<std::vector<unsigned char>> spare_aside_;
+  size_t spare_aside_bytes_ = 0;
+  std::vector<unsigned char> TakeAsideBuffer(size_t bytes);
+  void KeepAsideBuffer(std::vector<unsigned char> buffer);
   int spin_polls_ = 1;
   std::vector<int> rank_names_;
   Transport* companion_ = nullptr;
