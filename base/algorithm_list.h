@@ -51,6 +51,7 @@
   X(AllReduce, RecursiveDoubling, RecursiveDoublingAllReduce, PriceRecursiveDoubling)                                  \
   X(AllReduce, Hierarchical, HierarchicalAllReduce, PriceHierarchical)                                                 \
   X(AllReduce, HierarchicalRingTree, HierarchicalRingTreeAllReduce, PriceHierarchicalRingTree)                         \
+  X(AllReduce, Linear, LinearAllReduce, NotPriced)                                                                     \
   X(AllReduce, Direct, DirectAllReduce, NotPriced)                                                                     \
   X(AllReduce, Inline, InlineAllReduce, NotPriced)                                                                     \
   X(AllReduce, Vendor, VendorAllReduce, NotPriced)                                                                     \

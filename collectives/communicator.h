@@ -51,6 +51,10 @@ class Communicator {
   // `direct` out of place (docs/measured/registered_buffers_2ranks.txt, docs/shm.md); `direct` asked for by name
   // runs at any size.
   static constexpr size_t kAutoDirectMinBytes = size_t{8} << 20;
+  // From this many bytes in each rank's block, a numerics=deterministic AllReduce of float or double over shared
+  // memory runs the `linear` AllReduce, whose owners send each folded piece on while it is in cache; below it the
+  // owners' ReduceScatterV and a separate AllGatherV measured faster (docs/numerics.md).
+  static constexpr size_t kRankOrderFusedMinBlockBytes = size_t{4} << 20;
 
   // Collective over `comm`. Needs MPI and Kokkos initialised.
   static absl::StatusOr<std::unique_ptr<Communicator>> Create(MPI_Comm comm, const CommunicatorOptions& options = {});

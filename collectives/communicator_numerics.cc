@@ -10,6 +10,8 @@
 //   For float and double the all-to-all and the fold are one phase: the linear ReduceScatterV, which folds each copy
 //   in rank order as it arrives (reduced out of the shared-memory slots, piece by piece while the fold is in cache),
 //   the same steps in the same order. In place, the owner's block of the input is the ReduceScatterV's in place.
+//   From kRankOrderFusedMinBlockBytes a block, the linear AllReduce runs all three as one pipeline: each folded
+//   piece goes to every rank while it is in the owner's cache (all_reduce/linear.cc).
 // - ReduceScatter(V): the owners are the ranks whose blocks the call defines; the all-to-all and the fold alone.
 // - Reduce: small, the root gathers every contribution and folds; large, the owners fold and the root gathers the
 //   folded blocks.
@@ -93,7 +95,8 @@ struct RankOrder {
   ReduceOp op;  // the fold's op: kSum for kAvg
   size_t elem;
   CallOptions phase;
-  bool exact;  // numerics=exact's sum
+  bool exact;         // numerics=exact's sum
+  bool one_node_shm;  // host buffers on one node over shared memory, where every pair folds on arrival
 
   // out = contributions 0 op 1 op ... op (terms-1), in that order, `stride` elements apart; terms >= 1. One pass
   // (Kernels::FoldInOrder): 16-bit floats accumulate in float and round once. An exact sum instead: the exact sum of
@@ -144,6 +147,13 @@ absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   if (call.count * ro.elem <= kGatherMaxBytes) {
     KCOLL_ASSIGN_OR_RETURN(char* gathered, ro.Gathered(call.send, call.count));
     return ro.Fold(call.recv, gathered, call.count, call.count, ro.n);
+  }
+  if (ro.FoldsOnArrival() && ro.one_node_shm &&
+      call.count * ro.elem / ro.n >= Communicator::kRankOrderFusedMinBlockBytes) {
+    // The linear AllReduce is this schedule with the all-gather fused into the fold (all_reduce/linear.cc).
+    CallOptions linear = ro.phase;
+    linear.algorithm = Algorithm::kLinear;
+    return ro.move(CollectiveCall::AllReduce(call.send, call.recv, call.count, call.type, ro.op, linear, call.memory));
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);
@@ -307,9 +317,18 @@ absl::Status Communicator::RunInRankOrder(const CollectiveCall& call) {
 
   CallOptions phase;
   phase.numerics = Numerics::kFast;  // the phases move bytes exactly; they take auto's algorithms
-  const RankOrder ro{call,   [this](const CollectiveCall& c) { return Dispatch(c); }, *state_->kernels,        rank(),
-                     size(), call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,    DataTypeSize(call.type), phase,
-                     exact};
+  const bool one_node_shm =
+      state_->topology.nnodes == 1 && state_->transport_kind == TransportKind::kShm && call.memory == MemoryKind::kHost;
+  const RankOrder ro{call,
+                     [this](const CollectiveCall& c) { return Dispatch(c); },
+                     *state_->kernels,
+                     rank(),
+                     size(),
+                     call.op == ReduceOp::kAvg ? ReduceOp::kSum : call.op,
+                     DataTypeSize(call.type),
+                     phase,
+                     exact,
+                     one_node_shm};
   KCOLL_RETURN_IF_ERROR(CombineInRankOrder(ro));
   const size_t result = RecvCount(args, rank(), size());
   if (call.op != ReduceOp::kAvg || result == 0) return absl::OkStatus();

@@ -59,9 +59,9 @@ TEST(CommunicatorArgs, AlgorithmThatDoesNotApplyIsRefused) {
   auto comm = MakeCommunicator();
   int32_t x = 1, y = 0;
   CallOptions options;
-  options.algorithm = Algorithm::kLinear;
+  options.algorithm = Algorithm::kChain;
   absl::Status s = comm->AllReduce(&x, &y, 1, DataType::kInt32, ReduceOp::kSum, options);
-  EXPECT_THAT(s, IsInvalidArgument("algorithm 'linear' does not apply to all_reduce"));
+  EXPECT_THAT(s, IsInvalidArgument("algorithm 'chain' does not apply to all_reduce"));
   ExpectStillInStep(*comm);
 }
 

@@ -45,8 +45,8 @@ TEST(AlgorithmOverride, SingleNameAppliesWhereImplemented) {
   EXPECT_EQ(*ParseAlgorithmOverride("ring", Collective::kAllReduce), Algorithm::kRing);
   EXPECT_EQ(*ParseAlgorithmOverride("  RING ", Collective::kAllReduce), Algorithm::kRing);
   EXPECT_FALSE(ParseAlgorithmOverride("", Collective::kAllReduce)->has_value());
-  // 'linear' is no AllReduce algorithm: the override says nothing about AllReduce.
-  EXPECT_FALSE(ParseAlgorithmOverride("linear", Collective::kAllReduce)->has_value());
+  // 'chain' is no AllReduce algorithm: the override says nothing about AllReduce.
+  EXPECT_FALSE(ParseAlgorithmOverride("chain", Collective::kAllReduce)->has_value());
 }
 
 TEST(AlgorithmOverride, PerCollectiveAssignments) {

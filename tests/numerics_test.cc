@@ -53,8 +53,6 @@ template <class T>
 std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
   constexpr bool kHalf = std::is_same_v<T, Float16> || std::is_same_v<T, Bfloat16>;
   using A = std::conditional_t<kHalf, float, T>;
-  std::vector<std::vector<T>> contributions;
-  for (int r = 0; r < terms; ++r) contributions.push_back(TermsOf<T>(r, total, n));
   auto widen = [](T x) -> A {
     if constexpr (kHalf) {
       return ToFloat(x);
@@ -62,11 +60,17 @@ std::vector<T> FoldOfRanks(ReduceOp op, size_t total, int n, int terms) {
       return x;
     }
   };
+  // Rank by rank (one rank's terms at a time: the large counts below would not fit n at once on every rank).
+  std::vector<A> acc(total);
+  for (int r = 0; r < terms; ++r) {
+    const std::vector<T> contribution = TermsOf<T>(r, total, n);
+    for (size_t i = 0; i < total; ++i) {
+      acc[i] = r == 0 ? widen(contribution[i]) : CombineIn<A>(op, acc[i], widen(contribution[i]));
+    }
+  }
   std::vector<T> out(total);
   for (size_t i = 0; i < total; ++i) {
-    A acc = widen(contributions[0][i]);
-    for (int r = 1; r < terms; ++r) acc = CombineIn<A>(op, acc, widen(contributions[r][i]));
-    out[i] = NarrowTo<T>(acc);
+    out[i] = NarrowTo<T>(acc[i]);
     if (op == ReduceOp::kAvg) out[i] = ElementOps<T>::Divide(out[i], terms);
   }
   return out;
@@ -78,6 +82,11 @@ std::vector<T> InRankOrder(ReduceOp op, size_t count, int n) {
 }
 
 std::string Where(const std::string& what, size_t i) { return absl::StrCat(what, ", element ", i); }
+
+template <class T>
+void ExpectSameBytes(const T* got, const T* want, size_t count, const std::string& what) {
+  for (size_t i = 0; i < count; ++i) ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << Where(what, i);
+}
 
 // One deterministic AllReduce checked against InRankOrder, byte for byte.
 template <class T>
@@ -167,9 +176,36 @@ TEST_P(NumericsTest, DeterministicIsTheRankOrderAtEverySize) {
   }
 }
 
-template <class T>
-void ExpectSameBytes(const T* got, const T* want, size_t count, const std::string& what) {
-  for (size_t i = 0; i < count; ++i) ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << Where(what, i);
+TEST_P(NumericsTest, DeterministicIsTheRankOrderWhenTheFoldAndAllGatherFuse) {
+  // From kRankOrderFusedMinBlockBytes a block, on one node over shared memory, the linear AllReduce runs the owners'
+  // folds and the all-gather as one pipeline (all_reduce/linear.cc); a few elements more, so that blocks differ.
+  const int n = comm_->size();
+  if (n > 5) GTEST_SKIP() << "the 5-rank run covers it; " << n << " ranks of 4 MiB each take too long on 2 cores";
+  const size_t count = static_cast<size_t>(n) * (Communicator::kRankOrderFusedMinBlockBytes / sizeof(double)) + 3;
+  for (bool in_place : {false, true}) {
+    ExpectRankOrder<double>(*comm_, ReduceOp::kSum, count, in_place,
+                            absl::StrCat("float64 sum of ", count, in_place ? " in place" : ""));
+  }
+  ExpectRankOrder<float>(*comm_, ReduceOp::kAvg, 2 * count, false, absl::StrCat("float32 avg of ", 2 * count));
+}
+
+TEST_P(NumericsTest, TheLinearAllReduceFoldsInRankOrder) {
+  // Asked for by name under numerics=fast: every element x0 op x1 op ... in rank order, in pieces and with the
+  // input travelling ahead of the folds (blocks of 5 to 19 pieces of 64 KiB on 2-9 ranks), in place and apart.
+  const int n = comm_->size();
+  const size_t count = 300007;
+  CallOptions options;
+  options.numerics = Numerics::kFast;
+  options.algorithm = Algorithm::kLinear;
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin}) {
+    for (bool in_place : {false, true}) {
+      std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), recv(count);
+      double* out = in_place ? send.data() : recv.data();
+      ASSERT_TRUE(comm_->AllReduce(send.data(), out, count, DataType::kFloat64, op, options).ok());
+      ExpectSameBytes(out, InRankOrder<double>(op, count, n).data(), count,
+                      absl::StrCat("linear float64 ", ReduceOpName(op), in_place ? " in place" : ""));
+    }
+  }
 }
 
 // ReduceScatter, ReduceScatterV, Reduce, Scan and ExScan under numerics=deterministic, each against FoldOfRanks.
