@@ -80,6 +80,29 @@ void ExpectSameTraffic(int ranks_per_node) {
 
 TEST(ModelTrafficParityTest, OneNode) { ExpectSameTraffic(WorldSize()); }
 
+// AllReduce's `linear`, which the model does not price, moves a reduce-scatter's and an all-gather's bytes: what the
+// model prices the ring's AllReduce at.
+TEST(ModelTrafficParityTest, TheLinearAllReduceSendsWhatTheRingSends) {
+  CommunicatorOptions options;
+  options.backend = ExecBackend::kSerial;
+  for (TransportKind transport : {TransportKind::kMpi, TransportKind::kShm}) {
+    options.transport = transport;
+    absl::StatusOr<std::unique_ptr<Communicator>> comm = Communicator::Create(MPI_COMM_WORLD, options);
+    ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+    const int n = WorldSize();
+    const size_t count = size_t{64} * 1024 * n + 3;  // pieces of 64 KiB and blocks that differ
+    absl::Status status;
+    const Sent sent = SentByAllRanks(**comm, Collective::kAllReduce, Algorithm::kLinear, count, &status);
+    ASSERT_TRUE(AllRanks(status.ok())) << status;
+    absl::StatusOr<models::CostModel> ring = models::CostModel::Create(
+        Collective::kAllReduce, Algorithm::kRing, ModelTopology((*comm)->topology()), (*comm)->auto_choice().profile());
+    ASSERT_TRUE(ring.ok()) << ring.status();
+    const double priced = ring->SentBytes(static_cast<double>(count * sizeof(float)));
+    EXPECT_NEAR(static_cast<double>(sent.all), priced, 1e-9 * priced + 0.5)
+        << TransportKindName(transport) << ": linear sent " << sent.all << " B, a ring " << priced << " B";
+  }
+}
+
 TEST(ModelTrafficParityTest, NodesOfTwoRanks) {
   if (WorldSize() % 2 != 0) GTEST_SKIP() << "two ranks per node need an even number of ranks";
   ExpectSameTraffic(2);
