@@ -30,6 +30,7 @@
   X(Tree, "tree", 50, kNothing)                                 /* binomial tree: reduce to the root, broadcast */     \
   X(DoubleBinaryTree, "double_binary_tree", 100, kNothing)      /* two complementary trees, half of the data each */   \
   X(HalvingDoubling, "halving_doubling", 70, kNothing)          /* Rabenseifner: recursive halving, then doubling */   \
+  X(OrderedHalvingDoubling, "ordered_halving_doubling", 75, kNothing) /* halving-doubling in rank order */             \
   X(RecursiveDoubling, "recursive_doubling", 60, kNothing)      /* log2(n) exchanges of the whole buffer */            \
   X(Hierarchical, "hierarchical", 110, kEqualNodes)             /* rings inside nodes, a ring across them */           \
   X(HierarchicalRingTree, "hierarchical_ring_tree", 120, kEqualNodes) /* rings inside nodes, a tree across them */     \
@@ -52,6 +53,7 @@
   X(AllReduce, Hierarchical, HierarchicalAllReduce, PriceHierarchical)                                                 \
   X(AllReduce, HierarchicalRingTree, HierarchicalRingTreeAllReduce, PriceHierarchicalRingTree)                         \
   X(AllReduce, Linear, LinearAllReduce, NotPriced)                                                                     \
+  X(AllReduce, OrderedHalvingDoubling, OrderedHalvingDoublingAllReduce, NotPriced)                                     \
   X(AllReduce, Direct, DirectAllReduce, NotPriced)                                                                     \
   X(AllReduce, Inline, InlineAllReduce, NotPriced)                                                                     \
   X(AllReduce, Vendor, VendorAllReduce, NotPriced)                                                                     \

@@ -55,6 +55,12 @@ class Communicator {
   // memory runs the `linear` AllReduce, whose owners send each folded piece on while it is in cache; below it the
   // owners' ReduceScatterV and a separate AllGatherV measured faster (docs/numerics.md).
   static constexpr size_t kRankOrderFusedMinBlockBytes = size_t{4} << 20;
+  // Above the first and up to the second of these bytes per rank, the same call on 2 or 4 ranks runs
+  // `ordered_halving_doubling`: halving-doubling's steps in rank order, which measured faster there than the owners'
+  // two rounds of n-1 messages on ranks sharing cores, and slower above it and on 8 ranks (docs/numerics.md).
+  static constexpr size_t kRankOrderHalvingAboveBytes = size_t{4} << 10;
+  static constexpr size_t kRankOrderHalvingMaxBytes = size_t{256} << 10;
+  static constexpr int kRankOrderHalvingMaxRanks = 4;
 
   // Collective over `comm`. Needs MPI and Kokkos initialised.
   static absl::StatusOr<std::unique_ptr<Communicator>> Create(MPI_Comm comm, const CommunicatorOptions& options = {});

@@ -11,7 +11,9 @@
 //   in rank order as it arrives (reduced out of the shared-memory slots, piece by piece while the fold is in cache),
 //   the same steps in the same order. In place, the owner's block of the input is the ReduceScatterV's in place.
 //   From kRankOrderFusedMinBlockBytes a block, the linear AllReduce runs all three as one pipeline: each folded
-//   piece goes to every rank while it is in the owner's cache (all_reduce/linear.cc).
+//   piece goes to every rank while it is in the owner's cache (all_reduce/linear.cc). On 2 and 4 ranks between
+//   kRankOrderHalvingAboveBytes and kRankOrderHalvingMaxBytes, ordered_halving_doubling takes halving-doubling's
+//   log2(n) pairwise steps each way instead, carrying raw terms where a prefix cannot form yet.
 // - ReduceScatter(V): the owners are the ranks whose blocks the call defines; the all-to-all and the fold alone.
 // - Reduce: small, the root gathers every contribution and folds; large, the owners fold and the root gathers the
 //   folded blocks.
@@ -53,6 +55,8 @@ bool IsFloating(DataType type) {
   return type == DataType::kFloat16 || type == DataType::kBfloat16 || type == DataType::kFloat32 ||
          type == DataType::kFloat64;
 }
+
+bool IsPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 bool HasRankOrderedForm(Collective c) {
   return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduceScatterV ||
@@ -144,12 +148,19 @@ struct RankOrder {
 
 absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   const CollectiveCall& call = ro.call;
-  if (call.count * ro.elem <= kGatherMaxBytes) {
+  const size_t bytes = call.count * ro.elem;
+  if (ro.FoldsOnArrival() && ro.one_node_shm && IsPowerOfTwo(ro.n) && ro.n <= Communicator::kRankOrderHalvingMaxRanks &&
+      bytes > Communicator::kRankOrderHalvingAboveBytes && bytes <= Communicator::kRankOrderHalvingMaxBytes) {
+    // Halving-doubling's steps with each element's terms kept in rank order (all_reduce/ordered_halving_doubling.cc).
+    CallOptions ordered = ro.phase;
+    ordered.algorithm = Algorithm::kOrderedHalvingDoubling;
+    return ro.move(CollectiveCall::AllReduce(call.send, call.recv, call.count, call.type, ro.op, ordered, call.memory));
+  }
+  if (bytes <= kGatherMaxBytes) {
     KCOLL_ASSIGN_OR_RETURN(char* gathered, ro.Gathered(call.send, call.count));
     return ro.Fold(call.recv, gathered, call.count, call.count, ro.n);
   }
-  if (ro.FoldsOnArrival() && ro.one_node_shm &&
-      call.count * ro.elem / ro.n >= Communicator::kRankOrderFusedMinBlockBytes) {
+  if (ro.FoldsOnArrival() && ro.one_node_shm && bytes / ro.n >= Communicator::kRankOrderFusedMinBlockBytes) {
     // The linear AllReduce is this schedule with the all-gather fused into the fold (all_reduce/linear.cc).
     CallOptions linear = ro.phase;
     linear.algorithm = Algorithm::kLinear;

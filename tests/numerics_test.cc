@@ -162,7 +162,8 @@ TEST_P(NumericsTest, FastIsWithinTheBoundOfItsOrder) {
 }
 
 TEST_P(NumericsTest, DeterministicIsTheRankOrderAtEverySize) {
-  // 1 and 7 elements: the inline lane on one node; 1000 doubles: the all-gather schedule; 5000 and 20011: the owners'.
+  // 1 and 7 elements: the inline lane on one node; 1000 doubles: the all-gather schedule, or on 2 and 4 ranks over
+  // shared memory ordered halving-doubling (as 5000 and 20011 floats); 5000 and 20011 doubles: the owners'.
   for (size_t count : {size_t{1}, size_t{7}, size_t{1000}, size_t{5000}, size_t{20011}}) {
     for (bool in_place : {false, true}) {
       for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax}) {
@@ -189,21 +190,31 @@ TEST_P(NumericsTest, DeterministicIsTheRankOrderWhenTheFoldAndAllGatherFuse) {
   ExpectRankOrder<float>(*comm_, ReduceOp::kAvg, 2 * count, false, absl::StrCat("float32 avg of ", 2 * count));
 }
 
-TEST_P(NumericsTest, TheLinearAllReduceFoldsInRankOrder) {
-  // Asked for by name under numerics=fast: every element x0 op x1 op ... in rank order, in pieces and with the
-  // input travelling ahead of the folds (blocks of 5 to 19 pieces of 64 KiB on 2-9 ranks), in place and apart.
+TEST_P(NumericsTest, TheRankOrderedAllReducesFoldInRankOrder) {
+  // Asked for by name under numerics=fast: every element x0 op x1 op ... in rank order. linear: in pieces and with
+  // the input travelling ahead of the folds (blocks of 5 to 19 pieces of 64 KiB on 2-9 ranks); ordered
+  // halving-doubling: raw terms carried to the prefix on 2 and 4 ranks (uneven blocks, fewer elements than ranks),
+  // the linear schedule on the others. In place and apart.
   const int n = comm_->size();
-  const size_t count = 300007;
-  CallOptions options;
-  options.numerics = Numerics::kFast;
-  options.algorithm = Algorithm::kLinear;
-  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin}) {
-    for (bool in_place : {false, true}) {
-      std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), recv(count);
-      double* out = in_place ? send.data() : recv.data();
-      ASSERT_TRUE(comm_->AllReduce(send.data(), out, count, DataType::kFloat64, op, options).ok());
-      ExpectSameBytes(out, InRankOrder<double>(op, count, n).data(), count,
-                      absl::StrCat("linear float64 ", ReduceOpName(op), in_place ? " in place" : ""));
+  for (Algorithm algorithm : {Algorithm::kLinear, Algorithm::kOrderedHalvingDoubling}) {
+    CallOptions options;
+    options.numerics = Numerics::kFast;
+    options.algorithm = algorithm;
+    for (size_t count : {size_t{3}, size_t{5003}, size_t{300007}}) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin}) {
+        for (bool in_place : {false, true}) {
+          const std::string what = absl::StrCat(AlgorithmName(algorithm), " float64 ", ReduceOpName(op), " of ", count,
+                                                in_place ? " in place" : "");
+          std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), recv(count);
+          double* out = in_place ? send.data() : recv.data();
+          ASSERT_TRUE(comm_->AllReduce(send.data(), out, count, DataType::kFloat64, op, options).ok()) << what;
+          ExpectSameBytes(out, InRankOrder<double>(op, count, n).data(), count, what);
+        }
+      }
+      std::vector<float> send = TermsOf<float>(comm_->rank(), count, n), recv(count);
+      ASSERT_TRUE(comm_->AllReduce(send.data(), recv.data(), count, DataType::kFloat32, ReduceOp::kSum, options).ok());
+      ExpectSameBytes(recv.data(), InRankOrder<float>(ReduceOp::kSum, count, n).data(), count,
+                      absl::StrCat(AlgorithmName(algorithm), " float32 sum of ", count));
     }
   }
 }

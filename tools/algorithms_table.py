@@ -25,7 +25,7 @@ RULES = {
     "kRegisteredBuffers": "registered buffers",
     "kOneNodeShm": "buffers up to the inline limit on one node over shm",
     "kVendorMpi": "the sizes the profile measured MPI faster at, or when named",
-    "kNothing": "numerics=deterministic's large AllReduce on one node over shm, or when named",
+    "kNothing": "numerics=deterministic's AllReduce on one node over shm, or when named",
 }
 
 

@@ -26,6 +26,7 @@
 // order, lower participant's data first.
 #include "base/status_macros.h"
 #include "collectives/algorithms/algorithm.h"
+#include "collectives/algorithms/engines/doubling_gather.h"
 #include "collectives/algorithms/engines/fold_transfers.h"
 #include "collectives/algorithms/engines/group.h"
 #include "collectives/algorithms/engines/power_of_two_fold.h"
@@ -35,13 +36,6 @@ namespace kcoll {
 namespace {
 
 constexpr int kTag = 0;
-
-// Elements [offset, offset + count) of blocks [lo, hi) of `count` elements cut into p blocks.
-Block BlocksRange(size_t count, int p, int lo, int hi) {
-  const size_t begin = BlockOf(count, p, lo).offset;
-  const size_t end = hi == p ? count : BlockOf(count, p, hi).offset;
-  return Block{begin, end - begin};
-}
 
 }  // namespace
 
@@ -89,21 +83,8 @@ absl::Status HalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res
         lo = mid;
       }
     }
-    for (int d = p / 2; d >= 1; d /= 2) {
-      const int peer = group.ranks[fold.PositionOf(v ^ d)];
-      const bool lower = (v & d) == 0;
-      const int width = hi - lo;  // the partner's window is as wide
-      const Block have = BlocksRange(args.count, p, lo, hi);
-      const Block get = lower ? BlocksRange(args.count, p, hi, hi + width) : BlocksRange(args.count, p, lo - width, lo);
-      KCOLL_RETURN_IF_ERROR(res.transport.Recv(peer, out + get.offset * elem, get.count * elem, kTag).status());
-      KCOLL_RETURN_IF_ERROR(res.transport.Send(peer, out + have.offset * elem, have.count * elem, kTag).status());
-      KCOLL_RETURN_IF_ERROR(res.transport.WaitAll());
-      if (lower) {
-        hi += width;
-      } else {
-        lo -= width;
-      }
-    }
+    KCOLL_RETURN_IF_ERROR(GatherByRecursiveDoubling(
+        res, out, args.count, elem, p, v, lo, hi, [&](int w) { return group.ranks[fold.PositionOf(w)]; }, kTag));
   }
   return FoldOut(res, group, fold, out, args.count, args.type, kTag);
 }

@@ -17,6 +17,8 @@
 // Elsewhere the owner receives every copy, folds, and the folded blocks travel as a second round (a stream-ordered
 // transport gets two batches). Each pair sends the same messages either way, so ranks that fold on arrival and ranks
 // that do not (one that owns no element) agree on every message.
+#include "collectives/algorithms/all_reduce/linear.h"
+
 #include <algorithm>
 #include <vector>
 
