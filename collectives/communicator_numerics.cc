@@ -126,12 +126,24 @@ struct RankOrder {
   // ReduceScatterV runs as the copies arrive (reduce_scatterv/linear.cc): no array of n blocks, no separate pass.
   bool FoldsOnArrival() const { return !exact && (call.type == DataType::kFloat32 || call.type == DataType::kFloat64); }
 
+  // The phases' options with a rank-ordered schedule named: one that combines in the order defined here.
+  CallOptions Named(Algorithm rank_ordered) const {
+    CallOptions named = phase;
+    named.algorithm = rank_ordered;
+    return named;
+  }
+
+  // The whole AllReduce as one rank-ordered schedule (all_reduce/linear.cc, all_reduce/ordered_halving_doubling.cc).
+  absl::Status AllReduceNamed(Algorithm rank_ordered) const {
+    return move(
+        CollectiveCall::AllReduce(call.send, call.recv, call.count, call.type, op, Named(rank_ordered), call.memory));
+  }
+
   // This rank's elements (as owner) of every rank's `send`, folded in rank order into `out`.
   absl::Status FoldOwnBlock(const void* send, const Owners& owners, void* out) const {
     if (FoldsOnArrival()) {
-      CallOptions linear = phase;
-      linear.algorithm = Algorithm::kLinear;
-      return move(CollectiveCall::ReduceScatterV(send, out, owners.counts.data(), call.type, op, linear, call.memory));
+      return move(CollectiveCall::ReduceScatterV(send, out, owners.counts.data(), call.type, op,
+                                                 Named(Algorithm::kLinear), call.memory));
     }
     KCOLL_ASSIGN_OR_RETURN(char* blocks, ToOwners(send, owners));
     const size_t own = owners.Own(rank);
@@ -151,20 +163,16 @@ absl::Status AllReduceInRankOrder(const RankOrder& ro) {
   const size_t bytes = call.count * ro.elem;
   if (ro.FoldsOnArrival() && ro.one_node_shm && IsPowerOfTwo(ro.n) && ro.n <= Communicator::kRankOrderHalvingMaxRanks &&
       bytes > Communicator::kRankOrderHalvingAboveBytes && bytes <= Communicator::kRankOrderHalvingMaxBytes) {
-    // Halving-doubling's steps with each element's terms kept in rank order (all_reduce/ordered_halving_doubling.cc).
-    CallOptions ordered = ro.phase;
-    ordered.algorithm = Algorithm::kOrderedHalvingDoubling;
-    return ro.move(CollectiveCall::AllReduce(call.send, call.recv, call.count, call.type, ro.op, ordered, call.memory));
+    // Halving-doubling's steps with each element's terms kept in rank order.
+    return ro.AllReduceNamed(Algorithm::kOrderedHalvingDoubling);
   }
   if (bytes <= kGatherMaxBytes) {
     KCOLL_ASSIGN_OR_RETURN(char* gathered, ro.Gathered(call.send, call.count));
     return ro.Fold(call.recv, gathered, call.count, call.count, ro.n);
   }
   if (ro.FoldsOnArrival() && ro.one_node_shm && bytes / ro.n >= Communicator::kRankOrderFusedMinBlockBytes) {
-    // The linear AllReduce is this schedule with the all-gather fused into the fold (all_reduce/linear.cc).
-    CallOptions linear = ro.phase;
-    linear.algorithm = Algorithm::kLinear;
-    return ro.move(CollectiveCall::AllReduce(call.send, call.recv, call.count, call.type, ro.op, linear, call.memory));
+    // The linear AllReduce is this schedule with the all-gather fused into the fold.
+    return ro.AllReduceNamed(Algorithm::kLinear);
   }
   const Owners owners = EvenOwners(call.count, ro.n);
   const size_t own = owners.Own(ro.rank);

@@ -54,7 +54,7 @@ void ExpectSameTraffic(int ranks_per_node) {
   const size_t count = size_t{64} * n * n;
   for (Collective c : AllCollectives()) {
     for (Algorithm algorithm : TransferAlgorithmsFor(c)) {
-      if (!models::Applies(c, algorithm)) continue;  // not priced (auto_choice_test names the one exception)
+      if (!models::Applies(c, algorithm)) continue;  // not priced (auto_choice_test names the exceptions)
       const std::string what = absl::StrCat(CollectiveName(c), " (", AlgorithmName(algorithm), ") on ", n, " ranks, ",
                                             ranks_per_node, " per node");
       absl::Status status;

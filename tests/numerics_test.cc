@@ -202,13 +202,14 @@ TEST_P(NumericsTest, TheRankOrderedAllReducesFoldInRankOrder) {
     options.algorithm = algorithm;
     for (size_t count : {size_t{3}, size_t{5003}, size_t{300007}}) {
       for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin}) {
+        const std::vector<double> want = InRankOrder<double>(op, count, n);
         for (bool in_place : {false, true}) {
           const std::string what = absl::StrCat(AlgorithmName(algorithm), " float64 ", ReduceOpName(op), " of ", count,
                                                 in_place ? " in place" : "");
           std::vector<double> send = TermsOf<double>(comm_->rank(), count, n), recv(count);
           double* out = in_place ? send.data() : recv.data();
           ASSERT_TRUE(comm_->AllReduce(send.data(), out, count, DataType::kFloat64, op, options).ok()) << what;
-          ExpectSameBytes(out, InRankOrder<double>(op, count, n).data(), count, what);
+          ExpectSameBytes(out, want.data(), count, what);
         }
       }
       std::vector<float> send = TermsOf<float>(comm_->rank(), count, n), recv(count);

@@ -30,14 +30,13 @@
 #include "collectives/algorithms/algorithm.h"
 #include "collectives/algorithms/all_reduce/linear.h"
 #include "collectives/algorithms/engines/doubling_gather.h"
+#include "collectives/algorithms/engines/power_of_two_fold.h"
 #include "collectives/algorithms/engines/receive_reduce.h"
 
 namespace kcoll {
 namespace {
 
 constexpr int kTag = 0;
-
-bool IsPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // The scratch every step's receives take: its received terms and the fold's running value, each the kept half.
 size_t ScratchElements(size_t count, int p, int v) {
@@ -61,7 +60,7 @@ size_t ScratchElements(size_t count, int p, int v) {
 
 absl::Status OrderedHalvingDoublingAllReduce(const CollectiveArgs& args, Resources& res) {
   const int p = res.topology.nranks, v = res.topology.rank;
-  if (!IsPowerOfTwo(p)) return LinearAllReduce(args, res);
+  if (VirtualPowerOfTwo(p).p2 != p) return LinearAllReduce(args, res);
   const size_t elem = DataTypeSize(args.type);
   const char* in = static_cast<const char*>(args.send);
   char* out = static_cast<char*>(args.recv);
@@ -77,9 +76,8 @@ absl::Status OrderedHalvingDoublingAllReduce(const CollectiveArgs& args, Resourc
   };
 
   // What this rank holds for its window [lo, hi) of blocks: terms[t] points at the window's first element of the
-  // t-th term in rank order; one term that is the prefix of ranks 0..d-1 when `prefix`.
+  // t-th term in rank order; at the step of distance d, one term that is the prefix of ranks 0..d-1 when v < d.
   std::vector<const char*> terms{in};
-  bool prefix = v == 0;
   ReceiveReduce receive_reduce(res, args.op, args.type);
   int lo = 0, hi = p;
   for (int d = 1; d < p; d *= 2) {
@@ -100,7 +98,7 @@ absl::Status OrderedHalvingDoublingAllReduce(const CollectiveArgs& args, Resourc
       return res.transport.WaitAll();
     };
     const bool with_rank0 = v < 2 * d;
-    if (with_rank0 && prefix) {
+    if (v < d) {
       // result = prefix op y0 op ... op y(d-1): the partner's terms, the first reduced as it arrives.
       std::vector<char*> received(static_cast<size_t>(d));
       for (char*& r : received) r = take(keep.count);
@@ -146,10 +144,7 @@ absl::Status OrderedHalvingDoublingAllReduce(const CollectiveArgs& args, Resourc
       KCOLL_RETURN_IF_ERROR(send_given());
       terms = std::move(joined);
     }
-    if (with_rank0) {
-      terms.assign(1, result);
-      prefix = true;
-    }
+    if (with_rank0) terms.assign(1, result);
     if (lower) {
       hi = mid;
     } else {
