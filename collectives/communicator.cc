@@ -130,7 +130,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   KCOLL_ASSIGN_OR_RETURN(c->state_->logger, Logger::Create(log_config, world_rank, c->state_->topology.rank));
   absl::StatusOr<ProfileChoice> profile = ChooseCommunicatorProfile(
-      mpi->comm(), options.profile_path, c->state_->topology, transport, absl::InfiniteDuration(), "Create");
+      mpi->comm(), options.profile_path, c->state_->topology, transport, timeout.timeout, "Create");
   KCOLL_RETURN_IF_ERROR(profile.status());
   // Shared-memory settings the machine measured (every rank has the same profile).
   ExecutionRequest::ShmSettings shm_settings;
@@ -415,7 +415,7 @@ absl::Status Communicator::SetProfile(const std::string& profile_path) {
   KCOLL_RETURN_IF_ERROR(CheckUsable("SetProfile"));
   absl::StatusOr<ProfileChoice> profile =
       ChooseCommunicatorProfile(state_->control_comm, profile_path, state_->topology, state_->transport_kind,
-                                state_->timeout.timeout, "SetProfile");
+                                state_->timeout.timeout, "SetProfile", /*reuse_probe=*/false);
   if (profile.status().code() == absl::StatusCode::kDeadlineExceeded) return Break(profile.status());
   KCOLL_RETURN_IF_ERROR(profile.status());  // the same on every rank
   absl::StatusOr<AutoChoice> choice = AutoChoice::Create(state_->topology, *std::move(profile), state_->host_ranks);

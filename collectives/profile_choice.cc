@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/env.h"
 #include "base/status_macros.h"
 #include "choice/machine_profiles.h"
+#include "collectives/link_probe.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "models/profile_json.h"
 
@@ -88,6 +90,24 @@ std::optional<absl::StatusOr<ProfileChoice>> NamedProfile(const std::string& pro
   return ChooseProfile(profile_path, transport);
 }
 
+// The built-in profile, its link between nodes probed when `mode` asks for it (link_probe.h).
+absl::StatusOr<ProfileChoice> BuiltInProfileFor(MPI_Comm comm, const Topology& topology, TransportKind transport,
+                                                LinkProbeMode mode, absl::Duration timeout, const std::string& what,
+                                                bool reuse_probe) {
+  ProfileChoice choice = BuiltInProfileChoice(transport);
+  if (!ShouldProbeLink(mode, topology)) return choice;
+  absl::StatusOr<models::LinkParams> link = ProbeInterNodeLink(comm, topology, timeout, reuse_probe);
+  if (!link.ok()) return absl::Status(link.status().code(), absl::StrCat(what, ": ", link.status().message()));
+  choice.profile.inter = *link;
+  const models::CurvePoint& first = link->curve.points.front();
+  const models::CurvePoint& last = link->curve.points.back();
+  absl::StrAppend(&choice.source, absl::StrFormat(", its link between nodes probed: %.1f us at %.0f B, "
+                                                  "%.3f GB/s at %.0f KiB",
+                                                  first.seconds * 1e6, first.bytes, last.bytes / last.seconds / 1e9,
+                                                  last.bytes / 1024));
+  return choice;
+}
+
 }  // namespace
 
 absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local, absl::Duration timeout, const std::string& what) {
@@ -113,11 +133,14 @@ absl::Status AgreeOnProfile(MPI_Comm comm, const absl::Status& local, absl::Dura
 
 absl::StatusOr<ProfileChoice> ChooseCommunicatorProfile(MPI_Comm comm, const std::string& profile_path,
                                                         const Topology& topology, TransportKind transport,
-                                                        absl::Duration timeout, const std::string& what) {
+                                                        absl::Duration timeout, const std::string& what,
+                                                        bool reuse_probe) {
   if (std::optional<absl::StatusOr<ProfileChoice>> named = NamedProfile(profile_path, transport)) {
     KCOLL_RETURN_IF_ERROR(AgreeOnProfile(comm, named->status(), timeout, what));
     return *std::move(*named);
   }
+  // Read before any message, so that ranks given a bad value all fail here rather than wait for each other.
+  KCOLL_ASSIGN_OR_RETURN(LinkProbeMode probe, LinkProbeModeFromEnv());
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // header: what rank 0 found, the length of the path, the length of the body; the text: path then body.
@@ -133,7 +156,7 @@ absl::StatusOr<ProfileChoice> ChooseCommunicatorProfile(MPI_Comm comm, const std
   }
   KCOLL_RETURN_IF_ERROR(BroadcastFromRankZero(comm, header, &text, timeout, what));
   const Found found = static_cast<Found>(header[0]);
-  if (found == Found::kNone) return BuiltInProfileChoice(transport);
+  if (found == Found::kNone) return BuiltInProfileFor(comm, topology, transport, probe, timeout, what, reuse_probe);
   const std::string path = text.substr(0, header[1]);
   const std::string body = text.substr(header[1]);
   if (found == Found::kError) return absl::InvalidArgumentError(body);

@@ -8,7 +8,7 @@
 //   written by //bench:calibrate --save) and sends its text to every rank, which all parse the same bytes: ranks on
 //   other hosts, with other files or none, price as rank 0 does. A saved file that is not a valid profile is an
 //   InvalidArgument on every rank naming the file and the field. With none saved, the shipped profile
-//   (choice/auto_choice.h).
+//   (choice/auto_choice.h); on real hosts its link between nodes is measured first (link_probe.h).
 #ifndef KCOLL_COLLECTIVES_PROFILE_CHOICE_H_
 #define KCOLL_COLLECTIVES_PROFILE_CHOICE_H_
 
@@ -27,10 +27,12 @@ namespace kcoll {
 
 // The profile for a communicator of `topology` over `transport` on `comm` (collective over `comm`). `profile_path`:
 // the application's file, empty for none. Waits for the other ranks at most `timeout` (DeadlineExceeded naming
-// `what`, the call, when they do not all take part).
+// `what`, the call, when they do not all take part). `reuse_probe`: a link between hosts this process has measured
+// is not measured again (link_probe.h).
 absl::StatusOr<ProfileChoice> ChooseCommunicatorProfile(MPI_Comm comm, const std::string& profile_path,
                                                         const Topology& topology, TransportKind transport,
-                                                        absl::Duration timeout, const std::string& what);
+                                                        absl::Duration timeout, const std::string& what,
+                                                        bool reuse_probe = true);
 
 // Every rank learns whether `local` failed on any rank: `local` where it failed, else InvalidArgument saying how
 // many other ranks failed, else OK. DeadlineExceeded naming `what` when not every rank took part within `timeout`.
