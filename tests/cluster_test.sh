@@ -6,9 +6,9 @@
 #   cluster_test.sh CLUSTER_SH DESCRIBE_TOPOLOGY LAYOUT:BINARY,BINARY... [LAYOUT:...]
 #
 # LAYOUT is HxR (H hosts of R ranks). Per layout it first checks what kcoll sees: as many nodes as hosts, each rank's
-# host by name, the link between hosts probed for `auto` (no profile of them), and inter-node byte counters that the hosts' links carried (each host's transmitted TCP bytes at
-# least what its ranks counted as sent to other nodes, and not far above). Without root or network namespaces the
-# test prints why and passes as skipped.
+# host by name, inter-node byte counters that the hosts' links carried (each host's transmitted TCP bytes at least what
+# its ranks counted as sent to other nodes, and not far above), and the link between hosts probed for `auto` (no
+# profile of them). Without root or network namespaces the test prints why and passes as skipped.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_up.sh"
 # Absolute paths: the ranks on the other hosts start wherever their launcher puts them.

@@ -1,6 +1,6 @@
-// The link between nodes measured at creation (collectives/link_probe.h): the line through two times, the
-// KCOLL_LINK_PROBE setting and when it probes, and communicators on emulated nodes that probe (KCOLL_LINK_PROBE=on)
-// pricing their link between nodes with the same measured line on every rank.
+// The link between nodes measured at creation (collectives/link_probe.h): the curve and line from the probe's times,
+// the KCOLL_LINK_PROBE setting and when it probes, and communicators on emulated nodes that probe (KCOLL_LINK_PROBE=on)
+// pricing their link between nodes with the same measured curve on every rank, measured once per pair of hosts.
 #include "collectives/link_probe.h"
 
 #include <mpi.h>
@@ -113,7 +113,7 @@ bool SameOnEveryRank(double value) {
   return low == value && high == value;
 }
 
-TEST_F(LinkProbeCommunicatorTest, EveryRankPricesWithRankZerosMeasuredLine) {
+TEST_F(LinkProbeCommunicatorTest, EveryRankPricesWithRankZerosMeasuredCurve) {
   if (WorldSize() % 2 != 0) GTEST_SKIP() << "two emulated nodes need an even number of ranks";
   ScopedEnv on("KCOLL_LINK_PROBE", "on");
   auto comm = Communicator::Create(MPI_COMM_WORLD, TwoNodes());
@@ -158,7 +158,7 @@ TEST_F(LinkProbeCommunicatorTest, SetProfileMeasuresAgainAndLaterCommunicatorsRe
   }
 }
 
-TEST_F(LinkProbeCommunicatorTest, EmulatedNodesByDefaultAndOffKeepTheBuiltInLine) {
+TEST_F(LinkProbeCommunicatorTest, EmulatedNodesByDefaultAndOffKeepTheBuiltInCurve) {
   for (const char* value : {static_cast<const char*>(nullptr), "auto", "off"}) {
     ScopedEnv env("KCOLL_LINK_PROBE", value);
     auto comm = Communicator::Create(MPI_COMM_WORLD, TwoNodes());
