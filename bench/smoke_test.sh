@@ -55,6 +55,28 @@ grep -q "^# all_reduce: ring transport=mpi (kcoll algorithm)" "$out" || fail "no
 grep -q "^# Ideal busbw: [0-9.]* GB/s (memory-bound: [0-9.]* GB/s per rank" "$out" || fail "no memory-bound ideal"
 [ "$(grep -c "^# Out of bounds values : 0 OK" "$out")" -ge 2 ] || fail "a transport's rows were not exact"
 
+# 2a''. --algo floor: the latency floor's exchange as a row, exact, its sizes up to one cache line's payload, its
+# types the integers, float and double (16-bit floats skipped); on emulated nodes it is left out, saying why, and the
+# run fails.
+"$bin/all_reduce" --ranks 2 -b 8 -e 64 -f 2 -n 20 -w 1 -c 1 --algo auto,floor -d all --json "$json" \
+  >"$out" 2>"$err" || fail "--algo floor exited $?"
+grep -q "^# all_reduce: latency_floor (floor peer)" "$out" || fail "no latency_floor block"
+grep -q "the latency_floor row has sizes up to 56 bytes only" "$out" || fail "no note on the floor row's sizes"
+python3 - "$json" <<'PY' || fail "floor rows"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sizes = sorted({(r["type"], r["size"]) for r in doc["results"] if r["algorithm"] == "latency_floor"})
+types = ("double", "float", "int32", "int64", "int8", "uint32", "uint64", "uint8")
+assert sizes == [(t, s) for t in types for s in (8, 16, 32)], sizes
+for r in doc["results"]:
+    assert r["out_of_place"]["nwrong"] == 0 and r["in_place"]["nwrong"] == 0, r
+PY
+if "$bin/all_reduce" --ranks 2 --ranks_per_node 1 -b 8 -e 8 -n 3 -w 1 --algo floor >"$out" 2>"$err"; then
+  fail "--algo floor on emulated nodes exited 0"
+fi
+grep -q "latency_floor row skipped: it is an all_reduce of host memory on the ranks of one node" "$out" "$err" ||
+  fail "no reason for the floor row left out"
+
 # 2a'. --nonblocking: kcoll's nonblocking rows and MPI's (MPI_Iallreduce, MPI_Ialltoallv) timed issue-compute-wait,
 # each checked exactly; the header says what the time column is; with --model it is refused.
 for collective in all_reduce alltoallv; do

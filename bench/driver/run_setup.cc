@@ -18,6 +18,7 @@
 #include "bench/data/layout.h"
 #include "bench/implementations/gloo_peer.h"
 #include "bench/implementations/kcoll_implementation.h"
+#include "bench/implementations/latency_floor_row.h"
 #include "bench/implementations/mpi_peer.h"
 #include "bench/implementations/nccl_peer.h"
 #include "bench/model/bandwidth.h"
@@ -110,8 +111,8 @@ std::vector<RankInfo> GatherRanks(const Topology& topology, MPI_Comm comm, int r
 // The implementations to run for `collective`, peers first, each appended to `order` with its index.
 void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm,
                         const std::vector<ExtraCommunicator>& extras, std::unique_ptr<Implementation>* gloo,
-                        const std::shared_ptr<NcclPeerComm>& nccl, std::vector<std::pair<Collective, int>>* order,
-                        std::vector<std::string>* notes) {
+                        std::unique_ptr<Implementation>* floor, const std::shared_ptr<NcclPeerComm>& nccl,
+                        std::vector<std::pair<Collective, int>>* order, std::vector<std::string>* notes) {
   const AlgoSelection& sel = ctx.options.algos;
   auto add = [&](std::unique_ptr<Implementation> impl) {
     ctx.implementations.push_back(std::move(impl));
@@ -123,6 +124,7 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
   if (collective == Collective::kAllReduce && sel.gloo && gloo != nullptr && *gloo != nullptr) {
     add(std::move(*gloo));
   }
+  if (collective == Collective::kAllReduce && floor != nullptr && *floor != nullptr) add(std::move(*floor));
   const std::vector<Algorithm> registered = AlgorithmsFor(collective);
   std::vector<Algorithm> wanted;
   if (sel.all) {
@@ -326,6 +328,23 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
                                   "the buffers on the GPU (the nccl rows are the vendor's)"));
     ++ctx.failures;
   }
+  std::unique_ptr<Implementation> floor;
+  if (o.algos.floor) {
+    // As the header's floor: on one node (emulated nodes are several), where every rank's line is one cache away.
+    if (!all_reduce || ctx.buffers.device || communicators.main->topology().nnodes > 1) {
+      notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": latency_floor row skipped: it is an ",
+                                    "all_reduce of host memory on the ranks of one node"));
+      ++ctx.failures;
+    } else {
+      absl::StatusOr<std::unique_ptr<Implementation>> made = MakeLatencyFloorRow(ctx.comm);
+      if (made.ok()) {
+        floor = *std::move(made);
+      } else {
+        notes->push_back(absl::StrCat("all_reduce: latency_floor row skipped: ", made.status().message()));
+        ++ctx.failures;
+      }
+    }
+  }
   std::shared_ptr<NcclPeerComm> nccl;
   if (o.algos.nccl && !ctx.buffers.device) {
     notes->push_back(absl::StrCat(CollectiveName(collectives.front()),
@@ -343,7 +362,7 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
   }
   std::vector<std::pair<Collective, int>> order;
   for (Collective c : collectives) {
-    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, nccl, &order, notes);
+    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, &floor, nccl, &order, notes);
   }
   std::vector<int> roots;
   if (o.root.has_value()) {
@@ -351,6 +370,7 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
   } else {
     for (int r = 0; r < ctx.nranks; ++r) roots.push_back(r);
   }
+  bool floor_sizes_left_out = false;
   for (const auto& [collective, impl_index] : order) {
     std::vector<std::optional<ReduceOp>> ops;
     if (Reduces(collective)) {
@@ -369,6 +389,11 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
               Case c{impl_index, collective, type,
                      op,         root,       MakeLayout(collective, bytes, DataTypeSize(type), ctx.nranks),
                      in_place,   ""};
+              if (ctx.implementations[impl_index]->kind() == kLatencyFloorRowKind &&
+                  c.layout.bytes > kLatencyFloorRowMaxBytes) {
+                floor_sizes_left_out = true;
+                continue;
+              }
               c.name = CaseName(c, *ctx.implementations[impl_index]);
               ctx.cases.push_back(c);
             }
@@ -376,6 +401,10 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
         }
       }
     }
+  }
+  if (floor_sizes_left_out) {
+    notes->push_back(absl::StrCat("all_reduce: the latency_floor row has sizes up to ", kLatencyFloorRowMaxBytes,
+                                  " bytes only (one cache line's payload)"));
   }
 }
 

@@ -31,6 +31,7 @@ struct AlgoSelection {
   bool mpi = false;                   // the vendor MPI collective
   bool gloo = false;                  // Gloo (AllReduce only)
   bool nccl = false;                  // NCCL's collectives (with --exec cuda)
+  bool floor = false;                 // the latency floor's exchange as a row (AllReduce of one cache line)
 };
 
 struct BenchOptions {

@@ -83,6 +83,15 @@ TEST(OptionsTest, Nonblocking) {
   EXPECT_THAT(Error({"--nonblocking", "150", "--model"}), HasSubstr("--nonblocking and --model both given"));
 }
 
+TEST(OptionsTest, FloorIsARowOnlyWhenNamed) {
+  EXPECT_FALSE(Parse({})->algos.floor);
+  EXPECT_FALSE(Parse({"--algo", "all"})->algos.floor);
+  const auto o = Parse({"--algo", "auto,mpi,floor"});
+  EXPECT_TRUE(o->algos.floor);
+  EXPECT_TRUE(o->algos.mpi);
+  EXPECT_EQ(o->algos.algorithms, std::vector<Algorithm>{Algorithm::kAuto});
+}
+
 TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   auto d = Parse({});
   ASSERT_TRUE(d.ok());
@@ -303,6 +312,7 @@ TEST(OptionsTest, BadNames) {
   EXPECT_THAT(Error({"-r", "x"}), HasSubstr("-r/--root 'x': not a rank"));
   EXPECT_THAT(Error({"-r", "-1"}), HasSubstr("-r/--root '-1'"));
   EXPECT_THAT(Error({"--algo", "ringx"}), HasSubstr("--algo 'ringx'"));
+  EXPECT_THAT(Error({"--algo", "flor"}), HasSubstr("or all, mpi, gloo, nccl, floor"));
   EXPECT_THAT(Error({"--algo", ","}), HasSubstr("--algo ',': empty list"));
   EXPECT_THAT(Error({"--algo", "gloo"}, /*gloo=*/false), HasSubstr("this build has no Gloo"));
   EXPECT_THAT(Error({"--algo", "nccl"}), HasSubstr("--algo 'nccl': this build has no NCCL"));
