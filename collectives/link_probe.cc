@@ -81,13 +81,11 @@ void Remember(const HostPair& hosts, std::vector<double> times) {
   Known()[hosts] = std::move(times);
 }
 
-// Rank 0's `count` doubles at `values` on every rank. On a timeout the array is left to MPI (a broadcast cannot be
-// cancelled): the caller must then release it, not free it.
+// Rank 0's `count` doubles at `values` on every rank. On a timeout the array is left to MPI (BroadcastWithin): the
+// caller must then release it, not free it.
 absl::Status BroadcastFromRankZero(double* values, int count, MPI_Comm comm, absl::Duration timeout,
                                    std::vector<int>* scratch) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibcast(values, count, MPI_DOUBLE, 0, comm, &request);
-  KCOLL_ASSIGN_OR_RETURN(bool done, WaitForRequests(&request, 1, timeout, scratch));
+  KCOLL_ASSIGN_OR_RETURN(bool done, BroadcastWithin(values, count, MPI_DOUBLE, 0, comm, timeout, scratch));
   if (!done) {
     return absl::DeadlineExceededError(
         absl::StrCat("link probe: not every rank took part within ", absl::FormatDuration(timeout)));

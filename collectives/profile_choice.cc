@@ -52,32 +52,32 @@ Found LookUpSaved(const Topology& topology, TransportKind transport, std::string
   return Found::kText;
 }
 
-// Collective: rank 0's `values` (and then its `text`) on every rank, each wait bounded by `timeout`. The buffers are on
-// the heap and left to MPI when a wait times out, as a broadcast cannot be cancelled.
+// Collective: rank 0's `header` (and then its `text`) on every rank, each wait bounded by `timeout`. The buffers are on
+// the heap and left to MPI when a wait times out, as a broadcast cannot be cancelled (BroadcastWithin).
 absl::Status BroadcastFromRankZero(MPI_Comm comm, int64_t header[3], std::string* text, absl::Duration timeout,
                                    const std::string& what) {
+  const auto late = [&] {
+    return absl::DeadlineExceededError(absl::StrCat(what, ": not every rank took part in choosing the profile within ",
+                                                    absl::FormatDuration(timeout)));
+  };
   std::vector<int> scratch;
   auto fixed = std::make_unique<int64_t[]>(3);
   std::copy(header, header + 3, fixed.get());
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibcast(fixed.get(), 3, MPI_INT64_T, 0, comm, &request);
-  KCOLL_ASSIGN_OR_RETURN(bool done, WaitForRequests(&request, 1, timeout, &scratch));
+  KCOLL_ASSIGN_OR_RETURN(bool done, BroadcastWithin(fixed.get(), 3, MPI_INT64_T, 0, comm, timeout, &scratch));
   if (!done) {
     fixed.release();
-    return absl::DeadlineExceededError(absl::StrCat(what, ": not every rank took part in choosing the profile within ",
-                                                    absl::FormatDuration(timeout)));
+    return late();
   }
   std::copy(fixed.get(), fixed.get() + 3, header);
   const int64_t length = header[1] + header[2];
   if (length == 0) return absl::OkStatus();
   auto bytes = std::make_unique<char[]>(length);
   std::copy(text->begin(), text->end(), bytes.get());  // rank 0's; the others' text is empty
-  MPI_Ibcast(bytes.get(), static_cast<int>(length), MPI_CHAR, 0, comm, &request);
-  KCOLL_ASSIGN_OR_RETURN(done, WaitForRequests(&request, 1, timeout, &scratch));
+  KCOLL_ASSIGN_OR_RETURN(done,
+                         BroadcastWithin(bytes.get(), static_cast<int>(length), MPI_CHAR, 0, comm, timeout, &scratch));
   if (!done) {
     bytes.release();
-    return absl::DeadlineExceededError(absl::StrCat(what, ": not every rank took part in choosing the profile within ",
-                                                    absl::FormatDuration(timeout)));
+    return late();
   }
   text->assign(bytes.get(), length);
   return absl::OkStatus();

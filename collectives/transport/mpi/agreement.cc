@@ -135,13 +135,13 @@ absl::Status RelayRejection(MPI_Comm comm, absl::string_view call, int first, co
   auto message = std::make_unique<char[]>(kRejectionMessageBytes);
   std::fill_n(message.get(), kRejectionMessageBytes, '\0');
   if (rank == first) std::string(local.message()).copy(message.get(), kRejectionMessageBytes - 1);
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (MPI_Ibcast(message.get(), kRejectionMessageBytes, MPI_CHAR, first, comm, &request) != MPI_SUCCESS) {
-    return absl::InternalError(absl::StrCat(call, ": relaying rank ", first, "'s rejection: MPI_Ibcast failed"));
-  }
   std::vector<int> scratch;
-  absl::StatusOr<bool> sent = WaitForRequests(&request, 1, timeout, &scratch);
-  if (!sent.ok()) return sent.status();
+  absl::StatusOr<bool> sent =
+      BroadcastWithin(message.get(), kRejectionMessageBytes, MPI_CHAR, first, comm, timeout, &scratch);
+  if (!sent.ok()) {
+    return absl::InternalError(
+        absl::StrCat(call, ": relaying rank ", first, "'s rejection: ", sent.status().message()));
+  }
   if (!*sent) {
     message.release();  // left to MPI: see above
     return absl::DeadlineExceededError(absl::StrCat(call, ": rank ", first,

@@ -36,6 +36,15 @@ absl::Status FinalizeBarrier(MPI_Comm comm, absl::Duration timeout, std::vector<
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> BroadcastWithin(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                                     absl::Duration timeout, std::vector<int>* scratch) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Ibcast(buffer, count, type, root, comm, &request); rc != MPI_SUCCESS) {
+    return absl::InternalError(absl::StrCat("MPI_Ibcast failed: ", MpiErrorString(rc)));
+  }
+  return WaitForRequests(&request, 1, timeout, scratch);
+}
+
 std::string MpiErrorString(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;

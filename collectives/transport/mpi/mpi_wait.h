@@ -31,6 +31,13 @@ absl::StatusOr<bool> WaitForRequests(MPI_Request* requests, int count, absl::Dur
                                      std::vector<int>* scratch,
                                      const std::function<absl::StatusOr<bool>()>& also_progress = nullptr);
 
+// MPI_Ibcast of `count` elements of `type` at `buffer` from `root` over `comm`, waited for as WaitForRequests waits:
+// true once it completed on this rank; false when `timeout` passed first. The broadcast then stays pending and MPI may
+// still write into `buffer` (a broadcast cannot be cancelled), so the caller must leave the buffer allocated. Internal,
+// naming the call, when MPI_Ibcast fails.
+absl::StatusOr<bool> BroadcastWithin(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                                     absl::Duration timeout, std::vector<int>* scratch);
+
 // The barrier a transport's Quiesce waits at as its communicator finalises: OK once every rank of `comm` reached it;
 // DeadlineExceeded ("not every rank finalized within ...") when `timeout` passed without them (the barrier then stays
 // pending, so `comm` must be kept, not freed); Internal for an MPI error.
