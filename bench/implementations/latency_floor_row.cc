@@ -15,8 +15,8 @@ namespace {
 
 static_assert(kLatencyFloorRowMaxBytes == CacheLineExchange::kPayloadBytes, "the row carries one line's payload");
 
-// Adds every rank's payload, in rank order, into `out` (`count` elements of T). Integers add as unsigned, so that a
-// wrap is defined, as in MPI's and kcoll's sums of small integers it never happens.
+// The type T's sums are taken in: integers add as unsigned, so that a wrap is defined (MPI's and kcoll's sums wrap
+// alike; the benchmark's small integers never do).
 template <typename T, bool = std::is_integral_v<T>>
 struct AddAs {
   using type = T;
@@ -26,6 +26,7 @@ struct AddAs<T, true> {
   using type = std::make_unsigned_t<T>;
 };
 
+// Adds every rank's payload, in rank order, into `out` (`count` elements of T): the same bits on every rank.
 template <typename T>
 absl::Status SumInRankOrder(CacheLineExchange& exchange, const void* send, void* out, size_t count) {
   using Add = typename AddAs<T>::type;

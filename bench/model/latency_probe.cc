@@ -21,7 +21,8 @@ constexpr int kBatch = 100;
 std::string LatencyFloor::Describe(int nranks) const {
   return absl::StrFormat(
       "latency floor: %.3f us, the slowest rank's median of %d-exchange batches in which all %d ranks publish 8 bytes "
-      "in a shared cache line and read every peer's (measured in this run, %d exchanges%s)",
+      "in a shared cache line and read every peer's (measured in this run, %d exchanges%s; --algo floor times the "
+      "exchange as a row)",
       seconds * 1e6, kBatch, nranks, exchanges, spun ? "" : "; ranks outnumber cores: waits yield the core");
 }
 
