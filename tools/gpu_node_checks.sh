@@ -15,7 +15,8 @@
 #                   on 4 ranks over cuda_ipc
 #   cpu.txt         with --cpu, instead of the above: the node's CPU cores alone, AllReduce on host buffers on 2, 4,
 #                   8 and 16 ranks (as many as it has cores), auto beside MPI_Allreduce, in and out of place, 8 B to
-#                   64 MiB, one Serial rank per core (and cpu_*.json)
+#                   64 MiB, one Serial rank per core, the latency floor's row beside them up to 32 B; then 8 B
+#                   100 calls back to back beside the floor's row (and cpu_*.json)
 #
 #   run_checks.sh OUT_DIR [--quick] [--cpu]   --quick: smaller sweeps (a minute, for a first look); --cpu: the CPU
 #                                             sweep only (about 3 minutes on 16 cores; --quick: up to 1 MiB)
@@ -100,7 +101,8 @@ EOF
 } | tee "$out/node.txt"
 
 # --cpu: the node as a CPU machine, a second memory system and a many-core node beside the 2-core VM. Each run
-# measures its own bounds (the memory-bound copy rate and the latency floor) and prints auto against MPI per size.
+# measures its own bounds (the memory-bound copy rate and the latency floor, the floor also as a row up to 32 B) and
+# prints auto against MPI per size; 8 bytes are timed back to back too, beside the floor's row.
 if ((cpu_only)); then
   cores=$(nproc)
   largest=64M
@@ -109,8 +111,12 @@ if ((cpu_only)); then
   for np in 2 4 8 16; do
     ((np <= cores)) || { log "cpu: $np ranks skipped (this node has $cores cores)"; continue; }
     step "all_reduce --exec serial $np ranks, auto and MPI, 8B..$largest" 240 cpu.txt \
-      all_reduce --ranks "$np" --exec serial --algo auto,mpi -b 8 -e "$largest" -f 2 -n 20 -w 5 \
+      all_reduce --ranks "$np" --exec serial --algo auto,mpi,floor -b 8 -e "$largest" -f 2 -n 20 -w 5 \
       --rounds "$rounds" -I 1 --json "$out/cpu_${np}ranks.json"
+    # 8 bytes 100 calls back to back, beside the latency floor's exchange timed the same way (--algo floor).
+    step "all_reduce --exec serial $np ranks, 8B back to back" 60 cpu.txt \
+      all_reduce --ranks "$np" --exec serial --algo auto,mpi,floor -b 8 -e 8 -n 300 -w 20 -m 100 \
+      --rounds "$rounds" -I 1 --json "$out/cpu_${np}ranks_8b.json"
   done
   grep -E '^### |^#     all_reduce ' "$out/cpu.txt" | sed 's/^/  /' | tee -a "$out/node.txt"
   exit $failed
