@@ -143,9 +143,8 @@ absl::StatusOr<models::LinkParams> ProbeInterNodeLink(MPI_Comm comm, const Topol
   const bool named = static_cast<int>(topology.ranks.size()) == topology.nranks;
   const HostPair hosts = named ? HostPair{topology.ranks[0].host, topology.ranks[other].host} : HostPair{};
   std::vector<int> scratch;
-  // Rank 0's answer to every rank: whether it has these hosts' times already (1), then the times.
+  // Rank 0's answer to every rank: whether it has these hosts' times already (1), then the times (zeroed).
   auto shared = std::make_unique<double[]>(1 + kLinkProbeSizeCount);
-  std::fill(shared.get(), shared.get() + 1 + kLinkProbeSizeCount, 0.0);
   if (topology.rank == 0 && reuse && named) {
     if (std::optional<std::vector<double>> known = KnownTimes(hosts)) {
       shared[0] = 1;
@@ -162,8 +161,7 @@ absl::StatusOr<models::LinkParams> ProbeInterNodeLink(MPI_Comm comm, const Topol
       const bool starts = topology.rank == 0;
       const int peer = starts ? other : 0;
       const int64_t largest = kLinkProbeSizes[kLinkProbeSizeCount - 1];
-      auto buffer = std::make_unique<char[]>(largest);
-      std::fill(buffer.get(), buffer.get() + largest, 0);
+      auto buffer = std::make_unique<char[]>(largest);  // zeroed
       for (int i = 0; i < kLinkProbeSizeCount; ++i) {
         absl::StatusOr<double> one_way =
             PingPong(starts, peer, kLinkProbeSizes[i], kLinkProbeTrips, buffer.get(), comm, timeout, &scratch);

@@ -39,12 +39,10 @@ class KcollImplementation final : public Implementation {
   }
 
   absl::Status Start(const Call& c) override {
-    const CallOptions& options = options_;
-    const MemoryKind memory = memory_;
     const size_t count = c.layout.count;
     const ReduceOp op = c.op.value_or(ReduceOp::kSum);
     if (!IsVariable(c.collective)) {
-      pending_ = comm_->ICall(c.collective, c.send, c.recv, count, c.type, op, c.root, options, memory);
+      pending_ = comm_->ICall(c.collective, c.send, c.recv, count, c.type, op, c.root, options_, memory_);
       return absl::OkStatus();
     }
     // The v-collectives with equal counts, laid out as Communicator::Call lays them (the blocking rows).
@@ -54,22 +52,22 @@ class KcollImplementation final : public Implementation {
     for (size_t j = 0; j < n; ++j) displs_[j] = j * count;
     switch (c.collective) {
       case Collective::kAllGatherV:
-        pending_ = comm_->IAllGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, options, memory);
+        pending_ = comm_->IAllGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, options_, memory_);
         break;
       case Collective::kAllToAllV:
         pending_ = comm_->IAllToAllV(c.send, counts_.data(), displs_.data(), c.recv, counts_.data(), displs_.data(),
-                                     c.type, options, memory);
+                                     c.type, options_, memory_);
         break;
       case Collective::kReduceScatterV:
-        pending_ = comm_->IReduceScatterV(c.send, c.recv, counts_.data(), c.type, op, options, memory);
+        pending_ = comm_->IReduceScatterV(c.send, c.recv, counts_.data(), c.type, op, options_, memory_);
         break;
       case Collective::kGatherV:
         pending_ =
-            comm_->IGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, c.root, options, memory);
+            comm_->IGatherV(c.send, count, c.recv, counts_.data(), displs_.data(), c.type, c.root, options_, memory_);
         break;
       default:  // kScatterV
         pending_ =
-            comm_->IScatterV(c.send, counts_.data(), displs_.data(), c.recv, count, c.type, c.root, options, memory);
+            comm_->IScatterV(c.send, counts_.data(), displs_.data(), c.recv, count, c.type, c.root, options_, memory_);
         break;
     }
     return absl::OkStatus();

@@ -7,13 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
-#include "bench/model/cache_line_exchange.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
-
-static_assert(kLatencyFloorRowMaxBytes == CacheLineExchange::kPayloadBytes, "the row carries one line's payload");
 
 // The type T's sums are taken in: integers add as unsigned, so that a wrap is defined (MPI's and kcoll's sums wrap
 // alike; the benchmark's small integers never do).
@@ -60,9 +57,9 @@ class LatencyFloorRow final : public Implementation {
           absl::StrCat("the latency floor sums; op ", c.op.has_value() ? ReduceOpName(*c.op) : "none", " is not sum"));
     }
     const size_t bytes = c.layout.count * DataTypeSize(c.type);
-    if (bytes > CacheLineExchange::kPayloadBytes) {
+    if (bytes > kLatencyFloorRowMaxBytes) {
       return absl::UnimplementedError(absl::StrCat("the latency floor carries one cache line: ", bytes,
-                                                   " bytes are over its ", CacheLineExchange::kPayloadBytes));
+                                                   " bytes are over its ", kLatencyFloorRowMaxBytes));
     }
     switch (c.type) {
       case DataType::kInt8:

@@ -12,11 +12,11 @@
 
 #include <mpi.h>
 
-#include <cstddef>
 #include <memory>
 
 #include "absl/status/statusor.h"
 #include "bench/implementations/implementation.h"
+#include "bench/model/cache_line_exchange.h"
 
 namespace kcoll {
 namespace bench {
@@ -25,7 +25,7 @@ namespace bench {
 inline constexpr char kLatencyFloorRowName[] = "latency_floor";
 inline constexpr char kLatencyFloorRowKind[] = "floor";
 // The largest call it runs: what one cache line carries beside its sequence number.
-inline constexpr size_t kLatencyFloorRowMaxBytes = 56;
+inline constexpr size_t kLatencyFloorRowMaxBytes = CacheLineExchange::kPayloadBytes;
 
 // Collective over `comm`, whose ranks must share one host (an error naming the cause otherwise, on every rank).
 absl::StatusOr<std::unique_ptr<Implementation>> MakeLatencyFloorRow(MPI_Comm comm);
