@@ -17,7 +17,9 @@
 //   both with buffer_per_message = 2 (models/measured_curve.h); the ping-pong gives the link's alpha-beta summary.
 //   Across real nodes the inter-node step's pairs share each node's link (2 nodes of P ranks: P messages each way at
 //   once), and the model loads a node's link with the sum of its streams: the inter-node curve then places each point
-//   at streams_per_node times the message (calibration/profile.h).
+//   at streams_per_node times the message (calibration/profile.h). There the step also runs on the first crossing
+//   pair alone, the other ranks polling as a collective's waiting ranks poll: the link's one-stream curve, which
+//   prices the rounds that send one stream through each node's link (a ring's, a tree's; models/link_load.h).
 // - Local reduction (gamma): kcoll's Serial kernels reduce `bytes` of float32 with sum, out of place
 //   (dst = a + b, the ring's out-of-place step). Every rank runs the sweep at the same time, as in a collective
 //   where all ranks reduce at once and share the memory bus; per size, the median over ranks of each rank's median.
@@ -137,6 +139,10 @@ struct LinkMeasurement {
   // The most exchange pairs with a rank on one node that cross to another node: the streams that the busiest node's
   // link carried each way at once during the step (StreamsPerNode). 1 inside nodes.
   int streams_per_node = 1;
+  // Between real nodes where the step ran several streams per node: the same step on the first exchange pair alone,
+  // the other ranks idle (one stream through each node's link each way), and its exchange times. Empty otherwise.
+  std::vector<std::pair<int, int>> one_stream_pairs;
+  Series one_stream;
 };
 
 // The shared-memory transport's slot size and single-copy threshold, each way timed on the ring's step per message
@@ -199,16 +205,21 @@ struct StepSeries {
   Series reduce;    // the step's reduction, per bytes reduced (one input)
 };
 
+// How the ranks outside a measurement's pairs wait for it: sleeping between polls, leaving the pairs the cores, or
+// polling and yielding as a collective's ranks wait for their messages (on a host with fewer cores than ranks they
+// then take the share of the cores they take inside a collective; with a core per rank it costs the pairs nothing).
+enum class IdleRanks { kSleep, kPoll };
+
 // Every pair of `pairs` runs collective steps on messages of each of `sizes`, all pairs at the same time (collective
 // over `control`, which must hold the same ranks as `transport`). A step is a two-rank ring AllReduce of float32 on
 // a buffer of 2 * size per rank, run with `kernels`: each rank first rewrites its input (untimed, as the
 // benchmarks' --touch_input), then both exchange the halves of the input (each receives the half it owns into
 // scratch), reduce their own half into the result, and exchange the result halves. Per size, the median over the
 // ranks of each rank's percentile exchange (the mean of the step's two) and reduction; rank 0 gets the series (not
-// fitted), the other ranks empty ones.
+// fitted), the other ranks empty ones. The ranks in no pair wait as `idle_ranks` says.
 absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
                                        const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
-                                       const CalibrationOptions& options);
+                                       const CalibrationOptions& options, IdleRanks idle_ranks = IdleRanks::kSleep);
 
 // Every pair of `pairs` runs ring steps on messages of each of `sizes`, all pairs at once (collective over `control`,
 // which must hold the same ranks as `transport`): each rank rewrites its input (untimed), receives the peer's half

@@ -48,6 +48,16 @@ void SleepyWait(MPI_Request* request) {
   }
 }
 
+// Waits as a collective's ranks wait for a message: polling, yielding the core between polls.
+void PollingWait(MPI_Request* request) {
+  int done = 0;
+  while (true) {
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::yield();
+  }
+}
+
 void SleepyBarrier(MPI_Comm comm) {
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
@@ -397,12 +407,16 @@ using PairStep = std::function<absl::StatusOr<PartTimes>(int peer, bool low, Ste
 // rank's percentile time, and the repetitions; on rank 0 only.
 absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::vector<std::pair<int, int>>& pairs,
                                                   int parts, const std::vector<double>& sizes,
-                                                  const CalibrationOptions& options, const PairStep& pair_step) {
+                                                  const CalibrationOptions& options, const PairStep& pair_step,
+                                                  IdleRanks idle_ranks = IdleRanks::kSleep) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(control, &rank);
   MPI_Comm_size(control, &nranks);
   const auto [peer, low] = PeerIn(pairs, rank);
   const bool in_pair = peer >= 0;
+  auto wait = [&, in_pair = in_pair](MPI_Request* request) {
+    in_pair || idle_ranks == IdleRanks::kSleep ? SleepyWait(request) : PollingWait(request);
+  };
   StepBuffers buffers(in_pair ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0);
   auto step = [&, peer = peer, low = low](size_t bytes) { return pair_step(peer, low, buffers, bytes); };
   std::vector<Series> series(parts);
@@ -419,7 +433,7 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
     double slowest = 0;
     MPI_Request request;
     MPI_Iallreduce(&probe, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
-    SleepyWait(&request);
+    wait(&request);
     const int reps = RepsFor(slowest, options);
     std::vector<double> mine(parts, -1);  // this rank's percentile time of each part; -1: not in a pair
     if (in_pair) {
@@ -432,7 +446,7 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
     }
     std::vector<double> all(rank == 0 ? parts * nranks : 0);
     MPI_Igather(mine.data(), parts, MPI_DOUBLE, all.data(), parts, MPI_DOUBLE, 0, control, &request);
-    SleepyWait(&request);
+    wait(&request);
     if (rank != 0) continue;
     for (int p = 0; p < parts; ++p) {
       std::vector<double> over_ranks;
@@ -476,12 +490,12 @@ absl::StatusOr<double> RingStep(Transport& transport, Kernels& kernels, int peer
 
 absl::StatusOr<StepSeries> MeasureStep(Transport& transport, Kernels& kernels, MPI_Comm control,
                                        const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& sizes,
-                                       const CalibrationOptions& options) {
+                                       const CalibrationOptions& options, IdleRanks idle_ranks) {
   auto step = [&](int peer, bool low, StepBuffers& buffers, size_t bytes) -> absl::StatusOr<PartTimes> {
     KCOLL_ASSIGN_OR_RETURN(StepTimes t, CollectiveStep(transport, kernels, peer, low, buffers, bytes));
     return PartTimes{{t.exchange, t.reduce}, 2 * t.exchange + t.reduce};
   };
-  KCOLL_ASSIGN_OR_RETURN(std::vector<Series> parts, TimePairSteps(control, pairs, 2, sizes, options, step));
+  KCOLL_ASSIGN_OR_RETURN(std::vector<Series> parts, TimePairSteps(control, pairs, 2, sizes, options, step, idle_ranks));
   StepSeries series;
   series.exchange = std::move(parts[0]);
   series.reduce = std::move(parts[1]);
@@ -596,8 +610,12 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
     link->pairs = PairsOfClass(topology, link->link_class, options.all_pairs);
     link->exchange_pairs = ExchangePairs(topology, link->link_class);
     link->streams_per_node = StreamsPerNode(topology, link->exchange_pairs);
+    // Rounds that send one stream through a node's link are priced with its time alone (models/machine.h).
+    if (link->link_class == LinkClass::kInter && link->streams_per_node > 1 && !topology.emulated) {
+      link->one_stream_pairs = {link->exchange_pairs.front()};
+    }
     std::vector<std::vector<Series>> ping_pongs(link->pairs.size());  // [pair][pass]
-    std::vector<Series> exchanges, reductions;                        // [pass]
+    std::vector<Series> exchanges, reductions, one_stream;            // [pass]
     for (int pass = 0; pass < options.passes; ++pass) {
       for (size_t p = 0; p < link->pairs.size(); ++p) {
         const auto& [a, b] = link->pairs[p];
@@ -610,6 +628,11 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
         exchanges.push_back(std::move(s.exchange));
         reductions.push_back(std::move(s.reduce));
       }
+      if (!link->one_stream_pairs.empty()) {
+        KCOLL_ASSIGN_OR_RETURN(StepSeries s, MeasureStep(transport, kernels, control, link->one_stream_pairs, sizes,
+                                                         pass_options, IdleRanks::kPoll));
+        one_stream.push_back(std::move(s.exchange));
+      }
     }
     std::vector<Series> per_pair;
     for (const std::vector<Series>& passes : ping_pongs) per_pair.push_back(FastestOf(passes));
@@ -619,6 +642,7 @@ absl::StatusOr<CalibrationResult> Calibrate(Transport& transport, Kernels& kerne
       link->step_spread = SpreadOf(exchanges);
       link->step_reduce = FastestOf(reductions);
     }
+    if (!one_stream.empty()) link->one_stream = FastestOf(one_stream);
   }
   const std::vector<double> local_sizes = SweepSizes(options.min_local_bytes, options.max_bytes, options.step_factor);
   KCOLL_ASSIGN_OR_RETURN(result.reduce, MeasureLocal(kernels, control, LocalOperation::kReduce, local_sizes, options));

@@ -91,6 +91,10 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   // each way: a point is that load's time, the price of a round that puts as many bytes through the node's link.
   profile.inter.curve =
       curve(inter_exchange.exchange, false, kStepBufferPerMessage, InterCurveMessagesPerPoint(result));
+  // And the step with one stream per node, for the rounds that send one.
+  if (InterCurveMessagesPerPoint(result) > 1) {
+    profile.inter.one_stream_curve = curve(result.inter.one_stream, false, kStepBufferPerMessage);
+  }
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
   // The reduction inside the collective step when there is one (the intra-node class's first): it writes lines the
   // peer has just read, which the isolated sweep's does not.

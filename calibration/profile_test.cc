@@ -89,6 +89,29 @@ TEST(MakeProfile, AcrossRealNodesTheInterCurvePricesTheNodesLinkLoad) {
   EXPECT_EQ(profile->inter.curve.buffer_per_message, kStepBufferPerMessage);
 }
 
+TEST(MakeProfile, TheOneStreamStepIsTheInterLinksOneStreamCurve) {
+  CalibrationResult r = MakeResult(4, 2);
+  r.emulated = false;
+  r.inter.exchange = Line(3e-6, 4e-10, {8, 1024, 1 << 20});
+  r.inter.streams_per_node = 2;
+  r.inter.one_stream = Line(1.5e-6, 5e-10, {8, 1024, 1 << 20});
+  ASSERT_TRUE(FitAll(r).ok());
+  auto profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_EQ(profile->inter.one_stream_curve.points.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {  // one message per point, in the step's buffer of twice it
+    EXPECT_EQ(profile->inter.one_stream_curve.points[i].bytes, r.inter.one_stream.samples[i].bytes);
+    EXPECT_EQ(profile->inter.one_stream_curve.points[i].seconds, r.inter.one_stream.samples[i].seconds);
+  }
+  EXPECT_EQ(profile->inter.one_stream_curve.buffer_per_message, kStepBufferPerMessage);
+  EXPECT_TRUE(profile->intra.one_stream_curve.empty());
+  // Where the step's curve already stands for one message (emulated nodes), there is nothing to add.
+  r.emulated = true;
+  profile = MakeProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_TRUE(profile->inter.one_stream_curve.empty());
+}
+
 TEST(MakeProfile, TheStepsReductionIsTheGammaCurve) {
   CalibrationResult r = MakeResult(4, 2);
   r.intra.exchange = Line(2e-6, 3e-10, {8, 1024, 1 << 20});

@@ -201,6 +201,13 @@ std::string FormatReport(const CalibrationResult& result, const models::Profile&
                       link == gamma_source ? "; the profile's gamma curve" : "", ")\n",
                       StepTable(link->step_reduce, result.reduce, true, "reduction", "GB/s", "/ alone"));
     }
+    if (!link->one_stream.samples.empty()) {
+      absl::StrAppend(
+          &out, "  the same step on pair ", PairsText(link->one_stream_pairs),
+          " alone, the other ranks polling as a collective's waiting ranks do: one stream through each node's link "
+          "each way (the curve the profile prices rounds of one stream per node with)\n",
+          StepTable(link->one_stream, link->exchange, false, "exchange", "GB/s each way", "/ all pairs"));
+    }
   }
   absl::StrAppend(&out, "\nlocal reduction: Serial kernels, float32 sum, dst = a + b, all ", result.nranks,
                   " ranks at once (", StatName(result.percentile),

@@ -80,6 +80,28 @@ TEST(FormatReport, SaysTheInterCurvePricesANodesLinkAcrossRealNodes) {
   EXPECT_THAT(FormatReport(r, *profile), HasSubstr("(the curve the profile prices messages with)"));
 }
 
+TEST(FormatReport, ShowsTheOneStreamStepAgainstAllPairs) {
+  CalibrationResult r = MakeResult(4, 2);
+  r.emulated = false;
+  r.inter.exchange = Line(3e-6, 4e-10, {8, 1024, 1 << 20});
+  r.inter.exchange_pairs = {{0, 2}, {1, 3}};
+  r.inter.streams_per_node = 2;
+  absl::StatusOr<models::Profile> profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_THAT(FormatReport(r, *profile), Not(HasSubstr("the same step on pair")));
+  r.inter.one_stream_pairs = {{0, 2}};
+  r.inter.one_stream = Line(1.5e-6, 4e-10, {8, 1024, 1 << 20});
+  profile = FittedProfile(r);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::string report = FormatReport(r, *profile);
+  EXPECT_THAT(report, HasSubstr("the same step on pair 0-2 alone, the other ranks polling as a collective's waiting "
+                                "ranks do: one stream through each node's link each way (the curve the profile "
+                                "prices rounds of one stream per node with)\n         bytes    reps     exchange GB/s "
+                                "each way  / all pairs\n"));
+  // 8 bytes: 1.5 us alone against 3 us with both pairs.
+  EXPECT_THAT(report, HasSubstr("0.50x"));
+}
+
 TEST(FormatAutoChoices, OneLinePerCollectiveWithAlgorithms) {
   models::Profile p;
   p.intra = p.inter = {1e-6, 1e-10};

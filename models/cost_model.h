@@ -174,7 +174,10 @@ class CostModel {
     }
   };
   std::map<RankStage, int64_t> rank_stages_;
-  double tree_share_ = 1;        // kPipelinedTrees: the part of S each tree carries
+  double tree_share_ = 1;  // kPipelinedTrees: the part of S each tree carries
+  // kPipelinedTrees: the streams the trees' first chunks put through the busiest node's NIC at once (every tree's
+  // first chunk moves at the same time; a tree crosses a node's link once per chunk).
+  int64_t first_inter_streams_ = 1;
   double sent_per_byte_ = 0;     // bytes sent by all ranks together per byte of S
   double sent_fixed_bytes_ = 0;  // bytes sent by all ranks together whatever S is (AddFixedRound's headers)
   // The same for the bytes that cross nodes, while every round's transfers are known (AddRounds, AddFixedRound).

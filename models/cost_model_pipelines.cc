@@ -45,7 +45,10 @@ RoundLoad CostModel::RingStageLoad(int channels) const {
   RoundLoad load = stage_load_;
   load.intra *= channels;
   load.reduce *= channels;
-  if (load.has_inter) load.inter = std::max(1.0, static_cast<double>(channels) / topology_.nics_per_node);
+  if (load.has_inter) {
+    load.inter = std::max(1.0, static_cast<double>(channels) / topology_.nics_per_node);
+    load.inter_streams = (channels + topology_.nics_per_node - 1) / topology_.nics_per_node;
+  }
   for (RoundLoad::Receive& r : load.receives) {  // every rank receives one chunk per channel
     r.intra_amount *= channels;
     r.intra_messages *= channels;
@@ -65,6 +68,7 @@ void CostModel::BuildChain(bool reduces) {
   stage_load_.intra = 1;
   stage_load_.has_inter = inter_hops_ > 0;
   stage_load_.inter = 1;
+  stage_load_.inter_streams = 1;
   stage_load_.reduce = reduces ? 1 : 0;
   sent_per_byte_ = static_cast<double>(topology_.ranks() - 1);  // S over each link of the chain
 }
@@ -76,17 +80,22 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
   std::vector<Transfer> transfers;
   std::vector<int64_t> children(n, 0);
   std::set<TreePath> paths;
+  std::vector<int64_t> crossing_trees(topology_.nodes, 0);  // per node: the trees with an edge leaving it
   for (const std::vector<int64_t>& parents : trees) {
     std::vector<int64_t> tree_children(n, 0);
+    std::vector<bool> crosses(topology_.nodes, false);
     for (int64_t r = 0; r < n; ++r) {
       const int64_t up = parents[r];
       if (up < 0) continue;
+      if (topology_.NodeOf(r) != topology_.NodeOf(up))
+        crosses[topology_.NodeOf(r)] = crosses[topology_.NodeOf(up)] = true;
       // Steady state: one chunk going up each edge and another coming down.
       transfers.push_back({r, up, 1.0});
       transfers.push_back({up, r, 1.0});
       ++children[up];
       ++tree_children[up];
     }
+    for (int64_t node = 0; node < topology_.nodes; ++node) crossing_trees[node] += crosses[node] ? 1 : 0;
     for (int64_t r = 0; r < n; ++r) {
       if (tree_children[r] > 0) continue;  // paths start at leaves
       TreePath path;
@@ -97,6 +106,8 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
       paths.insert(path);
     }
   }
+  const int64_t most_crossing = *std::max_element(crossing_trees.begin(), crossing_trees.end());
+  first_inter_streams_ = std::max<int64_t>(1, (most_crossing + topology_.nics_per_node - 1) / topology_.nics_per_node);
   // Each tree carries its share of S up every edge and back down.
   sent_per_byte_ = tree_share_ * static_cast<double>(transfers.size());
   stage_load_ = SummarizeRound(topology_, transfers, false);
@@ -166,7 +177,7 @@ double CostModel::PipelinedRingSeconds(double bytes) const {
 double CostModel::ChainSeconds(double bytes) const {
   if (intra_hops_ + inter_hops_ == 0) return 0;
   auto intra = [&](double c) { return profile_.intra.Seconds(c, bytes); };
-  auto inter = [&](double c) { return profile_.inter.Seconds(c, bytes); };
+  auto inter = [&](double c) { return profile_.inter.SecondsOfStreams(c, 1, bytes); };
   auto reduce = [&](double c) { return reduces_ ? profile_.ReduceSeconds(c, bytes) : 0.0; };
   auto first = [&](double c) { return intra_hops_ * (intra(c) + reduce(c)) + inter_hops_ * (inter(c) + reduce(c)); };
   auto stage = [&](double c) {
@@ -182,9 +193,9 @@ double CostModel::PipelinedTreesSeconds(double bytes) const {
   // A rank reduces each child's chunk in turn.
   auto reduce = [&](double c) { return max_children_ * profile_.ReduceSeconds(c, bytes); };
   // The first chunk goes up, then down, one hop per step: each hop moves that chunk alone (a full stage has chunks
-  // going up and down every edge at once; the first one meets none of them).
+  // going up and down every edge at once; the first one meets none of them but the other trees' first chunks).
   auto first_intra = [&](double c) { return profile_.intra.Seconds(c, bytes); };
-  auto first_inter = [&](double c) { return profile_.inter.Seconds(c, bytes); };
+  auto first_inter = [&](double c) { return profile_.inter.SecondsOfStreams(c, first_inter_streams_, bytes); };
   auto first = [&](double c) {
     double t = 0;
     for (const TreePath& p : paths_) {

@@ -269,6 +269,35 @@ TEST(MultiNodeTest, FlatRingIsPacedByTheSlowestLink) {
   EXPECT_COST(Cost(Collective::kAllGather, Algorithm::kRing, s, {4, 1, 1}, slow_net), 3 * (5e-6 + s / 4 / 10e9));
 }
 
+// Where the profile measured the inter-node link with one stream alone, the rounds that send one stream per node pay
+// that curve (here a flat 3 us), and rounds of several streams the curve of the load as before.
+TEST(MultiNodeTest, RoundsOfOneStreamPerNodeUseTheOneStreamCurve) {
+  const Topology t{2, 4, 1};
+  const double s = 8e3, m = s / 8;
+  const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9, kGamma);
+  Profile one = p;
+  one.inter.one_stream_curve = MeasuredCurve{{{1, 3e-6}, {1e12, 3e-6}}, false};
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, p), 14 * (5e-6 + m / 10e9) + 7 * m * kGamma);
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRing, s, t, one), 14 * 3e-6 + 7 * m * kGamma);
+  // Recursive doubling's crossing round sends four streams through each node's link: priced as before.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kRecursiveDoubling, s, t, one),
+              Cost(Collective::kAllReduce, Algorithm::kRecursiveDoubling, s, t, p));
+  // Hierarchical: two streams per node with two local ranks, one with one.
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 2, 1}, one),
+              Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 2, 1}, p));
+  EXPECT_LT(Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 1, 1}, one),
+            Cost(Collective::kAllReduce, Algorithm::kHierarchical, s, {4, 1, 1}, p));
+  // The chain's every hop is one stream.
+  EXPECT_LT(Cost(Collective::kBroadcast, Algorithm::kChain, s, t, one),
+            Cost(Collective::kBroadcast, Algorithm::kChain, s, t, p));
+  // One pipelined tree's first chunk crosses alone; the double binary tree's two trees both cross each node's link
+  // with their first chunks at once, on 2 nodes of 2.
+  EXPECT_LT(Cost(Collective::kAllReduce, Algorithm::kTree, s, {2, 2, 1}, one),
+            Cost(Collective::kAllReduce, Algorithm::kTree, s, {2, 2, 1}, p));
+  EXPECT_COST(Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, s, {2, 2, 1}, one),
+              Cost(Collective::kAllReduce, Algorithm::kDoubleBinaryTree, s, {2, 2, 1}, p));
+}
+
 TEST(MultiNodeTest, HierarchicalDegeneratesToARing) {
   const Profile p = TwoLevel(1e-6, 200e9, 5e-6, 10e9, kGamma);
   const double s = 1e7;

@@ -32,6 +32,7 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
             [](const Transfer& a, const Transfer& b) { return std::tie(a.src, a.dst) < std::tie(b.src, b.dst); });
   const int64_t nodes = topology.nodes;
   std::vector<double> out_total(nodes, 0), out_max(nodes, 0), in_total(nodes, 0), in_max(nodes, 0);
+  std::vector<int64_t> out_streams(nodes, 0), in_streams(nodes, 0);
   std::vector<double> received;
   if (reduces) received.assign(topology.ranks(), 0);
   const bool ports = topology.intra_links_per_rank > 0;
@@ -62,6 +63,8 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
       load.has_inter = true;
       per_rank[t.dst].inter_amount += t.amount;
       per_rank[t.dst].inter_messages += 1;
+      ++out_streams[src_node];
+      ++in_streams[dst_node];
       out_total[src_node] += t.amount;
       out_max[src_node] = std::max(out_max[src_node], t.amount);
       in_total[dst_node] += t.amount;
@@ -90,6 +93,9 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
     const double nics = topology.nics_per_node;
     for (int64_t node = 0; node < nodes; ++node) {
       load.inter = std::max({load.inter, out_max[node], out_total[node] / nics, in_max[node], in_total[node] / nics});
+      const int64_t streams = std::max(out_streams[node], in_streams[node]);
+      load.inter_streams =
+          std::max(load.inter_streams, (streams + topology.nics_per_node - 1) / topology.nics_per_node);
     }
   }
   return load;
@@ -104,7 +110,10 @@ double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& 
     return seconds;
   }
   if (load.has_intra) seconds = std::max(seconds, profile.intra.Seconds(load.intra * unit_bytes, working_set_bytes));
-  if (load.has_inter) seconds = std::max(seconds, profile.inter.Seconds(load.inter * unit_bytes, working_set_bytes));
+  if (load.has_inter) {
+    seconds = std::max(seconds,
+                       profile.inter.SecondsOfStreams(load.inter * unit_bytes, load.inter_streams, working_set_bytes));
+  }
   return seconds;
 }
 

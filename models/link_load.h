@@ -9,7 +9,9 @@
 //  * Between nodes, the streams leaving a node share its NICs: each inter-node transfer is one stream, which runs at
 //    one NIC's speed, and k streams need at least (sum of their bytes) / nics_per_node of NIC time; the same holds
 //    for the streams entering a node. Two transfers between the same two ranks are two streams and may use two NICs.
-//    Sharing slows the bandwidth term only: the latencies of concurrent messages overlap.
+//    Sharing slows the bandwidth term only: the latencies of concurrent messages overlap. Where the profile measured
+//    the link both with one stream and with all of a node's ranks crossing at once (LinkParams::one_stream_curve), a
+//    round with one stream per NIC each way is priced with the first, any other with the second.
 //  * A round lasts as long as its slowest transfer: with intra- and inter-node transfers in one round, the round
 //    costs max(alpha_intra + m_intra * beta_intra, alpha_inter + m_inter * beta_inter), plus the time the busiest rank
 //    spends reducing what it received (gamma * bytes) when the round reduces.
@@ -38,7 +40,10 @@ struct RoundLoad {
   double intra = 0;        // amount on the busiest directed intra-node link (or rank, see intra_links_per_rank)
   bool has_inter = false;  // some transfer crosses nodes
   double inter = 0;        // NIC load of the busiest node: max(largest stream, total / nics_per_node)
-  double reduce = 0;       // amount the busiest rank reduces (0 for rounds that do not reduce)
+  // The most streams that leave or enter one node in the round, per NIC (rounded up): 1 when each NIC carries one
+  // stream each way, which the link's one-stream curve prices (machine.h). 0: not counted.
+  int64_t inter_streams = 0;
+  double reduce = 0;  // amount the busiest rank reduces (0 for rounds that do not reduce)
   // What each rank receives and reduces in the round (the distinct combinations, with how many ranks have each;
   // ranks that receive nothing included): when the ranks' cores copy (Profile::transfers_use_cores) a rank copies its
   // messages one after the other, each paying its own per-message cost.

@@ -46,6 +46,17 @@ TEST(SummarizeRoundTest, StreamsLeavingANodeShareItsNics) {
   }
 }
 
+TEST(SummarizeRoundTest, CountsTheStreamsThroughTheBusiestNic) {
+  // 2 nodes of 2: the ring sends one stream out of and into each node, pairwise 0-2 and 1-3 two each way.
+  EXPECT_EQ(SummarizeRound({2, 2, 1}, Ring(4, 1), false).inter_streams, 1);
+  const std::vector<Transfer> pairs = {{0, 2, 1}, {2, 0, 1}, {1, 3, 1}, {3, 1, 1}};
+  EXPECT_EQ(SummarizeRound({2, 2, 1}, pairs, false).inter_streams, 2);
+  EXPECT_EQ(SummarizeRound({2, 2, 2}, pairs, false).inter_streams, 1);  // one per NIC
+  // Only one direction: the entering streams count as well as the leaving ones (node 1 receives two).
+  EXPECT_EQ(SummarizeRound({2, 2, 1}, {{0, 2, 1}, {1, 3, 1}}, false).inter_streams, 2);
+  EXPECT_EQ(SummarizeRound({2, 2, 1}, {{0, 1, 1}}, false).inter_streams, 0);  // nothing crosses
+}
+
 TEST(SummarizeRoundTest, TransfersOnOneIntraLinkAddUp) {
   const RoundLoad load = SummarizeRound({1, 2, 1}, {{0, 1, 0.5}, {0, 1, 0.25}, {1, 0, 0.5}}, true);
   EXPECT_DOUBLE_EQ(load.intra, 0.75);
@@ -89,6 +100,21 @@ TEST(RoundSecondsTest, SlowestLinkGovernsAndReductionAdds) {
   EXPECT_DOUBLE_EQ(RoundSeconds(load, bytes, p), 5e-6 + 2e6 / 10e9 + 1e-10 * 1e6);
   load.has_inter = false;
   EXPECT_DOUBLE_EQ(TransferSeconds(load, bytes, p), 1e-6 + 1e6 / 100e9);
+}
+
+// A round with one stream per node is priced with the link's one-stream curve when the profile has one; a round of two
+// with the curve measured at that load.
+TEST(RoundSecondsTest, OneStreamRoundsUseTheOneStreamCurve) {
+  Profile p = TwoLevel(1e-6, 100e9, 5e-6, 10e9, 0);
+  p.inter.curve = MeasuredCurve{{{8, 40e-6}, {1 << 20, 40e-3}}, false};
+  const Topology two_by_two{2, 2, 1};
+  const RoundLoad ring = SummarizeRound(two_by_two, Ring(4, 1), false);
+  const RoundLoad pairs = SummarizeRound(two_by_two, {{0, 2, 1}, {2, 0, 1}, {1, 3, 1}, {3, 1, 1}}, false);
+  EXPECT_DOUBLE_EQ(TransferSeconds(ring, 8, p), 40e-6);
+  EXPECT_DOUBLE_EQ(TransferSeconds(pairs, 4, p), 40e-6);  // 8 bytes through the link
+  p.inter.one_stream_curve = MeasuredCurve{{{8, 25e-6}, {1 << 20, 25e-3}}, false};
+  EXPECT_DOUBLE_EQ(TransferSeconds(ring, 8, p), 25e-6);
+  EXPECT_DOUBLE_EQ(TransferSeconds(pairs, 4, p), 40e-6);
 }
 
 // Profiles measured with two ranks to a core: a round where half the ranks copy and reduce while the others wait

@@ -27,8 +27,10 @@ double LinkParams::BytesPerSecond() const {
 
 double LinkParams::PeakBytesPerSecond() const {
   double peak = BytesPerSecond();
-  for (const CurvePoint& p : curve.points) {
-    if (p.seconds > 0) peak = std::max(peak, p.bytes / p.seconds);
+  for (const MeasuredCurve* c : {&curve, &one_stream_curve}) {
+    for (const CurvePoint& p : c->points) {
+      if (p.seconds > 0) peak = std::max(peak, p.bytes / p.seconds);
+    }
   }
   return peak;
 }
@@ -72,7 +74,8 @@ absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name) 
   if (absl::Status s = CheckNonNegative(link.beta_s_per_byte, absl::StrCat(name, ".beta_s_per_byte")); !s.ok()) {
     return s;
   }
-  return ValidateCurve(link.curve, absl::StrCat(name, ".curve"));
+  if (absl::Status s = ValidateCurve(link.curve, absl::StrCat(name, ".curve")); !s.ok()) return s;
+  return ValidateCurve(link.one_stream_curve, absl::StrCat(name, ".one_stream_curve"));
 }
 
 absl::Status ValidateProfile(const Profile& profile) {

@@ -26,6 +26,10 @@ struct LinkParams {
   double alpha_s = 0;          // latency: seconds per message
   double beta_s_per_byte = 0;  // inverse bandwidth: seconds per byte (0 means an infinitely fast link)
   MeasuredCurve curve;         // one-way seconds of a message per size, measured; empty: the alpha-beta line
+  // Where `curve` was measured with several streams through the link at once (a node's link carrying all its ranks'
+  // messages), the same step with one stream: a round that sends one stream through the link pays this one's
+  // latency, not that of several messages competing. Empty: `curve` prices every load.
+  MeasuredCurve one_stream_curve;
 
   // {latency_s, 1 / bytes_per_s}. InvalidArgument unless latency_s >= 0 and bytes_per_s > 0 (both finite).
   static absl::StatusOr<LinkParams> FromBandwidth(double latency_s, double bytes_per_s);
@@ -33,7 +37,7 @@ struct LinkParams {
   // 1 / beta_s_per_byte (infinity when beta is 0).
   double BytesPerSecond() const;
 
-  // The link's best sustained rate, for the ideal bandwidth: the fastest size of the measured curve (bytes /
+  // The link's best sustained rate, for the ideal bandwidth: the fastest size of the measured curves (bytes /
   // seconds), or 1 / beta when that is higher or there is no curve. A line fitted over every size runs below the
   // sizes the link does best, and an ideal below what algorithms reach would give efficiencies above 100%.
   double PeakBytesPerSecond() const;
@@ -41,6 +45,13 @@ struct LinkParams {
   // One message of `bytes` inside an operation whose buffer is `working_set_bytes` per rank (0: just the message).
   double Seconds(double bytes, double working_set_bytes = 0) const {
     return curve.empty() ? alpha_s + bytes * beta_s_per_byte : curve.SecondsIn(bytes, working_set_bytes);
+  }
+
+  // `bytes` through the link as `streams` concurrent streams (0: not counted): the one-stream curve for one stream
+  // when it was measured, else Seconds.
+  double SecondsOfStreams(double bytes, int64_t streams, double working_set_bytes = 0) const {
+    return streams == 1 && !one_stream_curve.empty() ? one_stream_curve.SecondsIn(bytes, working_set_bytes)
+                                                     : Seconds(bytes, working_set_bytes);
   }
 };
 
@@ -113,7 +124,7 @@ struct Topology {
 // intra_links_per_rank >= 0 and nodes * ranks_per_node <= kMaxRanks.
 absl::Status ValidateTopology(const Topology& topology);
 
-// alpha and beta must be finite and >= 0, the curve valid (ValidateCurve). `name` ("intra", "inter") prefixes the
+// alpha and beta must be finite and >= 0, both curves valid (ValidateCurve). `name` ("intra", "inter") prefixes the
 // message.
 absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name);
 

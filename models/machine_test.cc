@@ -38,6 +38,22 @@ TEST(LinkParamsTest, PeakIsTheFastestMeasuredSize) {
   EXPECT_DOUBLE_EQ(link.PeakBytesPerSecond(), 20e9);
 }
 
+TEST(LinkParamsTest, OneStreamCurvePricesOneStreamWhenMeasured) {
+  LinkParams link{1e-6, 1.0 / 10e9};
+  link.curve = MeasuredCurve{{{8, 4e-5}, {1 << 20, 4e-2}}, false};
+  EXPECT_DOUBLE_EQ(link.SecondsOfStreams(8, 1), 4e-5);  // none measured: the curve for any load
+  link.one_stream_curve = MeasuredCurve{{{8, 3e-5}, {1 << 20, 2.5e-2}}, false};
+  EXPECT_DOUBLE_EQ(link.SecondsOfStreams(8, 1), 3e-5);
+  EXPECT_DOUBLE_EQ(link.SecondsOfStreams(1 << 20, 1), 2.5e-2);
+  EXPECT_DOUBLE_EQ(link.SecondsOfStreams(8, 2), 4e-5);  // two streams: the curve
+  EXPECT_DOUBLE_EQ(link.SecondsOfStreams(8, 0), 4e-5);  // not counted: the curve
+  // Its sizes count for the peak rate too.
+  link.one_stream_curve.points[1].seconds = (1 << 20) / 50e9;
+  EXPECT_DOUBLE_EQ(link.PeakBytesPerSecond(), 50e9);
+  link.one_stream_curve.points[1].bytes = 4;
+  EXPECT_THAT(ValidateLinkParams(link, "inter"), IsInvalidArgument("inter.one_stream_curve[1] bytes=4"));
+}
+
 TEST(LinkParamsTest, ZeroBetaIsAnInfinitelyFastLink) { EXPECT_TRUE(std::isinf(LinkParams{1e-6, 0}.BytesPerSecond())); }
 
 TEST(TopologyTest, CountsAndPlacesRanksNodeMajor) {

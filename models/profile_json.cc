@@ -31,6 +31,7 @@ void PutCurve(const MeasuredCurve& curve, const std::string& key, json& object) 
 json LinkToJson(const LinkParams& link) {
   json j{{"alpha_s", link.alpha_s}, {"beta_s_per_byte", link.beta_s_per_byte}};
   PutCurve(link.curve, "curve", j);
+  PutCurve(link.one_stream_curve, "one_stream_curve", j);
   return j;
 }
 
@@ -87,7 +88,8 @@ absl::Status ReadLink(const json& object, const char* key, LinkParams* link) {
       !s.ok()) {
     return s;
   }
-  return ReadCurve(*it, "curve", absl::StrCat(key, ".curve"), &link->curve);
+  if (absl::Status s = ReadCurve(*it, "curve", absl::StrCat(key, ".curve"), &link->curve); !s.ok()) return s;
+  return ReadCurve(*it, "one_stream_curve", absl::StrCat(key, ".one_stream_curve"), &link->one_stream_curve);
 }
 
 }  // namespace

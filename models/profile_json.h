@@ -7,14 +7,16 @@
 //     "description": "free text",                          (optional)
 //     "intra": {"alpha_s": 1e-06, "beta_s_per_byte": 1.6e-12,
 //               "curve": [[8, 1.1e-06], [65536, 5e-06], ...]},          (optional: measured one-way seconds)
-//     "inter": {"alpha_s": 5e-06, "beta_s_per_byte": 1e-11},
+//     "inter": {"alpha_s": 5e-06, "beta_s_per_byte": 1e-11,
+//               "curve": [...], "one_stream_curve": [...]},                (optional: one stream through the link)
 //     "gamma_s_per_byte": 0,
 //     "gamma_curve": [[4096, 2e-07], ...],                               (optional: measured reduction seconds)
 //     "memcpy_bytes_per_s": 2e+10,
 //     "transfers_use_cores": true                                        (optional, default false)
 //   }
 // A link's "curve" and "gamma_curve" (measured_curve.h), when present, price the messages and reductions in place of
-// the alpha-beta line and gamma; a profile without them is the pure alpha-beta model.
+// the alpha-beta line and gamma; a profile without them is the pure alpha-beta model. A link's "one_stream_curve"
+// prices the rounds that send one stream through it (LinkParams::one_stream_curve).
 #ifndef KCOLL_MODELS_PROFILE_JSON_H_
 #define KCOLL_MODELS_PROFILE_JSON_H_
 

@@ -80,6 +80,32 @@ TEST(ProfileJsonTest, CurvesAndOverlapRoundTrip) {
   EXPECT_FALSE(plain.transfers_use_cores);
 }
 
+// A link's one-stream curve (measured across real nodes) is saved beside its curve and read back point for point.
+TEST(ProfileJsonTest, OneStreamCurveRoundTrips) {
+  Profile p = Example();
+  p.inter.curve = MeasuredCurve{{{16, 4.7e-5}, {2 << 20, 5.4e-2}}, false, 1};
+  p.inter.one_stream_curve = MeasuredCurve{{{8, 3.1e-5}, {1 << 20, 2.6e-2}}, false, 2};
+  const std::string text = ProfileToJson(p);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_TRUE(j["inter"].contains("one_stream_curve"));
+  EXPECT_EQ(j["inter"]["one_stream_curve_buffer_per_message"], 2);
+  EXPECT_FALSE(j["intra"].contains("one_stream_curve"));
+  const Profile q = Unwrap(ProfileFromJson(text));
+  ASSERT_EQ(q.inter.one_stream_curve.points.size(), 2u);
+  EXPECT_EQ(q.inter.one_stream_curve.points[0].bytes, 8);
+  EXPECT_EQ(q.inter.one_stream_curve.points[1].seconds, 2.6e-2);
+  EXPECT_EQ(q.inter.one_stream_curve.buffer_per_message, 2);
+  EXPECT_EQ(q.inter.curve.points[1].seconds, 5.4e-2);
+  EXPECT_TRUE(q.intra.one_stream_curve.empty());
+  // A bad one is named.
+  nlohmann::json bad = j;
+  bad["inter"]["one_stream_curve"] = {{8, 1e-6}, {8, 2e-6}};
+  EXPECT_THAT(ProfileFromJson(bad.dump()), IsInvalidArgument("inter.one_stream_curve[1] bytes=8"));
+  bad["inter"]["one_stream_curve"] = 3;
+  EXPECT_THAT(ProfileFromJson(bad.dump()),
+              IsInvalidArgument("'inter.one_stream_curve' must be an array of [bytes, seconds]"));
+}
+
 TEST(ProfileJsonTest, BadCurvesAreNamed) {
   nlohmann::json j = nlohmann::json::parse(ProfileToJson(Example()));
   j["intra"]["curve"] = "fast";

@@ -292,9 +292,10 @@ absl::StatusOr<std::string> SetUpModel(BenchContext& ctx, Communicator& comm) {
   const models::Profile& p = choice.profile();
   return absl::StrFormat(
       "alpha-beta (models/cost_model.h) on %s; profile %s: intra alpha %.3g us, %.3g GB/s; inter alpha %.3g us, "
-      "%.3g GB/s; gamma %.3g GB/s; error = 100 (model - time) / time",
+      "%.3g GB/s%s; gamma %.3g GB/s; error = 100 (model - time) / time",
       models::TopologyToString(ModelTopology(topology)), choice.profile_source(), p.intra.alpha_s * 1e6,
       p.intra.BytesPerSecond() / 1e9, p.inter.alpha_s * 1e6, p.inter.BytesPerSecond() / 1e9,
+      p.inter.one_stream_curve.empty() ? "" : " (rounds of one stream per node priced with its own measured curve)",
       p.gamma_s_per_byte > 0 ? 1e-9 / p.gamma_s_per_byte : 0.0);
 }
 
