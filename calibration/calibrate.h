@@ -140,7 +140,8 @@ struct LinkMeasurement {
   // link carried each way at once during the step (StreamsPerNode). 1 inside nodes.
   int streams_per_node = 1;
   // Between real nodes where the step ran several streams per node: the same step on the first exchange pair alone,
-  // the other ranks idle (one stream through each node's link each way), and its exchange times. Empty otherwise.
+  // the other ranks polling (IdleRanks::kPoll; one stream through each node's link each way), and its exchange times.
+  // Empty otherwise.
   std::vector<std::pair<int, int>> one_stream_pairs;
   Series one_stream;
 };

@@ -37,31 +37,25 @@ double LoadAverage() {
   return load;
 }
 
-// Completes `request` polling every 200 us in between: a rank that only waits leaves the cores to the ranks that
-// measure (MPI's own waits spin).
-void SleepyWait(MPI_Request* request) {
+// Completes `request`. kSleep polls every 200 us: a rank that only waits leaves the cores to the ranks that measure
+// (MPI's own waits spin). kPoll yields the core between polls, as a collective's ranks wait for a message.
+void WaitFor(MPI_Request* request, IdleRanks how = IdleRanks::kSleep) {
   int done = 0;
   while (true) {
     MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
-
-// Waits as a collective's ranks wait for a message: polling, yielding the core between polls.
-void PollingWait(MPI_Request* request) {
-  int done = 0;
-  while (true) {
-    MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    std::this_thread::yield();
+    if (how == IdleRanks::kSleep) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    } else {
+      std::this_thread::yield();
+    }
   }
 }
 
 void SleepyBarrier(MPI_Comm comm) {
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
-  SleepyWait(&request);
+  WaitFor(&request);
 }
 
 int RepsFor(double probe_seconds, const CalibrationOptions& options) {
@@ -293,7 +287,7 @@ absl::StatusOr<Series> MeasurePingPong(Transport& transport, MPI_Comm control, i
     } else if (rank == 0) {
       MPI_Request request;
       MPI_Irecv(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, a, kControlTag, control, &request);
-      SleepyWait(&request);
+      WaitFor(&request);
       series = Unpack(packed, sizes);
     }
   }
@@ -414,9 +408,7 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
   MPI_Comm_size(control, &nranks);
   const auto [peer, low] = PeerIn(pairs, rank);
   const bool in_pair = peer >= 0;
-  auto wait = [&, in_pair = in_pair](MPI_Request* request) {
-    in_pair || idle_ranks == IdleRanks::kSleep ? SleepyWait(request) : PollingWait(request);
-  };
+  const IdleRanks waits = in_pair ? IdleRanks::kSleep : idle_ranks;  // the pairs' ranks sleep in the control calls
   StepBuffers buffers(in_pair ? static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end())) : 0);
   auto step = [&, peer = peer, low = low](size_t bytes) { return pair_step(peer, low, buffers, bytes); };
   std::vector<Series> series(parts);
@@ -433,7 +425,7 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
     double slowest = 0;
     MPI_Request request;
     MPI_Iallreduce(&probe, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
-    wait(&request);
+    WaitFor(&request, waits);
     const int reps = RepsFor(slowest, options);
     std::vector<double> mine(parts, -1);  // this rank's percentile time of each part; -1: not in a pair
     if (in_pair) {
@@ -446,7 +438,7 @@ absl::StatusOr<std::vector<Series>> TimePairSteps(MPI_Comm control, const std::v
     }
     std::vector<double> all(rank == 0 ? parts * nranks : 0);
     MPI_Igather(mine.data(), parts, MPI_DOUBLE, all.data(), parts, MPI_DOUBLE, 0, control, &request);
-    wait(&request);
+    WaitFor(&request, waits);
     if (rank != 0) continue;
     for (int p = 0; p < parts; ++p) {
       std::vector<double> over_ranks;

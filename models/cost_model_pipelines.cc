@@ -47,7 +47,7 @@ RoundLoad CostModel::RingStageLoad(int channels) const {
   load.reduce *= channels;
   if (load.has_inter) {
     load.inter = std::max(1.0, static_cast<double>(channels) / topology_.nics_per_node);
-    load.inter_streams = (channels + topology_.nics_per_node - 1) / topology_.nics_per_node;
+    load.inter_streams = StreamsPerNic(topology_, channels);
   }
   for (RoundLoad::Receive& r : load.receives) {  // every rank receives one chunk per channel
     r.intra_amount *= channels;
@@ -87,8 +87,9 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
     for (int64_t r = 0; r < n; ++r) {
       const int64_t up = parents[r];
       if (up < 0) continue;
-      if (topology_.NodeOf(r) != topology_.NodeOf(up))
+      if (topology_.NodeOf(r) != topology_.NodeOf(up)) {
         crosses[topology_.NodeOf(r)] = crosses[topology_.NodeOf(up)] = true;
+      }
       // Steady state: one chunk going up each edge and another coming down.
       transfers.push_back({r, up, 1.0});
       transfers.push_back({up, r, 1.0});
@@ -107,7 +108,7 @@ void CostModel::BuildPipelinedTrees(const std::vector<std::vector<int64_t>>& tre
     }
   }
   const int64_t most_crossing = *std::max_element(crossing_trees.begin(), crossing_trees.end());
-  first_inter_streams_ = std::max<int64_t>(1, (most_crossing + topology_.nics_per_node - 1) / topology_.nics_per_node);
+  first_inter_streams_ = std::max<int64_t>(1, StreamsPerNic(topology_, most_crossing));
   // Each tree carries its share of S up every edge and back down.
   sent_per_byte_ = tree_share_ * static_cast<double>(transfers.size());
   stage_load_ = SummarizeRound(topology_, transfers, false);

@@ -94,8 +94,7 @@ RoundLoad SummarizeRound(const Topology& topology, std::vector<Transfer> transfe
     for (int64_t node = 0; node < nodes; ++node) {
       load.inter = std::max({load.inter, out_max[node], out_total[node] / nics, in_max[node], in_total[node] / nics});
       const int64_t streams = std::max(out_streams[node], in_streams[node]);
-      load.inter_streams =
-          std::max(load.inter_streams, (streams + topology.nics_per_node - 1) / topology.nics_per_node);
+      load.inter_streams = std::max(load.inter_streams, StreamsPerNic(topology, streams));
     }
   }
   return load;
@@ -130,6 +129,10 @@ double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& pro
     ranks += r.ranks;
   }
   return ranks > 0 ? std::max(busiest * profile.rank_core_share, total / static_cast<double>(ranks)) : busiest;
+}
+
+int64_t StreamsPerNic(const Topology& topology, int64_t streams) {
+  return (streams + topology.nics_per_node - 1) / topology.nics_per_node;
 }
 
 int64_t PairwiseCrossingSenders(const Topology& topology, int64_t shift) {

@@ -76,6 +76,9 @@ double TransferSeconds(const RoundLoad& load, double unit_bytes, const Profile& 
 // the same either way.
 double RoundSeconds(const RoundLoad& load, double unit_bytes, const Profile& profile, double working_set_bytes = 0);
 
+// `streams` concurrent streams leaving (or entering) one node, per NIC: rounded up over topology.nics_per_node.
+int64_t StreamsPerNic(const Topology& topology, int64_t streams);
+
 // Pairwise exchange step `shift` (1 <= shift < ranks): every rank r sends to (r + shift) mod ranks. Returns how many
 // ranks of each node (the count is the same for every node) send to another node.
 int64_t PairwiseCrossingSenders(const Topology& topology, int64_t shift);

@@ -55,6 +55,9 @@ TEST(SummarizeRoundTest, CountsTheStreamsThroughTheBusiestNic) {
   // Only one direction: the entering streams count as well as the leaving ones (node 1 receives two).
   EXPECT_EQ(SummarizeRound({2, 2, 1}, {{0, 2, 1}, {1, 3, 1}}, false).inter_streams, 2);
   EXPECT_EQ(SummarizeRound({2, 2, 1}, {{0, 1, 1}}, false).inter_streams, 0);  // nothing crosses
+  EXPECT_EQ(StreamsPerNic({2, 4, 2}, 3), 2);
+  EXPECT_EQ(StreamsPerNic({2, 4, 2}, 4), 2);
+  EXPECT_EQ(StreamsPerNic({2, 4, 1}, 0), 0);
 }
 
 TEST(SummarizeRoundTest, TransfersOnOneIntraLinkAddUp) {

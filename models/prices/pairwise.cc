@@ -28,7 +28,7 @@ void AddPairwiseAllToAll(PriceBuilder& b) {
     load.intra = load.has_intra ? block : 0;
     load.has_inter = crossing > 0;
     load.inter = load.has_inter ? std::max(block, crossing * block / topology.nics_per_node) : 0;
-    load.inter_streams = (crossing + topology.nics_per_node - 1) / topology.nics_per_node;
+    load.inter_streams = StreamsPerNic(topology, crossing);
     // What each rank receives, for profiles whose ranks' cores copy (Profile::transfers_use_cores): one block, from
     // its own node on p - crossing ranks of each node, from another node on the other `crossing`.
     const int64_t nodes = topology.nodes;
