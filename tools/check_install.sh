@@ -89,9 +89,7 @@ bazel_client() {
 # The bundle for a bare GPU node, packed from a host build: unpacked elsewhere and run with this machine's Open MPI
 # and PMIx hidden (a mount namespace, where this user may make one), it must launch and pass on its own. Packed from
 # the fastbuild binaries that `bazel test //...` built: what is checked is the packing, not the binaries' speed.
-relocated_bundle() {
-  tools/gpu_bundle.sh --host --mode fastbuild --out "$work/bundle.tar.gz" || return 1
-  mkdir -p "$work/node" "$work/empty" && tar -C "$work/node" -xzf "$work/bundle.tar.gz" || return 1
+on_bare_node() {  # on_bare_node SCRIPT: runs SCRIPT in the unpacked bundle's environment, Open MPI hidden
   local hide=""
   if unshare -m true 2> /dev/null; then
     for d in "$(ompi_info --path libdir --parsable | cut -d: -f3-)" "$(ompi_info --path pkgdatadir --parsable | cut -d: -f3-)" \
@@ -101,10 +99,24 @@ relocated_bundle() {
   else
     echo "no mount namespace here: the bundle runs beside the installed Open MPI"
   fi
-  local run="$hide cd '$work' && source '$work/node/kcoll-gpu/env.sh' && command -v mpirun &&
+  local run="$hide cd '$work' && source '$work/node/kcoll-gpu/env.sh' && $1"
+  if [[ -n "$hide" ]]; then unshare -m bash -c "$run"; else bash -c "$run"; fi
+}
+relocated_bundle() {
+  tools/gpu_bundle.sh --host --mode fastbuild --out "$work/bundle.tar.gz" || return 1
+  mkdir -p "$work/node" "$work/empty" && tar -C "$work/node" -xzf "$work/bundle.tar.gz" || return 1
+  on_bare_node "command -v mpirun &&
     all_reduce --ranks 2 -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,mpi && mpirun -np 2 --oversubscribe gpu_placement_test &&
     KCOLL_DEBUG=INFO all_reduce --ranks 2 -b 8 -e 8 -n 1 -w 0 --algo auto 2>&1 | grep 'auto prices with: built-in'"
-  if [[ -n "$hide" ]]; then unshare -m bash -c "$run"; else bash -c "$run"; fi
+}
+# The bundle's hosts (run_checks.sh --cluster): its cluster.sh starting the bundle's Open MPI on a host of its own,
+# through the agent, with the installed one hidden (a relocated Open MPI hands the agent OPAL_PREFIX=... orted).
+# Without root, cluster.sh says "skipped" and this passes.
+bundle_cluster() {
+  [[ -x "$work/node/kcoll-gpu/cluster.sh" ]] || { echo "no unpacked bundle (its check failed)"; return 1; }
+  local cluster="$work/node/kcoll-gpu/cluster.sh"
+  on_bare_node "export KCOLL_CLUSTER=kcb; '$cluster' up 2 1 &&
+    '$cluster' run all_reduce -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,hierarchical,mpi; rc=\$?; '$cluster' down; exit \$rc"
 }
 
 # An unoptimized install: the package's layout, CMake and pkg-config files and links are what is checked, and its
@@ -185,5 +197,6 @@ if [[ -f "$work/libkcoll_mpi_mpich.so" ]]; then
     --maxnp "${MPICH_SUITE_MAXNP:-2}" --out "$work/mpich_coll_suite_mpich" --baseline failed
 fi
 check "the bare-GPU-node bundle (tools/gpu_bundle.sh --host), unpacked elsewhere, with Open MPI hidden" relocated_bundle
+check "the bundle's cluster.sh: 2 hosts of 1 rank over the bundle's Open MPI, the installed one hidden" bundle_cluster
 echo "[check] $failures step(s) failed"
 exit $((failures > 0))

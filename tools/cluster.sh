@@ -112,7 +112,9 @@ host="\$1"; shift
 line="\$(awk -v h="\$host" '\$3 == h || \$4 == h' "$state/hosts")"
 [[ -n "\$line" ]] || { echo "cluster agent: unknown host \$host" >&2; exit 1; }
 read -r _ ns _ name cpus <<< "\$line"
-exec ip netns exec "\$ns" unshare --uts taskset -c "\$cpus" sh -c "hostname \$name; exec \$*"
+# The launcher's command may begin with settings (OPAL_PREFIX=... orted ..., where Open MPI is relocated): the shell
+# runs it as a command line, which exec would not.
+exec ip netns exec "\$ns" unshare --uts taskset -c "\$cpus" sh -c "hostname \$name; \$*"
 EOF
   chmod +x "$state/agent"
   # The first host reaches every other: a bounded ping each (3 s at most), where ping is installed.
@@ -201,8 +203,9 @@ rank_pids() {
   for pid in $(ip netns pids "$(host_ns "$1")" 2> /dev/null); do
     parent="$(ps -o ppid= -p "$pid" 2> /dev/null | tr -d ' ')"
     [[ -n "$parent" ]] || continue
-    # (A host's daemon is itself a child of mpirun: the agent execs into it.)
+    # (A host's daemon is a child of mpirun, through the agent's shell, which runs the launcher's command line.)
     case "$(ps -o comm= -p "$pid" 2> /dev/null)" in orted | mpirun | orterun | prterun | sleep) continue ;; esac
+    [[ "$(ps -o args= -p "$pid" 2> /dev/null)" == "sh -c hostname "* ]] && continue
     case "$(ps -o comm= -p "$parent" 2> /dev/null)" in orted | mpirun | orterun | prterun) echo "$pid" ;; esac
   done
 }

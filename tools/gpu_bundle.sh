@@ -91,6 +91,15 @@ done
 
 # The checks to run on the node (every GPU test and benchmark, transcripts into one folder).
 cp "$root/tools/gpu_node_checks.sh" "$stage/run_checks.sh"
+# Hosts on the node's own cores, for run_checks.sh --cluster (network namespaces; root on the node), with iproute2's
+# ip and tc for a node whose image has none (env.sh puts them last on PATH: the node's own come first).
+cp "$root/tools/cluster.sh" "$stage/cluster.sh"
+mkdir -p "$stage/sbin"
+for tool in ip tc; do
+  src="$(command -v "$tool")" || die "no $tool here (Debian's iproute2), which the bundle carries for cluster.sh"
+  cp -L "$src" "$stage/sbin/"
+  pack_libraries "$src"
+done
 
 # The built-in profiles, where the binaries look for them (bin/../share/kcoll/profiles).
 mkdir -p "$stage/share/kcoll/profiles"
@@ -156,7 +165,7 @@ fi
 cat > "$stage/env.sh" << EOF
 # Source this file: puts the bundle's binaries, libraries and Open MPI first, and finds the node's NCCL.
 here="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
-export PATH="\$here/bin:\$here/openmpi/$(relative "$(ompi_path bindir)"):\$PATH"
+export PATH="\$here/bin:\$here/openmpi/$(relative "$(ompi_path bindir)"):\$PATH:\$here/sbin"
 export OPAL_PREFIX="\$here/openmpi"
 $pmix_env
 export KCOLL_MPIRUN="\$here/openmpi/$(relative "$(ompi_path bindir)")/mpirun"
@@ -177,6 +186,7 @@ python3 nvidia-nccl wheel, or the loader's path). Then:
 
   source env.sh
   ./run_checks.sh OUT_DIR                                   # every GPU test and benchmark, transcripts in OUT_DIR
+  ./run_checks.sh OUT_DIR --cpu --cluster                   # the node's cores: ranks, then hosts of ranks
   kernels --exec cuda -b 64M -e 256M -f 4 -o sum            # the kernels against a device-to-device cudaMemcpy
   all_reduce --ranks 1 --exec cuda -b 8 -e 256M             # kcoll's AllReduce rows beside NCCL's
   mpirun -np 2 --oversubscribe gpu_collectives_test_bin     # the GPU collective tests on 2 ranks

@@ -17,22 +17,32 @@
 #                   8 and 16 ranks (as many as it has cores), auto beside MPI_Allreduce, in and out of place, 8 B to
 #                   64 MiB, one Serial rank per core, the latency floor's row beside them up to 32 B; then 8 B
 #                   100 calls back to back beside the floor's row (and cpu_*.json)
+#   cluster.txt     with --cluster (alone or after --cpu's sweep): hosts of ranks on the node's own cores, network
+#                   namespaces joined by a bridge (cluster.sh; needs root, else skipped), each rank a core of its own:
+#                   2 hosts of 2 unshaped and at 1 Gbit/s, calibrated in the run, every AllReduce algorithm against
+#                   the model's price with 10 calls and with one call per timed iteration, beside MPI; 3 hosts of 2
+#                   and 2 hosts of 4 unshaped, ring, hierarchical and auto against MPI (and cluster_*.json: the
+#                   profiles it measured, and each run's results)
 #
-#   run_checks.sh OUT_DIR [--quick] [--cpu]   --quick: smaller sweeps (a minute, for a first look); --cpu: the CPU
-#                                             sweep only (about 3 minutes on 16 cores; --quick: up to 1 MiB)
+#   run_checks.sh OUT_DIR [--quick] [--cpu] [--cluster]
+#       --quick: smaller sweeps (a minute, for a first look); --cpu: the CPU sweep alone, no GPU step (about 3
+#       minutes on 16 cores; --quick: up to 1 MiB); --cluster: the hosts alone (under 8 minutes: 7.7 on 2 cores
+#       that every host shared; --quick: 2 hosts of 2 unshaped up to 256 KiB, 1 minute); --cpu --cluster: both
 #
 # Every step runs under a time limit and the script goes on after a failure; it exits non-zero if any step failed.
 # Timings are taken with nothing else on the GPU: the benchmarks run alone, the tests after them.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:?usage: run_checks.sh OUT_DIR [--quick] [--cpu]}"
+out="${1:?usage: run_checks.sh OUT_DIR [--quick] [--cpu] [--cluster]}"
 quick=0
 cpu_only=0
+cluster=0
 for arg in "${@:2}"; do
   case "$arg" in
     --quick) quick=1 ;;
     --cpu) cpu_only=1 ;;
-    *) echo "run_checks.sh: unknown argument '$arg' (--quick, --cpu)" >&2; exit 2 ;;
+    --cluster) cluster=1 ;;
+    *) echo "run_checks.sh: unknown argument '$arg' (--quick, --cpu, --cluster)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -103,7 +113,72 @@ EOF
 # --cpu: the node as a CPU machine, a second memory system and a many-core node beside the 2-core VM. Each run
 # measures its own bounds (the memory-bound copy rate and the latency floor, the floor also as a row up to 32 B) and
 # prints auto against MPI per size; 8 bytes are timed back to back too, beside the floor's row.
-if ((cpu_only)); then
+# --cluster: hosts on the node's cores, a core per rank (a real node's ranks do not share cores, as the VM's
+# oversubscribed hosts do): the model's error per algorithm and kcoll against MPI between hosts. Each layout is
+# calibrated in its first run (--calibrate: the profile the model then prices with, kept beside the transcript).
+# tools/cluster.sh from the bundle, for a cluster of this script's own (its namespaces are named kcg-*).
+cluster_sh=(env KCOLL_CLUSTER=kcg "$here/cluster.sh")
+cluster_layout() {  # cluster_layout HOSTS RANKS: brings the layout up; fails (saying why) where it cannot
+  local up
+  up="$("${cluster_sh[@]}" up "$1" "$2" 2>&1)"
+  printf '\n### tools/cluster.sh up %s %s\n%s\n' "$1" "$2" "$up" >> "$out/cluster.txt"
+  if grep -q 'skipped:' <<< "$up"; then
+    log "cluster: $1 hosts of $2 skipped ($(sed -n 's/.*skipped: //p' <<< "$up" | head -n1))"
+    return 1
+  fi
+  grep -q '^\[cluster\] up:' <<< "$up" || { log "cluster: $1 hosts of $2 did not come up"; touch "$out/.failed"; failed=1; return 1; }
+}
+cluster_checks() {
+  local cores largest rounds
+  cores=$(nproc)
+  largest=16M
+  rounds=2
+  ((quick)) && largest=256K && rounds=1
+  local algos=ring,tree,hierarchical,double_binary_tree,halving_doubling,recursive_doubling,auto,mpi
+  trap '"${cluster_sh[@]}" down > /dev/null 2>&1' EXIT
+  if ((cores < 4)); then
+    log "cluster: skipped (this node has $cores cores; 2 hosts of 2 take 4)"
+  elif cluster_layout 2 2; then
+    for link in off 1gbit; do
+      ((quick)) && [[ "$link" == 1gbit ]] && continue
+      # At 1 Gbit/s the sweep and the calibration stop lower: a 16 MiB AllReduce takes a quarter of a second there.
+      local top="$largest" cal_max=16M cal="$out/cluster_2x2_$link.json"
+      [[ "$link" == 1gbit ]] && top=256K && cal_max=1M
+      "${cluster_sh[@]}" shape "$link" >> "$out/cluster.txt" 2>&1
+      step "2 hosts of 2, links $link: calibrated, every algorithm against the model, 10 calls per iteration" 240 \
+        cluster.txt "${cluster_sh[@]}" run "$here/bin/all_reduce" --calibrate "$cal" --calibrate_max "$cal_max" \
+        --model -I 1 --algo "$algos" -b 8 -e "$top" -f 8 -n 10 -w 2 -m 10 --rounds "$rounds" \
+        --json "$out/cluster_2x2_${link}_10calls.json"
+      [[ -s "$cal" ]] || { log "cluster: no profile at $cal; the one-call run is left out"; continue; }
+      step "2 hosts of 2, links $link: the same profile, one call per iteration" 120 cluster.txt \
+        "${cluster_sh[@]}" run "$here/bin/all_reduce" --profile "$cal" --model -I 1 --algo "$algos" -b 8 -e "$top" \
+        -f 8 -n 20 -w 2 -m 1 --rounds "$rounds" --json "$out/cluster_2x2_${link}_1call.json"
+    done
+    "${cluster_sh[@]}" down >> "$out/cluster.txt" 2>&1
+  fi
+  local hosts ranks layout
+  for layout in "3 2" "2 4"; do
+    ((quick)) && break
+    read -r hosts ranks <<< "$layout"
+    if ((hosts * ranks > cores)); then
+      log "cluster: $hosts hosts of $ranks skipped (this node has $cores cores)"
+      continue
+    fi
+    cluster_layout "$hosts" "$ranks" || continue
+    step "$hosts hosts of $ranks, unshaped: calibrated, ring, hierarchical and auto against MPI" 180 cluster.txt \
+      "${cluster_sh[@]}" run "$here/bin/all_reduce" --calibrate "$out/cluster_${hosts}x${ranks}_off.json" \
+      --calibrate_max 16M --model -I 1 --algo ring,hierarchical,auto,mpi -b 4K -e 16M -f 8 -n 10 -w 2 \
+      --rounds "$rounds" --json "$out/cluster_${hosts}x${ranks}_off_run.json"
+    "${cluster_sh[@]}" down >> "$out/cluster.txt" 2>&1
+  done
+  trap - EXIT
+  # The summary: each step's title, its best kcoll algorithm against MPI per size, the model's error per algorithm.
+  [[ -f "$out/cluster.txt" ]] && awk '/^### / {print; next} /^# (Best kcoll|Model against)/ {on = 1; print; next}
+    on && /^#     all_reduce / {print; next} on && /^#   / {next} {on = 0}' "$out/cluster.txt" | sed 's/^/  /' | tee -a "$out/node.txt"
+  return 0
+}
+
+cpu_checks() {
   cores=$(nproc)
   largest=64M
   rounds=2
@@ -119,6 +194,11 @@ if ((cpu_only)); then
       --rounds "$rounds" -I 1 --json "$out/cpu_${np}ranks_8b.json"
   done
   grep -E '^### |^#     all_reduce ' "$out/cpu.txt" | sed 's/^/  /' | tee -a "$out/node.txt"
+}
+
+if ((cpu_only || cluster)); then
+  ((cpu_only)) && cpu_checks
+  ((cluster)) && cluster_checks
   exit $failed
 fi
 
