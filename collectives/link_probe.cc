@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +15,7 @@
 #include "base/env.h"
 #include "base/status_macros.h"
 #include "collectives/transport/mpi/mpi_wait.h"
+#include "models/measured_curve.h"
 
 namespace kcoll {
 namespace {
@@ -114,22 +114,13 @@ absl::StatusOr<models::LinkParams> LinkFromProbe(const std::vector<models::Curve
   if (points.size() < 2) {
     return absl::InvalidArgumentError(absl::StrCat("link probe: ", points.size(), " point(s), not two or more"));
   }
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (!(points[i].bytes > (i == 0 ? 0 : points[i - 1].bytes))) {
-      return absl::InvalidArgumentError(absl::StrCat("link probe: size ", points[i].bytes, " of point ", i,
-                                                     " is not above 0 and the size before it"));
-    }
-    if (!(points[i].seconds > 0) || !std::isfinite(points[i].seconds)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("link probe: time ", points[i].seconds, " s of point ", i, " is not positive and finite"));
-    }
-  }
+  models::LinkParams link;
+  link.curve.points = points;
+  if (absl::Status s = models::ValidateCurve(link.curve, "link probe curve"); !s.ok()) return s;
   const models::CurvePoint& first = points.front();
   const models::CurvePoint& last = points.back();
-  models::LinkParams link;
   link.beta_s_per_byte = std::max(last.seconds - first.seconds, 0.01 * last.seconds) / (last.bytes - first.bytes);
   link.alpha_s = std::max(first.seconds - first.bytes * link.beta_s_per_byte, 0.5 * first.seconds);
-  link.curve.points = points;
   return link;
 }
 

@@ -45,8 +45,8 @@ inline constexpr int kLinkProbeTrips = 7;
 // The link the probe's one-way times describe: its curve those points (read back as measured_curve.h says: flat below
 // the smallest size, log-log between, at the largest size's rate beyond), alpha + bytes * beta the line through the
 // first and last (beta at least 1% of the last time per byte, so equal times still give a finite bandwidth; alpha at
-// least half the first time). InvalidArgument naming the value unless there are two or more points, sizes strictly
-// increasing from above 0 and times positive and finite.
+// least half the first time). InvalidArgument naming the value unless there are two or more points that make a valid
+// curve (models::ValidateCurve, as "link probe curve").
 absl::StatusOr<models::LinkParams> LinkFromProbe(const std::vector<models::CurvePoint>& points);
 
 // Collective over `comm` (every rank of `topology` calls it): the lowest ranks of nodes 0 and 1 ping-pong the probe's

@@ -74,15 +74,15 @@ absl::Status ValidateLinkParams(const LinkParams& link, absl::string_view name) 
   if (absl::Status s = CheckNonNegative(link.beta_s_per_byte, absl::StrCat(name, ".beta_s_per_byte")); !s.ok()) {
     return s;
   }
-  if (absl::Status s = ValidateCurve(link.curve, absl::StrCat(name, ".curve")); !s.ok()) return s;
-  return ValidateCurve(link.one_stream_curve, absl::StrCat(name, ".one_stream_curve"));
+  if (absl::Status s = ValidateCurve(link.curve, absl::StrCat("profile ", name, ".curve")); !s.ok()) return s;
+  return ValidateCurve(link.one_stream_curve, absl::StrCat("profile ", name, ".one_stream_curve"));
 }
 
 absl::Status ValidateProfile(const Profile& profile) {
   if (absl::Status s = ValidateLinkParams(profile.intra, "intra"); !s.ok()) return s;
   if (absl::Status s = ValidateLinkParams(profile.inter, "inter"); !s.ok()) return s;
   if (absl::Status s = CheckNonNegative(profile.gamma_s_per_byte, "gamma_s_per_byte"); !s.ok()) return s;
-  if (absl::Status s = ValidateCurve(profile.gamma_curve, "gamma_curve"); !s.ok()) return s;
+  if (absl::Status s = ValidateCurve(profile.gamma_curve, "profile gamma_curve"); !s.ok()) return s;
   if (!profile.gamma_curve.empty() && !profile.gamma_curve.proportional) {
     return absl::InvalidArgumentError("profile gamma_curve must be proportional (a reduction of 0 bytes is free)");
   }

@@ -35,21 +35,20 @@ absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name) {
   if (curve.points.empty()) return absl::OkStatus();
   if (curve.points.size() < 2) {
     return absl::InvalidArgumentError(
-        absl::StrCat("profile ", name, " has ", curve.points.size(), " point; a curve needs at least 2"));
+        absl::StrCat(name, " has ", curve.points.size(), " point; a curve needs at least 2"));
   }
   if (!std::isfinite(curve.buffer_per_message) || !(curve.buffer_per_message > 0)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("profile ", name, " buffer_per_message=", curve.buffer_per_message, " must be finite and > 0"));
+        absl::StrCat(name, " buffer_per_message=", curve.buffer_per_message, " must be finite and > 0"));
   }
   for (size_t i = 0; i < curve.points.size(); ++i) {
     const CurvePoint& p = curve.points[i];
     if (!std::isfinite(p.bytes) || p.bytes <= 0 || (i > 0 && p.bytes <= curve.points[i - 1].bytes)) {
-      return absl::InvalidArgumentError(absl::StrCat("profile ", name, "[", i, "] bytes=", p.bytes,
-                                                     " must be finite, > 0 and above the previous point's"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, "[", i, "] bytes=", p.bytes, " must be finite, > 0 and above the previous point's"));
     }
     if (!std::isfinite(p.seconds) || p.seconds <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("profile ", name, "[", i, "] seconds=", p.seconds, " must be finite and > 0"));
+      return absl::InvalidArgumentError(absl::StrCat(name, "[", i, "] seconds=", p.seconds, " must be finite and > 0"));
     }
   }
   return absl::OkStatus();

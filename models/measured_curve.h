@@ -54,9 +54,9 @@ struct MeasuredCurve {
   double SecondsIn(double bytes, double working_set_bytes) const;
 };
 
-// InvalidArgument naming `name` and the offending point: a curve needs at least two points, sizes strictly
-// increasing and > 0, times finite and > 0, and buffer_per_message finite and > 0. An empty curve is valid
-// (absent).
+// InvalidArgument naming `name` (what the curve is: "profile intra.curve", "link probe curve") and the offending
+// point: a curve needs at least two points, sizes strictly increasing and > 0, times finite and > 0, and
+// buffer_per_message finite and > 0. An empty curve is valid (absent).
 absl::Status ValidateCurve(const MeasuredCurve& curve, absl::string_view name);
 
 }  // namespace models

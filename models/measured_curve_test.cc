@@ -77,24 +77,24 @@ TEST(MeasuredCurveTest, AStepCurveReadsTheWorkingSetAtTheSizeWhoseStepHadThatBuf
 TEST(MeasuredCurveTest, Validation) {
   MeasuredCurve step = Link();
   step.buffer_per_message = 0;
-  EXPECT_THAT(ValidateCurve(step, "intra.curve"),
+  EXPECT_THAT(ValidateCurve(step, "profile intra.curve"),
               IsInvalidArgument("profile intra.curve buffer_per_message=0 must be finite and > 0"));
   step.buffer_per_message = -2;
-  EXPECT_THAT(ValidateCurve(step, "intra.curve"), IsInvalidArgument("buffer_per_message=-2"));
+  EXPECT_THAT(ValidateCurve(step, "profile intra.curve"), IsInvalidArgument("buffer_per_message=-2"));
   step.buffer_per_message = NAN;
-  EXPECT_THAT(ValidateCurve(step, "intra.curve"), IsInvalidArgument("buffer_per_message=nan"));
+  EXPECT_THAT(ValidateCurve(step, "profile intra.curve"), IsInvalidArgument("buffer_per_message=nan"));
   step.buffer_per_message = 0.5;  // a node's link carrying two ranks' messages of a step on twice the message
-  EXPECT_TRUE(ValidateCurve(step, "inter.curve").ok());
+  EXPECT_TRUE(ValidateCurve(step, "profile inter.curve").ok());
   step.buffer_per_message = INFINITY;
-  EXPECT_THAT(ValidateCurve(step, "gamma_curve"), IsInvalidArgument("gamma_curve buffer_per_message=inf"));
-  EXPECT_TRUE(ValidateCurve(MeasuredCurve(), "intra.curve").ok());
-  EXPECT_TRUE(ValidateCurve(Link(), "intra.curve").ok());
-  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}}, false}, "intra.curve"),
+  EXPECT_THAT(ValidateCurve(step, "profile gamma_curve"), IsInvalidArgument("gamma_curve buffer_per_message=inf"));
+  EXPECT_TRUE(ValidateCurve(MeasuredCurve(), "profile intra.curve").ok());
+  EXPECT_TRUE(ValidateCurve(Link(), "profile intra.curve").ok());
+  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}}, false}, "profile intra.curve"),
               IsInvalidArgument("profile intra.curve has 1 point; a curve needs at least 2"));
-  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}, {8, 2e-6}}, false}, "inter.curve"),
+  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}, {8, 2e-6}}, false}, "profile inter.curve"),
               IsInvalidArgument("inter.curve[1] bytes=8 must be finite, > 0 and above the previous point's"));
   EXPECT_THAT(ValidateCurve(MeasuredCurve{{{0, 1e-6}, {8, 2e-6}}, false}, "x"), IsInvalidArgument("x[0] bytes=0"));
-  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}, {16, 0}}, false}, "gamma_curve"),
+  EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}, {16, 0}}, false}, "profile gamma_curve"),
               IsInvalidArgument("gamma_curve[1] seconds=0 must be finite and > 0"));
   EXPECT_THAT(ValidateCurve(MeasuredCurve{{{8, 1e-6}, {16, NAN}}, false}, "g"), IsInvalidArgument("g[1] seconds=nan"));
 }

@@ -55,12 +55,13 @@ TEST(LinkFromProbe, BadPointsNameTheValue) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   EXPECT_THAT(LinkFromProbe({{8, 1e-6}}).status().message(), HasSubstr("1 point(s), not two or more"));
-  EXPECT_THAT(LinkFromProbe({{0, 1e-6}, {100, 2e-6}}).status().message(), HasSubstr("size 0 of point 0"));
-  EXPECT_THAT(LinkFromProbe({{100, 1e-6}, {100, 2e-6}}).status().message(), HasSubstr("size 100 of point 1"));
-  EXPECT_THAT(LinkFromProbe({{8, 0}, {100, 2e-6}}).status().message(), HasSubstr("time 0 s of point 0"));
-  EXPECT_THAT(LinkFromProbe({{8, 1e-6}, {100, -2}}).status().message(), HasSubstr("time -2 s of point 1"));
-  EXPECT_THAT(LinkFromProbe({{8, nan}, {100, 2e-6}}).status().message(), HasSubstr("time nan s"));
-  EXPECT_THAT(LinkFromProbe({{8, 1e-6}, {100, inf}}).status().message(), HasSubstr("time inf s"));
+  EXPECT_THAT(LinkFromProbe({{0, 1e-6}, {100, 2e-6}}).status().message(), HasSubstr("link probe curve[0] bytes=0"));
+  EXPECT_THAT(LinkFromProbe({{100, 1e-6}, {100, 2e-6}}).status().message(),
+              HasSubstr("link probe curve[1] bytes=100 must be finite, > 0 and above the previous point's"));
+  EXPECT_THAT(LinkFromProbe({{8, 0}, {100, 2e-6}}).status().message(), HasSubstr("link probe curve[0] seconds=0"));
+  EXPECT_THAT(LinkFromProbe({{8, 1e-6}, {100, -2}}).status().message(), HasSubstr("link probe curve[1] seconds=-2"));
+  EXPECT_THAT(LinkFromProbe({{8, nan}, {100, 2e-6}}).status().message(), HasSubstr("[0] seconds=nan"));
+  EXPECT_THAT(LinkFromProbe({{8, 1e-6}, {100, inf}}).status().message(), HasSubstr("[1] seconds=inf"));
   EXPECT_EQ(LinkFromProbe({{8, nan}, {100, 2e-6}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
