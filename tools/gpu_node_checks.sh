@@ -20,13 +20,14 @@
 #   cluster.txt     with --cluster (alone or after --cpu's sweep): hosts of ranks on the node's own cores, network
 #                   namespaces joined by a bridge (cluster.sh; needs root, else skipped), each rank a core of its own:
 #                   2 hosts of 2 unshaped and at 1 Gbit/s, calibrated in the run, every AllReduce algorithm against
-#                   the model's price with 10 calls and with one call per timed iteration, beside MPI; 3 hosts of 2
-#                   and 2 hosts of 4 unshaped, ring, hierarchical and auto against MPI (and cluster_*.json: the
-#                   profiles it measured, and each run's results)
+#                   the model's price with 10 calls and with one call per timed iteration, beside MPI, then auto
+#                   and hierarchical against MPI from 4 KiB to 64 MiB (16 MiB at 1 Gbit/s); 3 hosts of 2
+#                   and 2 hosts of 4 unshaped, ring, both hierarchical schedules and auto against MPI (and
+#                   cluster_*.json: the profiles it measured, and each run's results)
 #
 #   run_checks.sh OUT_DIR [--quick] [--cpu] [--cluster]
 #       --quick: smaller sweeps (a minute, for a first look); --cpu: the CPU sweep alone, no GPU step (about 3
-#       minutes on 16 cores; --quick: up to 1 MiB); --cluster: the hosts alone (under 8 minutes: 7.7 on 2 cores
+#       minutes on 16 cores; --quick: up to 1 MiB); --cluster: the hosts alone (under 8 minutes: 7.8 on 2 cores
 #       that every host shared; --quick: 2 hosts of 2 unshaped up to 256 KiB, 1 minute); --cpu --cluster: both
 #
 # Every step runs under a time limit and the script goes on after a failure; it exits non-zero if any step failed.
@@ -126,33 +127,42 @@ cluster_layout() {  # cluster_layout HOSTS RANKS: brings the layout up; fails (s
     log "cluster: $1 hosts of $2 skipped ($(sed -n 's/.*skipped: //p' <<< "$up" | head -n1))"
     return 1
   fi
-  grep -q '^\[cluster\] up:' <<< "$up" || { log "cluster: $1 hosts of $2 did not come up"; touch "$out/.failed"; failed=1; return 1; }
+  grep -q '^\[cluster\] up:' <<< "$up" && return 0
+  log "cluster: $1 hosts of $2 did not come up (cluster.txt)"
+  touch "$out/.failed"
+  failed=1
+  return 1
 }
 cluster_checks() {
-  local cores largest rounds
+  local cores rounds=2
   cores=$(nproc)
-  largest=16M
-  rounds=2
-  ((quick)) && largest=256K && rounds=1
+  ((quick)) && rounds=1
   local algos=ring,tree,hierarchical,double_binary_tree,halving_doubling,recursive_doubling,auto,mpi
   trap '"${cluster_sh[@]}" down > /dev/null 2>&1' EXIT
   if ((cores < 4)); then
     log "cluster: skipped (this node has $cores cores; 2 hosts of 2 take 4)"
   elif cluster_layout 2 2; then
+    local link
     for link in off 1gbit; do
       ((quick)) && [[ "$link" == 1gbit ]] && continue
-      # At 1 Gbit/s the sweep and the calibration stop lower: a 16 MiB AllReduce takes a quarter of a second there.
-      local top="$largest" cal_max=16M cal="$out/cluster_2x2_$link.json"
-      [[ "$link" == 1gbit ]] && top=256K && cal_max=1M
+      # The largest sizes: of the calibration, of the model runs with 10 calls and with one call per iteration, and
+      # of auto against MPI. At 1 Gbit/s everything stops lower: a 16 MiB AllReduce takes a quarter of a second.
+      local cal_max=16M top10=2M top1=16M goal_top=64M cal="$out/cluster_2x2_$link.json"
+      [[ "$link" == 1gbit ]] && cal_max=1M top10=256K top1=256K goal_top=16M
+      ((quick)) && top10=256K top1=256K goal_top=256K
       "${cluster_sh[@]}" shape "$link" >> "$out/cluster.txt" 2>&1
-      step "2 hosts of 2, links $link: calibrated, every algorithm against the model, 10 calls per iteration" 240 \
+      step "2 hosts of 2, links $link: calibrated, every algorithm against the model, 10 calls per iteration" 300 \
         cluster.txt "${cluster_sh[@]}" run "$here/bin/all_reduce" --calibrate "$cal" --calibrate_max "$cal_max" \
-        --model -I 1 --algo "$algos" -b 8 -e "$top" -f 8 -n 10 -w 2 -m 10 --rounds "$rounds" \
+        --model -I 1 --algo "$algos" -b 8 -e "$top10" -f 8 -n 10 -w 2 -m 10 --rounds "$rounds" \
         --json "$out/cluster_2x2_${link}_10calls.json"
-      [[ -s "$cal" ]] || { log "cluster: no profile at $cal; the one-call run is left out"; continue; }
-      step "2 hosts of 2, links $link: the same profile, one call per iteration" 120 cluster.txt \
-        "${cluster_sh[@]}" run "$here/bin/all_reduce" --profile "$cal" --model -I 1 --algo "$algos" -b 8 -e "$top" \
+      [[ -s "$cal" ]] || { log "cluster: no profile at $cal; the runs after the calibration are left out"; continue; }
+      step "2 hosts of 2, links $link: the same profile, one call per iteration" 150 cluster.txt \
+        "${cluster_sh[@]}" run "$here/bin/all_reduce" --profile "$cal" --model -I 1 --algo "$algos" -b 8 -e "$top1" \
         -f 8 -n 20 -w 2 -m 1 --rounds "$rounds" --json "$out/cluster_2x2_${link}_1call.json"
+      # The goal between hosts: auto at MPI's speed or better at every size from 4 KiB to 64 MiB.
+      step "2 hosts of 2, links $link: auto and hierarchical against MPI, 4K..$goal_top" 150 cluster.txt \
+        "${cluster_sh[@]}" run "$here/bin/all_reduce" --profile "$cal" -I 1 --algo auto,hierarchical,mpi -b 4K \
+        -e "$goal_top" -f 4 -n 10 -w 2 --rounds "$rounds" --json "$out/cluster_2x2_${link}_auto_mpi.json"
     done
     "${cluster_sh[@]}" down >> "$out/cluster.txt" 2>&1
   fi
@@ -165,16 +175,19 @@ cluster_checks() {
       continue
     fi
     cluster_layout "$hosts" "$ranks" || continue
-    step "$hosts hosts of $ranks, unshaped: calibrated, ring, hierarchical and auto against MPI" 180 cluster.txt \
+    # hierarchical_ring_tree beside hierarchical: on 3 hosts of 2 sharing 2 cores, auto ran hierarchical at 64 KiB
+    # at 0.81-1.00x MPI where hierarchical_ring_tree ran 1.17-1.45x (docs/cluster.md).
+    step "$hosts hosts of $ranks, unshaped: calibrated, ring, hierarchical ones and auto against MPI" 180 cluster.txt \
       "${cluster_sh[@]}" run "$here/bin/all_reduce" --calibrate "$out/cluster_${hosts}x${ranks}_off.json" \
-      --calibrate_max 16M --model -I 1 --algo ring,hierarchical,auto,mpi -b 4K -e 16M -f 8 -n 10 -w 2 \
-      --rounds "$rounds" --json "$out/cluster_${hosts}x${ranks}_off_run.json"
+      --calibrate_max 16M --model -I 1 --algo ring,hierarchical,hierarchical_ring_tree,auto,mpi -b 4K -e 16M -f 8 \
+      -n 10 -w 2 --rounds "$rounds" --json "$out/cluster_${hosts}x${ranks}_off_run.json"
     "${cluster_sh[@]}" down >> "$out/cluster.txt" 2>&1
   done
   trap - EXIT
   # The summary: each step's title, its best kcoll algorithm against MPI per size, the model's error per algorithm.
   [[ -f "$out/cluster.txt" ]] && awk '/^### / {print; next} /^# (Best kcoll|Model against)/ {on = 1; print; next}
-    on && /^#     all_reduce / {print; next} on && /^#   / {next} {on = 0}' "$out/cluster.txt" | sed 's/^/  /' | tee -a "$out/node.txt"
+    on && /^#     all_reduce / {print; next} on && /^#   / {next} {on = 0}' "$out/cluster.txt" |
+    sed 's/^/  /' | tee -a "$out/node.txt"
   return 0
 }
 
