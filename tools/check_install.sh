@@ -113,8 +113,8 @@ relocated_bundle() {
 # through the agent, with the installed one hidden (a relocated Open MPI hands the agent OPAL_PREFIX=... orted).
 # Without root, cluster.sh says "skipped" and this passes.
 bundle_cluster() {
-  [[ -x "$work/node/kcoll-gpu/cluster.sh" ]] || { echo "no unpacked bundle (its check failed)"; return 1; }
   local cluster="$work/node/kcoll-gpu/cluster.sh"
+  [[ -x "$cluster" ]] || { echo "no unpacked bundle (its check failed)"; return 1; }
   on_bare_node "export KCOLL_CLUSTER=kcb; '$cluster' up 2 1 &&
     '$cluster' run all_reduce -b 8 -e 1K -f 32 -n 2 -w 1 --algo ring,hierarchical,mpi; rc=\$?; '$cluster' down; exit \$rc"
 }
