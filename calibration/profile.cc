@@ -89,10 +89,10 @@ absl::StatusOr<models::Profile> MakeProfile(const CalibrationResult& result) {
   profile.intra.curve = curve(intra_exchange.exchange, false, kStepBufferPerMessage);
   // The inter-node step ran every crossing pair at once, so each node's link carried streams_per_node messages
   // each way: a point is that load's time, the price of a round that puts as many bytes through the node's link.
-  profile.inter.curve =
-      curve(inter_exchange.exchange, false, kStepBufferPerMessage, InterCurveMessagesPerPoint(result));
+  const int inter_messages_per_point = InterCurveMessagesPerPoint(result);
+  profile.inter.curve = curve(inter_exchange.exchange, false, kStepBufferPerMessage, inter_messages_per_point);
   // And the step with one stream per node, for the rounds that send one.
-  if (InterCurveMessagesPerPoint(result) > 1) {
+  if (inter_messages_per_point > 1) {
     profile.inter.one_stream_curve = curve(result.inter.one_stream, false, kStepBufferPerMessage);
   }
   profile.gamma_s_per_byte = result.reduce.fit.link.beta_s_per_byte;
