@@ -1,8 +1,9 @@
 // Inline Scan and ExScan (kInline), for small buffers on one node: the inline AllReduce's exchange
 // (all_reduce/inline.cc). Every rank publishes its buffer in its own cache lines of the node's segment, waits until
-// every rank has published, and folds the buffers of ranks 0..rank (Scan) or 0..rank-1 (ExScan; rank 0 writes
-// nothing) in rank order from the shared lines into its receive buffer. One cache-line exchange for an 8-byte scan,
-// instead of recursive doubling's log2 n message rounds; the communicator takes it up to its inline limit.
+// every rank has published, and folds the buffers of ranks 0..rank (Scan) or 0..rank-1 (ExScan; rank 0 writes nothing)
+// in rank order from the shared lines (its own terms from its send buffer) into its receive buffer. One cache-line
+// exchange for an 8-byte scan, instead of recursive doubling's log2 n message rounds; the communicator takes it up to
+// its inline limit.
 #include "collectives/algorithms/algorithm.h"
 
 namespace kcoll {
