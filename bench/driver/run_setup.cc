@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/cache_size.h"
 #include "base/env.h"
 #include "bench/data/device_memory.h"
 #include "bench/data/layout.h"
@@ -54,7 +55,7 @@ std::string DescribeMachine() {
     }
   }
   if (!model.empty()) absl::StrAppend(&out, ": ", model);
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const size_t l3 = CacheBytes(3);
   if (l3 > 0) absl::StrAppend(&out, model.empty() ? ": " : ", ", "L3 ", absl::StrFormat("%.1f MiB", l3 / 1048576.0));
   return out;
 }

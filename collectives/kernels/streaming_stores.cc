@@ -1,7 +1,5 @@
 #include "collectives/kernels/streaming_stores.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/byte_size.h"
+#include "base/cache_size.h"
 #include "base/env.h"
 
 // SSE2 is part of x86-64: no run-time check. Its header (unlike the AVX-512 ones) also parses under nvcc, which
@@ -36,9 +35,9 @@ absl::StatusOr<size_t> ParseStreamingStoreMinBytes(absl::string_view text, absl:
 }
 
 size_t DefaultStreamingStoreMinBytes() {
-  for (int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-    const long bytes = sysconf(level);
-    if (bytes > 0) return static_cast<size_t>(bytes);
+  for (int level : {3, 2}) {
+    const size_t bytes = CacheBytes(level);
+    if (bytes > 0) return bytes;
   }
   return size_t{32} << 20;
 }
