@@ -64,8 +64,8 @@ absl::Status InlineFinish(const CollectiveArgs& args, Resources& res) {
     return absl::OkStatus();
   }
   // This rank's own terms are read from its send buffer (the same bits its lines hold), not from the lines it has
-  // just published while the peers read them: on the machines measured that fold takes a third less time from 512 B
-  // up (docs/measured/inline_own_terms_from_send.txt). The fold stores a block after reading it: in place is fine.
+  // just published while the peers read them: that fold measured faster from 512 B up
+  // (docs/measured/inline_own_terms_from_send.txt). The fold stores a block after reading it: in place is fine.
   if (exchange->rank() < n) inputs[exchange->rank()] = static_cast<const unsigned char*>(args.send);
   if (!HostReduceInOrder(args.op, args.type, args.recv, inputs, n, args.count)) {
     return absl::InvalidArgumentError(absl::StrCat(CollectiveName(args.collective), " (inline): type ",
