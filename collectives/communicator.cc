@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/byte_size.h"
 #include "base/env.h"
 #include "base/status_macros.h"
 #include "choice/default_algorithm.h"
@@ -168,6 +169,10 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   request.shm = std::move(shm_settings);
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->state_->execution = std::move(execution.description);
+  if (execution.shm_copy_choice) {
+    c->state_->copy_choice = std::make_unique<CopyChoice>();
+    c->state_->copy_choice_from_bytes = execution.shm_single_copy_bytes;
+  }
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
   c->state_->transport = std::make_unique<CountingTransport>(std::move(execution.transport), c->state_->topology,
@@ -618,6 +623,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
                                  CallSignature(args, algorithm), &state_->clock, start};
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
     resources.inline_exchange->BeginCall(info);
+  const CopyWay copy = ChooseCopyWay(args, call, algorithm, resources, synchronize);
   state_->transport->BeginCall(info);
   state_->transport_call = state_->calls_begun;
   absl::Status status = RunAlgorithm(resolved.schedule, args, resources, synchronize);
@@ -625,6 +631,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
   }
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
+  if (copy.measured && status.ok()) RecordCopyWay(args, copy, seconds);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
   // communicator any more. One refused before any transfer (an algorithm rejecting its tuning), or one whose schedule
@@ -636,6 +643,41 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     return Break(status);
   }
   return status;
+}
+
+Communicator::CopyWay Communicator::ChooseCopyWay(const CollectiveArgs& args, const CollectiveCall& call,
+                                                  Algorithm algorithm, const Resources& resources, bool synchronize) {
+  CopyWay way;
+  if (state_->copy_choice == nullptr) return way;
+  const size_t bytes = PricedBytes(args, rank(), size());
+  // Only calls whose large messages go through the shm transport's sends: not the zero-copy path (it reads the
+  // peers' registered buffers), not MPI's own collective, not the inline lane.
+  if (bytes < state_->copy_choice_from_bytes || call.memory != MemoryKind::kHost || resources.peer_buffers != nullptr ||
+      algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline) {
+    state_->transport->AllowSingleCopy(false);
+    return way;
+  }
+  const int kind = static_cast<int>(args.collective) * 2 + (args.send == args.recv ? 1 : 0);
+  way.group = CopyChoice::Group(kind, bytes);
+  // A blocking call's time is its own; a nonblocking one's includes whatever ran beside it: it takes the way its
+  // group prefers and measures nothing.
+  way.measured = synchronize;
+  way.single_copy = synchronize ? state_->copy_choice->SingleCopy(way.group) : state_->copy_choice->Prefers(way.group);
+  state_->transport->AllowSingleCopy(way.single_copy);
+  return way;
+}
+
+void Communicator::RecordCopyWay(const CollectiveArgs& args, const CopyWay& way, double seconds) {
+  CopyChoice& choice = *state_->copy_choice;
+  const bool preferred = choice.Prefers(way.group);
+  choice.Record(way.group, way.single_copy, seconds);
+  if (choice.Prefers(way.group) == preferred || state_->copy_choice_logs >= kCopyChoiceLogs) return;
+  ++state_->copy_choice_logs;
+  state_->logger.Log(LogLevel::kInfo,
+                     absl::StrCat(CollectiveName(args.collective), args.send == args.recv ? " in place" : "", " of ",
+                                  FormatByteSize(PricedBytes(args, rank(), size())), " and its size class now takes ",
+                                  choice.Describe(way.group),
+                                  state_->copy_choice_logs == kCopyChoiceLogs ? " (the last such line)" : ""));
 }
 
 bool Communicator::HandsToVendor(const CollectiveCall& call, size_t bytes) const {

@@ -28,6 +28,7 @@
 #include "collectives/progress/choose_progress.h"
 #include "collectives/progress/progress_thread.h"
 #include "collectives/progress/stream_request.h"
+#include "collectives/transport/shm/copy_choice.h"
 #include "collectives/transport/shm/inline_exchange.h"
 #include "collectives/transport/shm/registered_memory.h"
 #include "collectives/transport/transport.h"
@@ -110,6 +111,11 @@ struct CommunicatorState {
   // arguments are not compared across ranks first.
   uint32_t inline_lanes = 0;
   InlineCallMemo inline_memo;  // the latest inline call's bookkeeping, for the next one with the same arguments
+  // KCOLL_SHM_SINGLE_COPY=auto: how each call's large messages travel, the slots or a single copy, from the times of
+  // the calls before it (copy_choice.h); null otherwise. Its threshold is the transport's.
+  std::unique_ptr<CopyChoice> copy_choice;
+  size_t copy_choice_from_bytes = 0;
+  int copy_choice_logs = 0;  // changes of way logged so far (at most kCopyChoiceLogs)
   // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall): only where the node's
   // ranks have a core each. Where they take turns on the cores, the repeats measured slower than the general path
   // (docs/measured/inline_8b_call_path_2ranks_epyc.txt, part 5).

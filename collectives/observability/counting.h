@@ -36,6 +36,7 @@ class CountingTransport final : public Transport {
   absl::StatusOr<uint64_t> MarkPosted() override { return inner_->MarkPosted(); }
   absl::StatusOr<bool> Reached(uint64_t mark) override { return inner_->Reached(mark); }
   void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
+  void AllowSingleCopy(bool allowed) override { inner_->AllowSingleCopy(allowed); }
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   void Abandon() override { inner_->Abandon(); }
   std::vector<int> HeardFrom() const override { return inner_->HeardFrom(); }

@@ -49,6 +49,8 @@ struct Execution {
   // let ranks read each other's memory) and slot size (0: not shm).
   size_t shm_single_copy_bytes = 0;
   size_t shm_slot_bytes = 0;
+  // Whether the communicator chooses per call between the slots and single copy (CopyChoice) from that threshold.
+  bool shm_copy_choice = false;
 };
 
 }  // namespace kcoll

@@ -48,6 +48,7 @@ class RoutedTransport final : public Transport {
   absl::StatusOr<bool> Reached(uint64_t mark) override;
   absl::StatusOr<bool> Progress() override;
   void BeginCall(const CallInfo& call) override;
+  void AllowSingleCopy(bool allowed) override { local_->AllowSingleCopy(allowed); }
   void Abandon() override;
   std::vector<int> HeardFrom() const override;
   absl::Status Quiesce(absl::Duration timeout) override;

@@ -26,6 +26,10 @@ absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
   return *parsed;
 }
 
+// Where KCOLL_SHM_SINGLE_COPY=auto starts choosing per call: below it a message always goes through the slots (one
+// slot's worth, where a single copy's system call and page pinning cost more than the copy saves).
+constexpr size_t kChoiceFromBytes = size_t{64} << 10;
+
 // Where the slot size and the single-copy threshold in effect came from.
 struct SettingSources {
   std::string slot_bytes = "default";
@@ -46,8 +50,8 @@ absl::Status ApplySetting(const char* env, const std::optional<size_t>& measured
 }
 
 // The segment's shape, the single-copy threshold and the spinning of waits: defaults, or the measured ones, or
-// KCOLL_SHM_SLOTS, KCOLL_SHM_SLOT_BYTES, KCOLL_SHM_SINGLE_COPY (0: never) and KCOLL_SHM_SPIN (polls before yielding;
-// 0: chosen); a pinned measured setting wins over its variable.
+// KCOLL_SHM_SLOTS, KCOLL_SHM_SLOT_BYTES, KCOLL_SHM_SINGLE_COPY (0: never; auto: chosen per call) and KCOLL_SHM_SPIN
+// (polls before yielding; 0: chosen); a pinned measured setting wins over its variable.
 absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& measured, SettingSources* sources) {
   ShmOptions options;
   KCOLL_ASSIGN_OR_RETURN(size_t slots, SizeFromEnv("KCOLL_SHM_SLOTS", static_cast<size_t>(options.slots)));
@@ -55,8 +59,17 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
   options.slots = static_cast<int>(slots);
   KCOLL_RETURN_IF_ERROR(
       ApplySetting("KCOLL_SHM_SLOT_BYTES", measured.slot_bytes, measured, &options.slot_bytes, &sources->slot_bytes));
-  KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
-                                     &options.single_copy_bytes, &sources->single_copy));
+  // KCOLL_SHM_SINGLE_COPY=auto: from kChoiceFromBytes, the slots or single copy as each call's group measured faster.
+  const char* single_copy = GetEnv("KCOLL_SHM_SINGLE_COPY");
+  if (single_copy != nullptr && absl::string_view(single_copy) == "auto" &&
+      !(measured.single_copy_bytes.has_value() && measured.pinned)) {
+    options.single_copy_bytes = kChoiceFromBytes;
+    options.choose_per_call = true;
+    sources->single_copy = "KCOLL_SHM_SINGLE_COPY=auto";
+  } else {
+    KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
+                                       &options.single_copy_bytes, &sources->single_copy));
+  }
   KCOLL_ASSIGN_OR_RETURN(options.spin_polls, SpinPollsFromEnv());
   return options;
 }
@@ -101,6 +114,7 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   KCOLL_ASSIGN_OR_RETURN(out.kernels, MakeKernels(request.backend, /*synchronous=*/true));
   out.shm_single_copy_bytes = (*shm)->single_copy_bytes();
   out.shm_slot_bytes = (*shm)->geometry().slot_bytes;
+  out.shm_copy_choice = (*shm)->chooses_per_call();
   const std::string shm_description = (*shm)->Describe(
       sources.slot_bytes,
       options.single_copy_bytes > 0 && !(*shm)->single_copy()

@@ -115,7 +115,10 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
   static_assert(sizeof(pid_t) == sizeof(int), "pid_t travels as MPI_INT");
   MPI_Allgather(&me, 1, MPI_INT, pids.data(), 1, MPI_INT, dup);
   for (int p = 0; p < size; ++p) t->peers_[p].pid = pids[p];
-  if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) t->single_copy_bytes_ = options.single_copy_bytes;
+  if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) {
+    t->single_copy_bytes_ = options.single_copy_bytes;
+    t->choose_per_call_ = options.choose_per_call;
+  }
   if (!options.rank_names.empty() && static_cast<int>(options.rank_names.size()) != size) {
     return absl::InvalidArgumentError(
         absl::StrCat("ShmOptions::rank_names: ", options.rank_names.size(), " names for ", size, " ranks"));
@@ -135,8 +138,11 @@ std::string ShmTransport::Describe(absl::string_view slot_source, absl::string_v
   auto from = [](absl::string_view source) { return source.empty() ? "" : absl::StrCat(" (", source, ")"); };
   return absl::StrCat("shm: ", size(), " ranks, ", geometry_.slots, " slots x ", FormatByteSize(geometry_.slot_bytes),
                       " per pair", from(slot_source), ", ",
-                      single_copy() ? absl::StrCat("single copy from ", FormatByteSize(single_copy_bytes_))
-                                    : std::string("no single copy"),
+                      !single_copy() ? std::string("no single copy")
+                      : chooses_per_call()
+                          ? absl::StrCat("single copy or the slots from ", FormatByteSize(single_copy_bytes_),
+                                         ", chosen per call by their measured times")
+                          : absl::StrCat("single copy from ", FormatByteSize(single_copy_bytes_)),
                       from(single_copy_source));
 }
 
@@ -151,6 +157,7 @@ int ShmTransport::Post(Op op) {
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
   if (absl::Status s = CheckTransfer("Send", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
   const int id = Post(Op{/*send=*/true, peer, static_cast<unsigned char*>(const_cast<void*>(data)), bytes, tag});
+  ops_[id].single_copy = single_copy_bytes_ > 0 && single_copy_allowed_ && bytes >= single_copy_bytes_;
   Peer& p = peers_[peer];
   p.sends.push_back(id);
   // Publish what fits right away: the receiver may already be waiting for it.
@@ -230,7 +237,7 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
       const bool first = op.state == State::kPosted;
       uint8_t flags = first ? shm::kFirstChunk : 0;
       size_t n = std::min(g.slot_bytes, op.bytes - op.moved);
-      if (first && single_copy_bytes_ > 0 && op.bytes >= single_copy_bytes_) {
+      if (first && op.single_copy) {
         flags |= shm::kSingleCopy;
         h.source_address = reinterpret_cast<uint64_t>(op.data);
         n = op.bytes;

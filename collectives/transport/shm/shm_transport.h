@@ -44,6 +44,9 @@ struct ShmOptions {
   // allows it; see single_copy()). 0: never, the default: pipelined through the slots, a message stays in cache and
   // measured faster than process_vm_readv at every size (docs/measured/shm_transport_2ranks.txt).
   size_t single_copy_bytes = 0;
+  // With a threshold: whether the communicator chooses per call between the slots and single copy (CopyChoice,
+  // KCOLL_SHM_SINGLE_COPY=auto) rather than always copying once from the threshold.
+  bool choose_per_call = false;
   // Polls without progress before a waiting rank starts yielding its core; 0 picks: many when every rank has a
   // core of its own, one when ranks outnumber cores.
   int spin_polls = 0;
@@ -72,12 +75,14 @@ class ShmTransport final : public CallTrackingTransport {
   absl::Status WaitAll() override;
   absl::StatusOr<bool> Progress() override;
   void set_companion(Transport* companion) override { companion_ = companion; }
+  void AllowSingleCopy(bool allowed) override { single_copy_allowed_ = allowed; }
   void Abandon() override;
   absl::Status Quiesce(absl::Duration timeout) override;
 
   const shm::Geometry& geometry() const { return geometry_; }
   bool single_copy() const { return single_copy_bytes_ > 0; }
   size_t single_copy_bytes() const { return single_copy_bytes_; }
+  bool chooses_per_call() const { return single_copy() && choose_per_call_; }
   // One line for logs: "shm: 4 ranks, 8 slots x 32 KiB per pair, single copy from 256 KiB".
   // With sources, each setting is followed by where it came from: "..., 8 slots x 64K per pair (default), no single
   // copy (KCOLL_SHM_SINGLE_COPY)".
@@ -99,6 +104,7 @@ class ShmTransport final : public CallTrackingTransport {
     // RecvReduce: each chunk is reduced into `data` with the same range of `local` instead of copied.
     const unsigned char* local = nullptr;
     const ChunkReducer* reduce = nullptr;
+    bool single_copy = false;  // send: travels as a descriptor (decided when posted)
   };
   // A message that arrived before its receive was posted, copied aside into `data` (a buffer of at least `bytes`
   // from spare_aside_, returned there once delivered).
@@ -148,6 +154,8 @@ class ShmTransport final : public CallTrackingTransport {
   shm::Geometry geometry_;
   std::vector<Peer> peers_;
   size_t single_copy_bytes_ = 0;
+  bool choose_per_call_ = false;
+  bool single_copy_allowed_ = true;  // AllowSingleCopy
   // A single-copy message that is reduced as it arrives is read from the sender in pieces of this size into
   // single_copy_aside_ (kept from call to call: no allocation, no page faults), each reduced while still in cache.
   static constexpr size_t kSingleCopyReducePiece = 256 * 1024;
