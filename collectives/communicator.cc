@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
 #include "base/env.h"
@@ -623,7 +625,9 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
                                  CallSignature(args, algorithm), &state_->clock, start};
   if (algorithm == Algorithm::kInline && resources.inline_exchange != nullptr)
     resources.inline_exchange->BeginCall(info);
-  const CopyWay copy = ChooseCopyWay(args, call, algorithm, resources, synchronize);
+  const absl::StatusOr<CopyWay> copy = ChooseCopyWay(args, call, algorithm, resources, synchronize);
+  if (!copy.ok())
+    return copy.status().code() == absl::StatusCode::kDeadlineExceeded ? Break(copy.status()) : copy.status();
   state_->transport->BeginCall(info);
   state_->transport_call = state_->calls_begun;
   absl::Status status = RunAlgorithm(resolved.schedule, args, resources, synchronize);
@@ -631,7 +635,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
     CountInlineAllReduce(args.count * DataTypeSize(args.type), size(), state_->counters.total);
   }
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
-  if (copy.measured && status.ok()) RecordCopyWay(args, copy, seconds);
+  if (copy->measured && status.ok()) state_->copy_choice->Record(copy->group, copy->single_copy, seconds);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
   // communicator any more. One refused before any transfer (an algorithm rejecting its tuning), or one whose schedule
@@ -645,39 +649,75 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   return status;
 }
 
-Communicator::CopyWay Communicator::ChooseCopyWay(const CollectiveArgs& args, const CollectiveCall& call,
-                                                  Algorithm algorithm, const Resources& resources, bool synchronize) {
+absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const CollectiveArgs& args,
+                                                                  const CollectiveCall& call, Algorithm algorithm,
+                                                                  const Resources& resources, bool synchronize) {
   CopyWay way;
   if (state_->copy_choice == nullptr) return way;
-  const size_t bytes = PricedBytes(args, rank(), size());
+  // The size every rank of the call sees the same (the v-collectives' counts differ by rank: they keep the slots).
+  const size_t bytes = args.count * DataTypeSize(args.type);
   // Only calls whose large messages go through the shm transport's sends: not the zero-copy path (it reads the
   // peers' registered buffers), not MPI's own collective, not the inline lane.
-  if (bytes < state_->copy_choice_from_bytes || call.memory != MemoryKind::kHost || resources.peer_buffers != nullptr ||
-      algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline) {
+  if (IsVariable(args.collective) || bytes < state_->copy_choice_from_bytes || call.memory != MemoryKind::kHost ||
+      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline) {
     state_->transport->AllowSingleCopy(false);
     return way;
   }
-  const int kind = static_cast<int>(args.collective) * 2 + (args.send == args.recv ? 1 : 0);
-  way.group = CopyChoice::Group(kind, bytes);
-  // A blocking call's time is its own; a nonblocking one's includes whatever ran beside it: it takes the way its
-  // group prefers and measures nothing.
-  way.measured = synchronize;
-  way.single_copy = synchronize ? state_->copy_choice->SingleCopy(way.group) : state_->copy_choice->Prefers(way.group);
+  CopyChoice& choice = *state_->copy_choice;
+  way.group = CopyChoice::Group(static_cast<int>(args.collective), bytes);
+  way.bytes = bytes;
+  if (!synchronize) {
+    // A nonblocking call's time includes whatever ran beside it: it takes the group's way and measures nothing.
+    way.single_copy = choice.Prefers(way.group);
+    state_->transport->AllowSingleCopy(way.single_copy);
+    return way;
+  }
+  way.measured = true;
+  const CopyChoice::Call next = choice.Next(way.group);
+  way.single_copy = next.single_copy;
+  if (next.decides) {
+    const bool before = choice.Prefers(way.group);
+    double totals[2] = {choice.AverageSeconds(way.group, false), choice.AverageSeconds(way.group, true)};
+    InlineExchange* exchange = state_->inline_exchange.get();
+    if (exchange != nullptr && state_->pending_inline == nullptr) {
+      // Every rank of the node decides on the sum of every rank's averages: the same way everywhere.
+      static const absl::string_view kName = "copy choice";
+      const double mine[2] = {totals[0], totals[1]};
+      exchange->BeginCall(Transport::CallInfo{CollectiveName(args.collective), kName, static_cast<uint32_t>(way.group),
+                                              &state_->clock, state_->clock.Now()});
+      absl::Status agreed = exchange->Exchange(mine, sizeof(mine));
+      if (!agreed.ok()) return agreed;
+      totals[0] = totals[1] = 0;
+      for (int r = 0; r < exchange->size(); ++r) {
+        double theirs[2];
+        std::memcpy(theirs, exchange->Payload(r), sizeof(theirs));
+        totals[0] += theirs[0];
+        totals[1] += theirs[1];
+      }
+    }
+    way.single_copy = choice.Decide(way.group, totals[0], totals[1]);
+    if (way.single_copy != before) {
+      const int voters = exchange != nullptr && state_->pending_inline == nullptr ? exchange->size() : 1;
+      LogCopyWay(args.collective, way, totals[0] / voters, totals[1] / voters, voters);
+    }
+  }
   state_->transport->AllowSingleCopy(way.single_copy);
   return way;
 }
 
-void Communicator::RecordCopyWay(const CollectiveArgs& args, const CopyWay& way, double seconds) {
-  CopyChoice& choice = *state_->copy_choice;
-  const bool preferred = choice.Prefers(way.group);
-  choice.Record(way.group, way.single_copy, seconds);
-  if (choice.Prefers(way.group) == preferred || state_->copy_choice_logs >= kCopyChoiceLogs) return;
+void Communicator::LogCopyWay(Collective collective, const CopyWay& way, double slots_seconds, double single_seconds,
+                              int ranks) {
+  if (state_->copy_choice_logs >= kCopyChoiceLogs || !state_->logger.Enabled(LogLevel::kInfo)) return;
   ++state_->copy_choice_logs;
-  state_->logger.Log(LogLevel::kInfo,
-                     absl::StrCat(CollectiveName(args.collective), args.send == args.recv ? " in place" : "", " of ",
-                                  FormatByteSize(PricedBytes(args, rank(), size())), " and its size class now takes ",
-                                  choice.Describe(way.group),
-                                  state_->copy_choice_logs == kCopyChoiceLogs ? " (the last such line)" : ""));
+  const double taken = (way.single_copy ? single_seconds : slots_seconds) * 1e6;
+  const double other = (way.single_copy ? slots_seconds : single_seconds) * 1e6;
+  state_->logger.Log(
+      LogLevel::kInfo,
+      absl::StrCat(CollectiveName(collective), " of ", FormatByteSize(way.bytes), " and its size class now take ",
+                   way.single_copy ? "single copy" : "the slots", " (", absl::StrFormat("%.1f", taken), " us) over ",
+                   way.single_copy ? "the slots" : "single copy", " (", absl::StrFormat("%.1f", other),
+                   " us): recent calls, mean of ", ranks, ranks == 1 ? " rank" : " ranks",
+                   state_->copy_choice_logs == kCopyChoiceLogs ? "; the last such line" : ""));
 }
 
 bool Communicator::HandsToVendor(const CollectiveCall& call, size_t bytes) const {

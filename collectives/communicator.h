@@ -338,17 +338,19 @@ class Communicator {
   // (numerics=fast, host buffers, a thread that may call MPI).
   bool HandsToVendor(const CollectiveCall& call, size_t bytes) const;
   // KCOLL_SHM_SINGLE_COPY=auto: which way this call's large messages travel (CopyChoice), told to the transport before
-  // the call posts anything; and the call's time, recorded against that way after it succeeded. Changes of a size
-  // class's way are logged at INFO, the first kCopyChoiceLogs of them.
+  // the call posts anything; the ranks of one node agree at the calls that decide (over the inline exchange). The
+  // call's time is recorded against that way after it succeeded. Changes of a size class's way are logged at INFO,
+  // the first kCopyChoiceLogs of them.
   struct CopyWay {
     bool measured = false;
     bool single_copy = false;
     uint64_t group = 0;
+    size_t bytes = 0;
   };
   static constexpr int kCopyChoiceLogs = 20;
-  CopyWay ChooseCopyWay(const CollectiveArgs& args, const CollectiveCall& call, Algorithm algorithm,
-                        const Resources& resources, bool synchronize);
-  void RecordCopyWay(const CollectiveArgs& args, const CopyWay& way, double seconds);
+  absl::StatusOr<CopyWay> ChooseCopyWay(const CollectiveArgs& args, const CollectiveCall& call, Algorithm algorithm,
+                                        const Resources& resources, bool synchronize);
+  void LogCopyWay(Collective collective, const CopyWay& way, double slots_seconds, double single_seconds, int ranks);
   // Why a call on `memory` from this thread cannot take the vendor path (empty: it can): what HandsToVendor avoids and
   // PrepareVendor refuses.
   absl::string_view VendorRefusal(MemoryKind memory) const;

@@ -19,8 +19,8 @@ namespace {
 
 // 64 Ki int32 per rank (256 KiB): above the choice's threshold, in several slots.
 constexpr size_t kCount = size_t{64} << 10;
-// Enough calls that each size class measures both ways and then explores (CopyChoice's defaults: 4 calls each way,
-// then one in 32).
+// Enough calls that each size class measures both ways and then explores (CopyChoice's defaults: 4 calls each way
+// besides an uncounted first, then the other way 16 calls later).
 constexpr int kCalls = 40;
 
 int32_t Value(int rank, size_t i, int call) { return static_cast<int32_t>((rank + 1) * 3 + i % 97 + call); }

@@ -2,6 +2,9 @@
 // state followed.
 #include "collectives/transport/shm/copy_choice.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "tests/matchers.h"
 
@@ -9,47 +12,80 @@ namespace kcoll {
 namespace testing {
 namespace {
 
+// The way of the next call of `group`, deciding on this rank's averages alone where the call decides (one rank: the
+// sums over ranks are its own).
+bool Step(CopyChoice& choice, uint64_t group) {
+  const CopyChoice::Call call = choice.Next(group);
+  if (!call.decides) return call.single_copy;
+  return choice.Decide(group, choice.AverageSeconds(group, false), choice.AverageSeconds(group, true));
+}
+
 // Runs `calls` calls of `group`, each taking slots_s or single_s by the way chosen; returns how many went single copy.
 int RunCalls(CopyChoice& choice, uint64_t group, int calls, double slots_s, double single_s) {
   int single = 0;
   for (int i = 0; i < calls; ++i) {
-    const bool way = choice.SingleCopy(group);
+    const bool way = Step(choice, group);
     single += way ? 1 : 0;
     choice.Record(group, way, way ? single_s : slots_s);
   }
   return single;
 }
 
-TEST(CopyChoice, MeasuresBothWaysInTurnFirst) {
-  CopyChoice choice(32);
+TEST(CopyChoice, MeasuresOneWayThenTheOtherFirst) {
+  CopyChoice choice;
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   for (uint64_t i = 0; i < 2 * (CopyChoice::kFirstCallsEachWay + 1); ++i) {
-    const bool way = choice.SingleCopy(g);
-    EXPECT_EQ(way, i % 2 == 1) << "call " << i;
+    const CopyChoice::Call call = choice.Next(g);
+    EXPECT_FALSE(call.decides);
+    const bool way = call.single_copy;
+    EXPECT_EQ(way, i > CopyChoice::kFirstCallsEachWay) << "call " << i;
     EXPECT_FALSE(choice.Prefers(g));
     EXPECT_THAT(choice.Describe(g), HasSubstr("measuring both ways"));
     choice.Record(g, way, way ? 1e-4 : 2e-4);
   }
   EXPECT_TRUE(choice.Prefers(g));
+  EXPECT_TRUE(choice.Next(g).decides);  // the first call after the measures decides
 }
 
-TEST(CopyChoice, TakesTheFasterWayAndExploresTheOtherOnceInSoMany) {
-  CopyChoice choice(32);
+TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
+  CopyChoice choice(32, 32);
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 200e-6, 80e-6);
   ASSERT_TRUE(choice.Prefers(g));
-  // 64 calls more: all single copy but the two explorations of the slots.
+  // 64 calls more: all single copy but one exploration of the slots (two calls), 32 calls after the decision.
   EXPECT_EQ(RunCalls(choice, g, 64, 200e-6, 80e-6), 62);
   EXPECT_TRUE(choice.Prefers(g));
   EXPECT_NEAR(choice.AverageSeconds(g, true), 80e-6, 1e-9);
   EXPECT_NEAR(choice.AverageSeconds(g, false), 200e-6, 1e-9);
   EXPECT_THAT(choice.Describe(g), HasSubstr("single copy (80.0 us) over the slots (200.0 us) after 72 calls"));
 
-  CopyChoice other(32);
+  CopyChoice other(32, 32);
   RunCalls(other, g, 8, 50e-6, 80e-6);
   EXPECT_FALSE(other.Prefers(g));
   EXPECT_EQ(RunCalls(other, g, 64, 50e-6, 80e-6), 2);
   EXPECT_THAT(other.Describe(g), HasSubstr("the slots (50.0 us) over single copy (80.0 us)"));
+}
+
+TEST(CopyChoice, ExploresHalfAsOftenEachTimeTheOtherWayIsStillSlower) {
+  CopyChoice choice(4, 32);
+  const uint64_t g = CopyChoice::Group(1, 1 << 20);
+  RunCalls(choice, g, 8, 100e-6, 200e-6);
+  std::vector<int> explored;  // the calls that start an exploration (two calls single copy)
+  bool last = false;
+  for (int call = 8; call < 200; ++call) {
+    const bool way = Step(choice, g);
+    if (way && !last) explored.push_back(call);
+    last = way;
+    choice.Record(g, way, way ? 200e-6 : 100e-6);
+  }
+  ASSERT_GE(explored.size(), 5u);
+  EXPECT_EQ(explored[0], 8 + 4);  // explore_every calls after the first decision
+  for (size_t i = 1; i < explored.size(); ++i) {
+    // The spacing doubles from explore_every up to explore_at_most_every, counted from the call that decides, which
+    // follows the exploration's two calls.
+    const int spacing = std::min(4 << i, 32);
+    EXPECT_EQ(explored[i] - explored[i - 1], spacing + 2) << "exploration " << i;
+  }
 }
 
 TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
@@ -57,16 +93,54 @@ TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
   const uint64_t g = CopyChoice::Group(3, 4 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);  // the slots are faster
   ASSERT_FALSE(choice.Prefers(g));
-  // The slots slow down to 500 us: the calls that take them see it, and within a few the choice turns.
-  RunCalls(choice, g, 8, 500e-6, 200e-6);
+  // The slots slow down to 500 us: the next exploration, 16 calls after the decision, and the call after it see it.
+  RunCalls(choice, g, 16 + 3, 500e-6, 200e-6);
   EXPECT_TRUE(choice.Prefers(g));
-  // They recover: only the explorations see it, and two rounds of them are enough.
-  RunCalls(choice, g, 2 * 16 + 1, 100e-6, 200e-6);
+  // They recover: the exploration 16 calls later beats the way taken, and the call after it switches back.
+  RunCalls(choice, g, 16 + 3, 100e-6, 200e-6);
   EXPECT_FALSE(choice.Prefers(g));
 }
 
+TEST(CopyChoice, AnExplorationIsFollowedByACallThatDecides) {
+  CopyChoice choice(4, 4);
+  const uint64_t g = CopyChoice::Group(1, 1 << 20);
+  RunCalls(choice, g, 8, 100e-6, 200e-6);
+  for (int call = 8; call < 40; ++call) {
+    const CopyChoice::Call next = choice.Next(g);
+    const bool way = next.decides ? choice.Decide(g, 100e-6, 200e-6) : next.single_copy;
+    // The decisions come at call 8 and right after each exploration's two calls (12-13, 18-19, ...): 14, 20, ...
+    EXPECT_EQ(next.decides, call == 8 || (call > 8 && (call - 14) % 6 == 0)) << "call " << call;
+    EXPECT_EQ(way, call >= 12 && (call - 12) % 6 < 2) << "call " << call;
+    choice.Record(g, way, way ? 200e-6 : 100e-6);
+  }
+  // Sums that say otherwise (another rank saw the single copy faster) turn the way at once.
+  while (!choice.Next(g).decides) choice.Record(g, true, 200e-6);
+  EXPECT_TRUE(choice.Decide(g, 400e-6, 200e-6));
+  EXPECT_TRUE(choice.Prefers(g));
+}
+
+TEST(CopyChoice, WaysWithinTheMarginDoNotTradePlaces) {
+  CopyChoice choice(4, 4);
+  const uint64_t g = CopyChoice::Group(1, 1 << 20);
+  RunCalls(choice, g, 8, 100e-6, 102e-6);
+  ASSERT_FALSE(choice.Prefers(g));
+  // Each way 1-3% either side of the other, call by call: never the 5% that trades places.
+  int single = 0;
+  for (int call = 0; call < 200; ++call) {
+    const bool way = Step(choice, g);
+    single += way ? 1 : 0;
+    const double noise = call % 2 == 0 ? 1.01 : 0.99;
+    choice.Record(g, way, (way ? 100e-6 : 101e-6) * noise);
+    EXPECT_FALSE(choice.Prefers(g)) << "call " << call;
+  }
+  EXPECT_EQ(single, 66);  // only the explorations, two calls in every 6
+  // A way 10% faster is taken.
+  RunCalls(choice, g, 20, 110e-6, 100e-6);
+  EXPECT_TRUE(choice.Prefers(g));
+}
+
 TEST(CopyChoice, AGroupsFirstCallEachWayIsNotCounted) {
-  CopyChoice choice(32);
+  CopyChoice choice;
   const uint64_t g = CopyChoice::Group(0, 256 << 10);
   choice.Record(g, false, 1.0);  // a first call that paid for first use
   choice.Record(g, true, 1.0);
@@ -84,13 +158,13 @@ TEST(CopyChoice, GroupsAreKindsAndPowersOfTwo) {
   EXPECT_NE(CopyChoice::Group(2, 64 << 10), CopyChoice::Group(2, 128 << 10));
   EXPECT_NE(CopyChoice::Group(2, 64 << 10), CopyChoice::Group(3, 64 << 10));
   // Groups learn apart: one group's times say nothing of another's.
-  CopyChoice choice(32);
+  CopyChoice choice;
   const uint64_t a = CopyChoice::Group(2, 1 << 20), b = CopyChoice::Group(3, 1 << 20);
   RunCalls(choice, a, 8, 200e-6, 80e-6);
   RunCalls(choice, b, 8, 80e-6, 200e-6);
   EXPECT_TRUE(choice.Prefers(a));
   EXPECT_FALSE(choice.Prefers(b));
-  EXPECT_THAT(CopyChoice(32).Describe(a), HasSubstr("measuring both ways (0 calls)"));
+  EXPECT_THAT(CopyChoice().Describe(a), HasSubstr("measuring both ways (0 calls)"));
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 
 namespace kcoll {
 
-CopyChoice::CopyChoice(int explore_every, double weight)
-    : explore_every_(std::max(explore_every, 2)), weight_(std::clamp(weight, 1e-3, 1.0)) {}
+CopyChoice::CopyChoice(int explore_every, int explore_at_most_every, double weight)
+    : explore_every_(static_cast<uint64_t>(std::max(explore_every, 2))),
+      explore_at_most_every_(std::max(static_cast<uint64_t>(std::max(explore_at_most_every, 2)), explore_every_)),
+      weight_(std::clamp(weight, 1e-3, 1.0)) {}
 
 uint64_t CopyChoice::Group(int kind, size_t bytes) {
   int log2 = 0;
@@ -15,29 +17,68 @@ uint64_t CopyChoice::Group(int kind, size_t bytes) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(kind)) << 8) | static_cast<uint64_t>(log2);
 }
 
-bool CopyChoice::SingleCopy(uint64_t group) {
+bool CopyChoice::Measured(const Stats& g) {
+  return g.way[0].calls > kFirstCallsEachWay && g.way[1].calls > kFirstCallsEachWay;
+}
+
+CopyChoice::Call CopyChoice::Next(uint64_t group) {
   Stats& g = groups_[group];
   const uint64_t call = g.calls++;
-  // Measure both ways first, alternating, each for its uncounted first call and kFirstCallsEachWay more.
-  if (g.way[0].calls <= kFirstCallsEachWay || g.way[1].calls <= kFirstCallsEachWay) {
-    return g.way[1].calls < g.way[0].calls;
+  // Measure both ways first, one after the other (a change of way costs the first call after it: the other way's
+  // memory is cold), each for its uncounted first call and kFirstCallsEachWay more.
+  if (!Measured(g)) return Call{g.way[0].calls > kFirstCallsEachWay, false};
+  if (g.explore_period == 0 || g.decide_next) return Call{g.single, true};  // Decide gives the way
+  // An exploration is two calls the other way: the first pays for the change and is not counted.
+  g.exploring = call >= g.next_explore;
+  return Call{g.exploring ? !g.single : g.single, false};
+}
+
+bool CopyChoice::Decide(uint64_t group, double slots_seconds, double single_seconds) {
+  Stats& g = groups_[group];
+  const uint64_t call = g.calls == 0 ? 0 : g.calls - 1;  // the call Next just numbered
+  if (g.explore_period == 0) {                           // the first decision: the faster way
+    g.single = single_seconds < slots_seconds;
+    g.explore_period = explore_every_;
+  } else if ((g.single ? slots_seconds : single_seconds) <
+             (g.single ? single_seconds : slots_seconds) * (1 - kSwitchMargin)) {
+    g.single = !g.single;
+    g.explore_period = explore_every_;  // the preference changed: look at the other way often again
+  } else {
+    g.explore_period = std::min(g.explore_period * 2, explore_at_most_every_);  // still slower: look less often
   }
-  const bool preferred = g.way[1].average < g.way[0].average;
-  return call % static_cast<uint64_t>(explore_every_) == 0 ? !preferred : preferred;
+  g.next_explore = call + g.explore_period;
+  g.decide_next = false;
+  return g.single;
 }
 
 void CopyChoice::Record(uint64_t group, bool single_copy, double seconds) {
-  Way& way = groups_[group].way[single_copy ? 1 : 0];
+  Stats& g = groups_[group];
+  const bool explored = g.exploring && single_copy != g.single;
+  g.exploring = false;
+  if (explored && !g.explore_warmed) {
+    g.explore_warmed = true;  // the exploration's first call: it paid for the change of way
+    return;
+  }
+  Way& way = g.way[single_copy ? 1 : 0];
   if (way.calls++ == 0) return;  // the first call each way pays for first use: not counted
-  way.average = way.calls == 2 ? seconds : (1 - weight_) * way.average + weight_ * seconds;
+  const double taken = g.way[g.single ? 1 : 0].average;
+  if (way.calls == 2 || (explored && seconds < taken)) {
+    way.average = seconds;  // a first measure, or an exploration that beat the way taken: its time now
+  } else {
+    way.average = (1 - weight_) * way.average + weight_ * seconds;
+  }
+  if (explored) {
+    g.explore_warmed = false;
+    g.decide_next = true;
+  }
 }
 
 bool CopyChoice::Prefers(uint64_t group) const {
   auto it = groups_.find(group);
   if (it == groups_.end()) return false;
   const Stats& g = it->second;
-  if (g.way[0].calls <= kFirstCallsEachWay || g.way[1].calls <= kFirstCallsEachWay) return false;
-  return g.way[1].average < g.way[0].average;
+  if (!Measured(g)) return false;
+  return g.explore_period == 0 ? g.way[1].average < g.way[0].average : g.single;
 }
 
 double CopyChoice::AverageSeconds(uint64_t group, bool single_copy) const {
@@ -49,7 +90,7 @@ std::string CopyChoice::Describe(uint64_t group) const {
   auto it = groups_.find(group);
   if (it == groups_.end()) return "measuring both ways (0 calls)";
   const Stats& g = it->second;
-  if (g.way[0].calls <= kFirstCallsEachWay || g.way[1].calls <= kFirstCallsEachWay) {
+  if (!Measured(g)) {
     return absl::StrFormat("measuring both ways (%d calls)", g.calls);
   }
   const double slots_us = g.way[0].average * 1e6, single_us = g.way[1].average * 1e6;

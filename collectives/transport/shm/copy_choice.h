@@ -5,11 +5,14 @@
 // state and 2.5x in another, minutes later, while the single copy's time stayed put
 // (docs/measured/shm_copy_choice_2ranks.txt). A threshold fixed at creation is right in one state only.
 //
-// Calls are grouped by kind (collective, in place or not) and size (powers of two). Each group first runs a few calls
-// each way, then takes the way whose recent calls were faster, and every `explore_every`-th call of the group runs
-// the other way, so that a change of state is noticed within that many calls. The times are the whole call's, as
-// the caller saw them: a rank's choice is its own (the sender decides how each message travels, and the receiver
-// takes either), and it changes neither the data nor the order of any reduction, only how the bytes travel.
+// Calls are grouped by kind (the collective) and size (powers of two). Each group first runs a few calls each way (one
+// way, then the other), then takes the faster way and keeps it until the other is faster by kSwitchMargin; now and
+// then two calls run the other way (the first one, which pays for the change, is not counted), so that a change of
+// state is noticed: `explore_every` calls after a decision at first, then twice as many each
+// time the other way is still the slower, up to `explore_at_most_every`; a change of way starts the spacing over. The
+// call after an exploration decides, from every rank's averages (the caller gathers them), so that the ranks of a
+// call take and explore the same way. A way changes neither the data nor the order of any reduction, only how the
+// bytes travel (the sender decides how each message travels; the receiver takes either).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 
@@ -23,16 +26,28 @@ namespace kcoll {
 
 class CopyChoice {
  public:
-  // `explore_every`: one call in this many of a group runs the way not preferred (at least 2). `weight`: how much a
-  // new call's time counts against the ones before it (an exponential average; in (0, 1]).
-  explicit CopyChoice(int explore_every = 32, double weight = 0.3);
+  // `explore_every`, `explore_at_most_every`: the fewest and the most calls between two of a group's calls that take
+  // the way it does not prefer (at least 2). `weight`: how much a new call's time counts against the ones before it
+  // (an exponential average; in (0, 1]).
+  explicit CopyChoice(int explore_every = 16, int explore_at_most_every = 64, double weight = 0.3);
 
   // The group of a call: its kind (any number the caller keeps apart, e.g. the collective and in place) and size.
   static uint64_t Group(int kind, size_t bytes);
 
-  // Whether the next call of `group` sends as a single copy.
-  bool SingleCopy(uint64_t group);
-  // What that call took, in seconds. A group's first call each way is not counted (it pays for first use).
+  // The next call of `group`: the way it sends, unless `decides`: then the caller first gathers every rank's
+  // AverageSeconds of both ways (the sums, or this rank's alone) and Decide gives the way. The ranks of a call take
+  // the same decisions when they make the same calls and decide on the same sums, and so explore together: a rank
+  // that tried the other way alone would still wait for its peers' transfers the old way, and learn nothing.
+  struct Call {
+    bool single_copy;
+    bool decides;
+  };
+  Call Next(uint64_t group);
+  // At a call that decides: keeps the way taken unless the other is faster by kSwitchMargin (the first decision takes
+  // the faster), sets when to explore next, and returns whether this call sends as a single copy.
+  bool Decide(uint64_t group, double slots_seconds, double single_seconds);
+  // What that call took, in seconds. A group's first call each way is not counted (it pays for first use). After an
+  // exploration the next call decides.
   void Record(uint64_t group, bool single_copy, double seconds);
 
   // The way `group` prefers now (false before it has measured both), and its averages (0 before any).
@@ -42,8 +57,11 @@ class CopyChoice {
   // before it prefers one.
   std::string Describe(uint64_t group) const;
 
-  // Calls each way a group measures before it prefers one.
+  // Calls each way a group measures before it prefers one, besides its uncounted first.
   static constexpr uint64_t kFirstCallsEachWay = 3;
+  // How much faster the other way's average must be to be taken (a fraction of the way taken's): two ways within
+  // the noise of each other do not trade places at every call.
+  static constexpr double kSwitchMargin = 0.05;
 
  private:
   struct Way {
@@ -53,9 +71,17 @@ class CopyChoice {
   struct Stats {
     Way way[2];  // [0] the slots, [1] single copy
     uint64_t calls = 0;
+    uint64_t explore_period = 0;  // calls between explorations now (0: not measured both ways yet)
+    uint64_t next_explore = 0;    // the call that explores next
+    bool exploring = false;       // the latest call chosen explores
+    bool single = false;          // the way taken: single copy (else the slots)
+    bool decide_next = false;     // an exploration was recorded: the next call decides
+    bool explore_warmed = false;  // the exploration's first call is done (not counted)
   };
+  static bool Measured(const Stats& g);
 
-  const int explore_every_;
+  const uint64_t explore_every_;
+  const uint64_t explore_at_most_every_;
   const double weight_;
   absl::flat_hash_map<uint64_t, Stats> groups_;
 };
