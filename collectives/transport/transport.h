@@ -110,8 +110,8 @@ class Transport {
   // Starts a collective call: the transfers posted until the next BeginCall belong to `call`. Decorators forward it.
   virtual void BeginCall(const CallInfo& call) { (void)call; }
   // For a transport that can move a large message two ways (shm: through the slots or as a single copy, above its
-  // threshold): whether the sends posted from now on may travel as a single copy (CopyChoice decides per call).
-  // Decorators forward it.
+  // threshold): whether sends whose first chunk goes out from now on may travel as a single copy (CopyChoice decides
+  // per call, before the call posts anything). Decorators forward it.
   virtual void AllowSingleCopy(bool allowed) { (void)allowed; }
   // After a failed call: gives up every transfer still pending, so that none of them writes into its buffer after
   // this returns (receives are cancelled; sends are released, and may still be read by their peer). A transport

@@ -157,7 +157,6 @@ int ShmTransport::Post(Op op) {
 absl::StatusOr<Transport::Request> ShmTransport::Send(int peer, const void* data, size_t bytes, int tag) {
   if (absl::Status s = CheckTransfer("Send", peer, data, bytes, tag, kMaxTag); !s.ok()) return s;
   const int id = Post(Op{/*send=*/true, peer, static_cast<unsigned char*>(const_cast<void*>(data)), bytes, tag});
-  ops_[id].single_copy = single_copy_bytes_ > 0 && single_copy_allowed_ && bytes >= single_copy_bytes_;
   Peer& p = peers_[peer];
   p.sends.push_back(id);
   // Publish what fits right away: the receiver may already be waiting for it.
@@ -237,7 +236,7 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
       const bool first = op.state == State::kPosted;
       uint8_t flags = first ? shm::kFirstChunk : 0;
       size_t n = std::min(g.slot_bytes, op.bytes - op.moved);
-      if (first && op.single_copy) {
+      if (first && single_copy_bytes_ > 0 && op.bytes >= single_copy_bytes_ && single_copy_allowed_) {
         flags |= shm::kSingleCopy;
         h.source_address = reinterpret_cast<uint64_t>(op.data);
         n = op.bytes;

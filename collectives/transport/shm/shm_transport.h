@@ -104,7 +104,6 @@ class ShmTransport final : public CallTrackingTransport {
     // RecvReduce: each chunk is reduced into `data` with the same range of `local` instead of copied.
     const unsigned char* local = nullptr;
     const ChunkReducer* reduce = nullptr;
-    bool single_copy = false;  // send: travels as a descriptor (decided when posted)
   };
   // A message that arrived before its receive was posted, copied aside into `data` (a buffer of at least `bytes`
   // from spare_aside_, returned there once delivered).
