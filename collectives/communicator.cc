@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
 #include "base/env.h"
@@ -172,8 +171,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->state_->execution = std::move(execution.description);
   if (execution.shm_copy_choice) {
-    c->state_->copy_choice = std::make_unique<CopyChoice>();
-    c->state_->copy_choice_from_bytes = execution.shm_single_copy_bytes;
+    c->state_->copy_choice = std::make_unique<CopyChoice>(execution.shm_single_copy_bytes);
   }
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
@@ -658,7 +656,7 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
   const size_t bytes = args.count * DataTypeSize(args.type);
   // Only calls whose large messages go through the shm transport's sends: not the zero-copy path (it reads the
   // peers' registered buffers), not MPI's own collective, not the inline lane.
-  if (IsVariable(args.collective) || bytes < state_->copy_choice_from_bytes || call.memory != MemoryKind::kHost ||
+  if (IsVariable(args.collective) || bytes < state_->copy_choice->from_bytes() || call.memory != MemoryKind::kHost ||
       resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline) {
     state_->transport->AllowSingleCopy(false);
     return way;
@@ -678,8 +676,8 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
   if (next.decides) {
     const bool before = choice.Prefers(way.group);
     double totals[2] = {choice.AverageSeconds(way.group, false), choice.AverageSeconds(way.group, true)};
-    InlineExchange* exchange = state_->inline_exchange.get();
-    if (exchange != nullptr && state_->pending_inline == nullptr) {
+    InlineExchange* exchange = state_->pending_inline == nullptr ? state_->inline_exchange.get() : nullptr;
+    if (exchange != nullptr) {
       // Every rank of the node decides on the sum of every rank's averages: the same way everywhere.
       static const absl::string_view kName = "copy choice";
       const double mine[2] = {totals[0], totals[1]};
@@ -697,7 +695,7 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
     }
     way.single_copy = choice.Decide(way.group, totals[0], totals[1]);
     if (way.single_copy != before) {
-      const int voters = exchange != nullptr && state_->pending_inline == nullptr ? exchange->size() : 1;
+      const int voters = exchange != nullptr ? exchange->size() : 1;
       LogCopyWay(args.collective, way, totals[0] / voters, totals[1] / voters, voters);
     }
   }
@@ -709,14 +707,11 @@ void Communicator::LogCopyWay(Collective collective, const CopyWay& way, double 
                               int ranks) {
   if (state_->copy_choice_logs >= kCopyChoiceLogs || !state_->logger.Enabled(LogLevel::kInfo)) return;
   ++state_->copy_choice_logs;
-  const double taken = (way.single_copy ? single_seconds : slots_seconds) * 1e6;
-  const double other = (way.single_copy ? slots_seconds : single_seconds) * 1e6;
   state_->logger.Log(
       LogLevel::kInfo,
       absl::StrCat(CollectiveName(collective), " of ", FormatByteSize(way.bytes), " and its size class now take ",
-                   way.single_copy ? "single copy" : "the slots", " (", absl::StrFormat("%.1f", taken), " us) over ",
-                   way.single_copy ? "the slots" : "single copy", " (", absl::StrFormat("%.1f", other),
-                   " us): recent calls, mean of ", ranks, ranks == 1 ? " rank" : " ranks",
+                   CopyChoice::DescribeWays(way.single_copy, slots_seconds, single_seconds), ": recent calls, mean of ",
+                   ranks, ranks == 1 ? " rank" : " ranks",
                    state_->copy_choice_logs == kCopyChoiceLogs ? "; the last such line" : ""));
 }
 

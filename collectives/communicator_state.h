@@ -114,7 +114,6 @@ struct CommunicatorState {
   // KCOLL_SHM_SINGLE_COPY=auto: how each call's large messages travel, the slots or a single copy, from the times of
   // the calls before it (copy_choice.h); null otherwise. Its threshold is the transport's.
   std::unique_ptr<CopyChoice> copy_choice;
-  size_t copy_choice_from_bytes = 0;
   int copy_choice_logs = 0;  // changes of way logged so far (at most kCopyChoiceLogs)
   // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall): only where the node's
   // ranks have a core each. Where they take turns on the cores, the repeats measured slower than the general path

@@ -48,7 +48,7 @@ TEST(CopyChoice, MeasuresOneWayThenTheOtherFirst) {
 }
 
 TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
-  CopyChoice choice(32, 32);
+  CopyChoice choice(0, 32, 32);
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 200e-6, 80e-6);
   ASSERT_TRUE(choice.Prefers(g));
@@ -59,7 +59,7 @@ TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
   EXPECT_NEAR(choice.AverageSeconds(g, false), 200e-6, 1e-9);
   EXPECT_THAT(choice.Describe(g), HasSubstr("single copy (80.0 us) over the slots (200.0 us) after 72 calls"));
 
-  CopyChoice other(32, 32);
+  CopyChoice other(0, 32, 32);
   RunCalls(other, g, 8, 50e-6, 80e-6);
   EXPECT_FALSE(other.Prefers(g));
   EXPECT_EQ(RunCalls(other, g, 64, 50e-6, 80e-6), 2);
@@ -67,7 +67,7 @@ TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
 }
 
 TEST(CopyChoice, ExploresHalfAsOftenEachTimeTheOtherWayIsStillSlower) {
-  CopyChoice choice(4, 32);
+  CopyChoice choice(0, 4, 32);
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);
   std::vector<int> explored;  // the calls that start an exploration (two calls single copy)
@@ -89,7 +89,7 @@ TEST(CopyChoice, ExploresHalfAsOftenEachTimeTheOtherWayIsStillSlower) {
 }
 
 TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
-  CopyChoice choice(16);
+  CopyChoice choice(0, 16);
   const uint64_t g = CopyChoice::Group(3, 4 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);  // the slots are faster
   ASSERT_FALSE(choice.Prefers(g));
@@ -102,7 +102,7 @@ TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
 }
 
 TEST(CopyChoice, AnExplorationIsFollowedByACallThatDecides) {
-  CopyChoice choice(4, 4);
+  CopyChoice choice(0, 4, 4);
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);
   for (int call = 8; call < 40; ++call) {
@@ -120,7 +120,7 @@ TEST(CopyChoice, AnExplorationIsFollowedByACallThatDecides) {
 }
 
 TEST(CopyChoice, WaysWithinTheMarginDoNotTradePlaces) {
-  CopyChoice choice(4, 4);
+  CopyChoice choice(0, 4, 4);
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 102e-6);
   ASSERT_FALSE(choice.Prefers(g));

@@ -6,8 +6,9 @@
 
 namespace kcoll {
 
-CopyChoice::CopyChoice(int explore_every, int explore_at_most_every, double weight)
-    : explore_every_(static_cast<uint64_t>(std::max(explore_every, 2))),
+CopyChoice::CopyChoice(size_t from_bytes, int explore_every, int explore_at_most_every, double weight)
+    : from_bytes_(from_bytes),
+      explore_every_(static_cast<uint64_t>(std::max(explore_every, 2))),
       explore_at_most_every_(std::max(static_cast<uint64_t>(std::max(explore_at_most_every, 2)), explore_every_)),
       weight_(std::clamp(weight, 1e-3, 1.0)) {}
 
@@ -93,11 +94,15 @@ std::string CopyChoice::Describe(uint64_t group) const {
   if (!Measured(g)) {
     return absl::StrFormat("measuring both ways (%d calls)", g.calls);
   }
-  const double slots_us = g.way[0].average * 1e6, single_us = g.way[1].average * 1e6;
-  const bool single = Prefers(group);
-  return absl::StrFormat("%s (%.1f us) over %s (%.1f us) after %d calls", single ? "single copy" : "the slots",
-                         single ? single_us : slots_us, single ? "the slots" : "single copy",
-                         single ? slots_us : single_us, g.calls);
+  return absl::StrFormat("%s after %d calls", DescribeWays(Prefers(group), g.way[0].average, g.way[1].average),
+                         g.calls);
+}
+
+std::string CopyChoice::DescribeWays(bool single_copy, double slots_seconds, double single_seconds) {
+  const double slots_us = slots_seconds * 1e6, single_us = single_seconds * 1e6;
+  return absl::StrFormat("%s (%.1f us) over %s (%.1f us)", single_copy ? "single copy" : "the slots",
+                         single_copy ? single_us : slots_us, single_copy ? "the slots" : "single copy",
+                         single_copy ? slots_us : single_us);
 }
 
 }  // namespace kcoll

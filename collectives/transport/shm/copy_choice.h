@@ -29,7 +29,12 @@ class CopyChoice {
   // `explore_every`, `explore_at_most_every`: the fewest and the most calls between two of a group's calls that take
   // the way it does not prefer (at least 2). `weight`: how much a new call's time counts against the ones before it
   // (an exponential average; in (0, 1]).
-  explicit CopyChoice(int explore_every = 16, int explore_at_most_every = 64, double weight = 0.3);
+  // `from_bytes`: the smallest message that may cross as a single copy (the transport's threshold); smaller calls
+  // keep the slots and are not grouped.
+  explicit CopyChoice(size_t from_bytes = 0, int explore_every = 16, int explore_at_most_every = 64,
+                      double weight = 0.3);
+
+  size_t from_bytes() const { return from_bytes_; }
 
   // The group of a call: its kind (any number the caller keeps apart, e.g. the collective and in place) and size.
   static uint64_t Group(int kind, size_t bytes);
@@ -56,6 +61,8 @@ class CopyChoice {
   // "single copy (78.0 us) over the slots (197.0 us) after 40 calls", for logs; "measuring both ways (3 calls)"
   // before it prefers one.
   std::string Describe(uint64_t group) const;
+  // "single copy (78.0 us) over the slots (197.0 us)": the way taken first, from two ways' times in seconds.
+  static std::string DescribeWays(bool single_copy, double slots_seconds, double single_seconds);
 
   // Calls each way a group measures before it prefers one, besides its uncounted first.
   static constexpr uint64_t kFirstCallsEachWay = 3;
@@ -80,6 +87,7 @@ class CopyChoice {
   };
   static bool Measured(const Stats& g);
 
+  const size_t from_bytes_;
   const uint64_t explore_every_;
   const uint64_t explore_at_most_every_;
   const double weight_;
