@@ -77,6 +77,27 @@ fi
 grep -q "latency_floor row skipped: it is an all_reduce of host memory on the ranks of one node" "$out" "$err" ||
   fail "no reason for the floor row left out"
 
+# 2a'''. --algo copy: the peer_copy row, its #wrong N/A (it reduces nothing), the kcoll rows beside it still checked; on
+# emulated nodes it is left out, saying why, and the run fails.
+"$bin/all_reduce" --ranks 2 -b 8 -e 64K -f 64 -n 5 -w 1 -c 1 --algo auto,copy --json "$json" >"$out" 2>"$err" ||
+  fail "--algo copy exited $?"
+grep -q "^# all_reduce: peer_copy (copy peer)" "$out" || fail "no peer_copy block"
+python3 - "$json" <<'PY' || fail "peer_copy rows"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {(r["algorithm"], r["size"]): r for r in doc["results"]}
+assert sorted(s for a, s in rows if a == "peer_copy") == [8, 512, 32768], rows.keys()
+for (a, s), r in rows.items():
+    wrong = (r["out_of_place"].get("nwrong"), r["in_place"].get("nwrong"))
+    assert wrong == ((None, None) if a == "peer_copy" else (0, 0)), (a, s, wrong)
+    assert r["out_of_place"]["time"] > 0 and r["in_place"]["time"] > 0, (a, s)
+PY
+if "$bin/all_reduce" --ranks 2 --ranks_per_node 1 -b 8 -e 8 -n 3 -w 1 --algo copy >"$out" 2>"$err"; then
+  fail "--algo copy on emulated nodes exited 0"
+fi
+grep -q "peer_copy row skipped: it moves an all_reduce's bytes between the ranks of one node" "$out" "$err" ||
+  fail "no reason for the peer_copy row left out"
+
 # 2a'. --nonblocking: kcoll's nonblocking rows and MPI's (MPI_Iallreduce, MPI_Ialltoallv) timed issue-compute-wait,
 # each checked exactly; the header says what the time column is; with --model it is refused.
 for collective in all_reduce alltoallv; do

@@ -22,6 +22,7 @@
 #include "bench/implementations/latency_floor_row.h"
 #include "bench/implementations/mpi_peer.h"
 #include "bench/implementations/nccl_peer.h"
+#include "bench/implementations/peer_copy_row.h"
 #include "bench/model/bandwidth.h"
 #include "bench/model/copy_probe.h"
 #include "bench/model/latency_probe.h"
@@ -112,8 +113,9 @@ std::vector<RankInfo> GatherRanks(const Topology& topology, MPI_Comm comm, int r
 // The implementations to run for `collective`, peers first, each appended to `order` with its index.
 void AddImplementations(BenchContext& ctx, Collective collective, Communicator* comm,
                         const std::vector<ExtraCommunicator>& extras, std::unique_ptr<Implementation>* gloo,
-                        std::unique_ptr<Implementation>* floor, const std::shared_ptr<NcclPeerComm>& nccl,
-                        std::vector<std::pair<Collective, int>>* order, std::vector<std::string>* notes) {
+                        std::unique_ptr<Implementation>* floor, std::unique_ptr<Implementation>* copy,
+                        const std::shared_ptr<NcclPeerComm>& nccl, std::vector<std::pair<Collective, int>>* order,
+                        std::vector<std::string>* notes) {
   const AlgoSelection& sel = ctx.options.algos;
   auto add = [&](std::unique_ptr<Implementation> impl) {
     ctx.implementations.push_back(std::move(impl));
@@ -126,6 +128,7 @@ void AddImplementations(BenchContext& ctx, Collective collective, Communicator* 
     add(std::move(*gloo));
   }
   if (collective == Collective::kAllReduce && floor != nullptr && *floor != nullptr) add(std::move(*floor));
+  if (collective == Collective::kAllReduce && copy != nullptr && *copy != nullptr) add(std::move(*copy));
   const std::vector<Algorithm> registered = AlgorithmsFor(collective);
   std::vector<Algorithm> wanted;
   if (sel.all) {
@@ -347,6 +350,22 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
       }
     }
   }
+  std::unique_ptr<Implementation> copy;
+  if (o.algos.copy) {
+    if (!all_reduce || ctx.buffers.device || communicators.main->topology().nnodes > 1) {
+      notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": peer_copy row skipped: it moves an ",
+                                    "all_reduce's bytes between the ranks of one node, in host memory"));
+      ++ctx.failures;
+    } else {
+      absl::StatusOr<std::unique_ptr<Implementation>> made = MakePeerCopyRow(ctx.comm);
+      if (made.ok()) {
+        copy = *std::move(made);
+      } else {
+        notes->push_back(absl::StrCat("all_reduce: peer_copy row skipped: ", made.status().message()));
+        ++ctx.failures;
+      }
+    }
+  }
   std::shared_ptr<NcclPeerComm> nccl;
   if (o.algos.nccl && !ctx.buffers.device) {
     notes->push_back(absl::StrCat(CollectiveName(collectives.front()),
@@ -364,7 +383,8 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
   }
   std::vector<std::pair<Collective, int>> order;
   for (Collective c : collectives) {
-    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, &floor, nccl, &order, notes);
+    AddImplementations(ctx, c, communicators.main.get(), communicators.extras, &gloo, &floor, &copy, nccl, &order,
+                       notes);
   }
   std::vector<int> roots;
   if (o.root.has_value()) {

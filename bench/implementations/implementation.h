@@ -48,6 +48,8 @@ class Implementation {
   virtual const void* Result(const Call& call) const { return call.recv; }
   // Whether it runs on registered buffers (Communicator::Allocate) instead of ordinary ones.
   virtual bool registered() const { return false; }
+  // Whether its result is the collective's (checked by -c and --fingerprint); a row that only moves the bytes says no.
+  virtual bool checked() const { return true; }
 };
 
 }  // namespace bench

@@ -61,7 +61,8 @@ constexpr Flag kFlags[] = {
     {0, "algo", "LIST",
      "kcoll algorithms and peers: all (default: every algorithm, auto, and the MPI and NCCL peers; Gloo only when "
      "named), a name, or a comma list (ring,mpi,gloo,nccl,auto; all,gloo); floor: the latency floor's exchange as a "
-     "row, an AllReduce of one cache line timed like the others (ranks of one host)"},
+     "row, an AllReduce of one cache line timed like the others (ranks of one host); copy: the bytes an AllReduce "
+     "moves between ranks, read once from the peers' buffers by single copies, as a row (ranks of one host)"},
     {0, "exec", "SPACE", "Kokkos execution space of each rank: serial (default), openmp, or cuda (device buffers)"},
     {0, "ranks", "N", "ranks to launch under mpirun (default 2)"},
     {0, "ranks_per_node", "R", "emulate nodes of R consecutive ranks (sets KCOLL_RANKS_PER_NODE)"},
@@ -178,6 +179,8 @@ absl::Status ParseAlgos(const Flag& f, absl::string_view value, const ParseConte
       sel.mpi = true;
     } else if (item == "floor") {
       sel.floor = true;
+    } else if (item == "copy") {
+      sel.copy = true;
     } else if (item == "gloo") {
       if (!context.gloo_available) {
         return Bad(f, value, "this build has no Gloo (install libgloo-dev and rebuild; see bench/README.md)");
@@ -191,7 +194,7 @@ absl::Status ParseAlgos(const Flag& f, absl::string_view value, const ParseConte
     } else {
       auto algorithm = ParseAlgorithm(item);
       if (!algorithm.ok()) {
-        return Bad(f, value, absl::StrCat(algorithm.status().message(), "; or all, mpi, gloo, nccl, floor"));
+        return Bad(f, value, absl::StrCat(algorithm.status().message(), "; or all, mpi, gloo, nccl, floor, copy"));
       }
       sel.algorithms.push_back(*algorithm);
     }

@@ -32,6 +32,7 @@ struct AlgoSelection {
   bool gloo = false;                  // Gloo (AllReduce only)
   bool nccl = false;                  // NCCL's collectives (with --exec cuda)
   bool floor = false;                 // the latency floor's exchange as a row (AllReduce of one cache line)
+  bool copy = false;                  // an AllReduce's cross-rank bytes moved once by single copies, as a row
 };
 
 struct BenchOptions {

@@ -92,6 +92,16 @@ TEST(OptionsTest, FloorIsARowOnlyWhenNamed) {
   EXPECT_EQ(o->algos.algorithms, std::vector<Algorithm>{Algorithm::kAuto});
 }
 
+TEST(OptionsTest, PeerCopyIsARowOnlyWhenNamed) {
+  EXPECT_FALSE(Parse({})->algos.copy);
+  EXPECT_FALSE(Parse({"--algo", "all,floor"})->algos.copy);
+  const auto o = Parse({"--algo", "auto,copy,floor"});
+  EXPECT_TRUE(o->algos.copy);
+  EXPECT_TRUE(o->algos.floor);
+  EXPECT_FALSE(o->algos.mpi);
+  EXPECT_EQ(o->algos.algorithms, std::vector<Algorithm>{Algorithm::kAuto});
+}
+
 TEST(OptionsTest, CalibrateTouchInputAndRounds) {
   auto d = Parse({});
   ASSERT_TRUE(d.ok());
@@ -312,7 +322,7 @@ TEST(OptionsTest, BadNames) {
   EXPECT_THAT(Error({"-r", "x"}), HasSubstr("-r/--root 'x': not a rank"));
   EXPECT_THAT(Error({"-r", "-1"}), HasSubstr("-r/--root '-1'"));
   EXPECT_THAT(Error({"--algo", "ringx"}), HasSubstr("--algo 'ringx'"));
-  EXPECT_THAT(Error({"--algo", "flor"}), HasSubstr("or all, mpi, gloo, nccl, floor"));
+  EXPECT_THAT(Error({"--algo", "flor"}), HasSubstr("or all, mpi, gloo, nccl, floor, copy"));
   EXPECT_THAT(Error({"--algo", ","}), HasSubstr("--algo ',': empty list"));
   EXPECT_THAT(Error({"--algo", "gloo"}, /*gloo=*/false), HasSubstr("this build has no Gloo"));
   EXPECT_THAT(Error({"--algo", "nccl"}), HasSubstr("--algo 'nccl': this build has no NCCL"));
