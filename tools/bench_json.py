@@ -28,7 +28,8 @@ def busbw(result, half, stat, tool):
     return m["bus_bw"] * m["time"] / t if t > 0 else 0.0
 
 
-PEER_PREFIXES = ("MPI_", "gloo", "nccl")
+# Rows that are not kcoll's algorithms: the peers, and the benchmark's reference rows (--algo floor, --algo copy).
+PEER_PREFIXES = ("MPI_", "gloo", "nccl", "latency_floor", "peer_copy")
 
 
 def parse_size(text, tool):
