@@ -171,7 +171,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   KCOLL_ASSIGN_OR_RETURN(Execution execution, MakeExecution(transport, std::move(request)));
   c->state_->execution = std::move(execution.description);
   if (execution.shm_copy_choice) {
-    c->state_->copy_choice = std::make_unique<CopyChoice>(execution.shm_single_copy_bytes);
+    CopyChoice::Options choice;
+    choice.from_bytes = execution.shm_single_copy_bytes;
+    c->state_->copy_choice = std::make_unique<CopyChoice>(choice);
   }
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);

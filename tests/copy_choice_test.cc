@@ -12,6 +12,15 @@ namespace kcoll {
 namespace testing {
 namespace {
 
+// Explorations spaced by doubling from `every` up to `at_most`, whatever they cost (a budget of all the time).
+CopyChoice::Options Spacing(int every, int at_most = 64) {
+  CopyChoice::Options o;
+  o.explore_every = every;
+  o.explore_at_most_every = at_most;
+  o.explore_budget = 1.0;
+  return o;
+}
+
 // The way of the next call of `group`, deciding on this rank's averages alone where the call decides (one rank: the
 // sums over ranks are its own).
 bool Step(CopyChoice& choice, uint64_t group) {
@@ -48,7 +57,7 @@ TEST(CopyChoice, MeasuresOneWayThenTheOtherFirst) {
 }
 
 TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
-  CopyChoice choice(0, 32, 32);
+  CopyChoice choice(Spacing(32, 32));
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 200e-6, 80e-6);
   ASSERT_TRUE(choice.Prefers(g));
@@ -59,7 +68,7 @@ TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
   EXPECT_NEAR(choice.AverageSeconds(g, false), 200e-6, 1e-9);
   EXPECT_THAT(choice.Describe(g), HasSubstr("single copy (80.0 us) over the slots (200.0 us) after 72 calls"));
 
-  CopyChoice other(0, 32, 32);
+  CopyChoice other(Spacing(32, 32));
   RunCalls(other, g, 8, 50e-6, 80e-6);
   EXPECT_FALSE(other.Prefers(g));
   EXPECT_EQ(RunCalls(other, g, 64, 50e-6, 80e-6), 2);
@@ -67,7 +76,7 @@ TEST(CopyChoice, TakesTheFasterWayAndExploresTheOther) {
 }
 
 TEST(CopyChoice, ExploresHalfAsOftenEachTimeTheOtherWayIsStillSlower) {
-  CopyChoice choice(0, 4, 32);
+  CopyChoice choice(Spacing(4, 32));
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);
   std::vector<int> explored;  // the calls that start an exploration (two calls single copy)
@@ -88,8 +97,46 @@ TEST(CopyChoice, ExploresHalfAsOftenEachTimeTheOtherWayIsStillSlower) {
   }
 }
 
+// The calls that start an exploration of single copy (the slots preferred) among `calls` more calls.
+std::vector<int> Explorations(CopyChoice& choice, uint64_t g, int calls, double slots_s, double single_s) {
+  std::vector<int> starts;
+  bool last = false;
+  for (int call = 0; call < calls; ++call) {
+    const bool way = Step(choice, g);
+    if (way && !last) starts.push_back(call);
+    last = way;
+    choice.Record(g, way, way ? single_s : slots_s);
+  }
+  return starts;
+}
+
+TEST(CopyChoice, ExploresNoMoreOftenThanItsBudgetAffords) {
+  CopyChoice choice;  // explore_budget 0.03
+  const uint64_t g = CopyChoice::Group(1, 1 << 20);
+  RunCalls(choice, g, 8, 100e-6, 300e-6);
+  ASSERT_FALSE(choice.Prefers(g));
+  // Single copy 3x slower: an exploration costs two calls of 200 us more, 4 calls' worth of the slots' 100 us; 3% of
+  // the time affords one in 134 calls, where the doubling alone would look every 16 to 64.
+  const std::vector<int> starts = Explorations(choice, g, 1000, 100e-6, 300e-6);
+  ASSERT_GE(starts.size(), 5u);
+  EXPECT_EQ(starts[0], 134);
+  for (size_t i = 1; i < starts.size(); ++i) EXPECT_EQ(starts[i] - starts[i - 1], 134 + 2) << i;
+  // Ways 10% apart: an exploration costs 0.2 calls, so the doubling spacing rules (16, 32, 64, 64, ...).
+  CopyChoice close;
+  RunCalls(close, g, 8, 100e-6, 110e-6);
+  const std::vector<int> close_starts = Explorations(close, g, 300, 100e-6, 110e-6);
+  ASSERT_GE(close_starts.size(), 4u);
+  EXPECT_EQ(close_starts[0], 16);
+  EXPECT_EQ(close_starts[1] - close_starts[0], 32 + 2);
+  EXPECT_EQ(close_starts[2] - close_starts[1], 64 + 2);
+  EXPECT_EQ(close_starts[3] - close_starts[2], 64 + 2);
+  // A change of state is still followed: the slots slow to 500 us, single copy is taken at the next exploration.
+  RunCalls(choice, g, 136 + 3, 500e-6, 300e-6);
+  EXPECT_TRUE(choice.Prefers(g));
+}
+
 TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
-  CopyChoice choice(0, 16);
+  CopyChoice choice(Spacing(16));
   const uint64_t g = CopyChoice::Group(3, 4 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);  // the slots are faster
   ASSERT_FALSE(choice.Prefers(g));
@@ -102,7 +149,7 @@ TEST(CopyChoice, FollowsAChangeOfStateBothWays) {
 }
 
 TEST(CopyChoice, AnExplorationIsFollowedByACallThatDecides) {
-  CopyChoice choice(0, 4, 4);
+  CopyChoice choice(Spacing(4, 4));
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 200e-6);
   for (int call = 8; call < 40; ++call) {
@@ -120,7 +167,7 @@ TEST(CopyChoice, AnExplorationIsFollowedByACallThatDecides) {
 }
 
 TEST(CopyChoice, WaysWithinTheMarginDoNotTradePlaces) {
-  CopyChoice choice(0, 4, 4);
+  CopyChoice choice(Spacing(4, 4));
   const uint64_t g = CopyChoice::Group(1, 1 << 20);
   RunCalls(choice, g, 8, 100e-6, 102e-6);
   ASSERT_FALSE(choice.Prefers(g));

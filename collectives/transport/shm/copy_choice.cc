@@ -1,16 +1,19 @@
 #include "collectives/transport/shm/copy_choice.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_format.h"
 
 namespace kcoll {
 
-CopyChoice::CopyChoice(size_t from_bytes, int explore_every, int explore_at_most_every, double weight)
-    : from_bytes_(from_bytes),
-      explore_every_(static_cast<uint64_t>(std::max(explore_every, 2))),
-      explore_at_most_every_(std::max(static_cast<uint64_t>(std::max(explore_at_most_every, 2)), explore_every_)),
-      weight_(std::clamp(weight, 1e-3, 1.0)) {}
+CopyChoice::CopyChoice(Options o)
+    : from_bytes_(o.from_bytes),
+      explore_every_(static_cast<uint64_t>(std::max(o.explore_every, 2))),
+      explore_at_most_every_(std::max(static_cast<uint64_t>(std::max(o.explore_at_most_every, 2)), explore_every_)),
+      explore_budget_(std::clamp(o.explore_budget, 1e-3, 1.0)),
+      explore_cost_at_most_every_(static_cast<uint64_t>(std::max(o.explore_cost_at_most_every, 2))),
+      weight_(std::clamp(o.weight, 1e-3, 1.0)) {}
 
 uint64_t CopyChoice::Group(int kind, size_t bytes) {
   int log2 = 0;
@@ -47,7 +50,13 @@ bool CopyChoice::Decide(uint64_t group, double slots_seconds, double single_seco
   } else {
     g.explore_period = std::min(g.explore_period * 2, explore_at_most_every_);  // still slower: look less often
   }
-  g.next_explore = call + g.explore_period;
+  // An exploration costs about two calls at the other way's time: no more often than the budget affords.
+  const double taken = g.single ? single_seconds : slots_seconds;
+  const double other = g.single ? slots_seconds : single_seconds;
+  const double cost_in_calls = taken > 0 && other > taken ? 2 * (other - taken) / taken : 0;
+  const uint64_t affordable = static_cast<uint64_t>(
+      std::min(std::ceil(cost_in_calls / explore_budget_), static_cast<double>(explore_cost_at_most_every_)));
+  g.next_explore = call + std::max(g.explore_period, affordable);
   g.decide_next = false;
   return g.single;
 }

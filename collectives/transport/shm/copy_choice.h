@@ -9,10 +9,13 @@
 // way, then the other), then takes the faster way and keeps it until the other is faster by kSwitchMargin; now and
 // then two calls run the other way (the first one, which pays for the change, is not counted), so that a change of
 // state is noticed: `explore_every` calls after a decision at first, then twice as many each
-// time the other way is still the slower, up to `explore_at_most_every`; a change of way starts the spacing over. The
-// call after an exploration decides, from every rank's averages (the caller gathers them), so that the ranks of a
-// call take and explore the same way. A way changes neither the data nor the order of any reduction, only how the
-// bytes travel (the sender decides how each message travels; the receiver takes either).
+// time the other way is still the slower, up to `explore_at_most_every`; a change of way starts the spacing over.
+// However far apart that puts them, explorations come no more often than spends `explore_budget` of a group's time on
+// them (an exploration costs about two calls at the other way's time): a way 3x slower is looked at every 134 calls
+// rather than every 16 to 64, a way 10% slower as often as the spacing says. The call after an exploration decides,
+// from every rank's averages (the caller gathers them), so that the ranks of a call take and explore the same way. A
+// way changes neither the data nor the order of any reduction, only how the bytes travel (the sender decides how each
+// message travels; the receiver takes either).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 
@@ -24,15 +27,25 @@
 
 namespace kcoll {
 
+struct CopyChoiceOptions {
+  // The smallest message that may cross as a single copy (the transport's threshold); smaller calls keep the slots
+  // and are not grouped.
+  size_t from_bytes = 0;
+  // The fewest and the most calls between two of a group's explorations by the doubling spacing (at least 2).
+  int explore_every = 16;
+  int explore_at_most_every = 64;
+  // The most of a group's time its explorations may take (in (0, 1]), and the most calls between two of them that
+  // this allows.
+  double explore_budget = 0.03;
+  int explore_cost_at_most_every = 1024;
+  // How much a new call's time counts against the ones before it (an exponential average; in (0, 1]).
+  double weight = 0.3;
+};
+
 class CopyChoice {
  public:
-  // `explore_every`, `explore_at_most_every`: the fewest and the most calls between two of a group's calls that take
-  // the way it does not prefer (at least 2). `weight`: how much a new call's time counts against the ones before it
-  // (an exponential average; in (0, 1]).
-  // `from_bytes`: the smallest message that may cross as a single copy (the transport's threshold); smaller calls
-  // keep the slots and are not grouped.
-  explicit CopyChoice(size_t from_bytes = 0, int explore_every = 16, int explore_at_most_every = 64,
-                      double weight = 0.3);
+  using Options = CopyChoiceOptions;
+  explicit CopyChoice(Options options = {});
 
   size_t from_bytes() const { return from_bytes_; }
 
@@ -90,6 +103,8 @@ class CopyChoice {
   const size_t from_bytes_;
   const uint64_t explore_every_;
   const uint64_t explore_at_most_every_;
+  const double explore_budget_;
+  const uint64_t explore_cost_at_most_every_;
   const double weight_;
   absl::flat_hash_map<uint64_t, Stats> groups_;
 };
