@@ -333,39 +333,30 @@ void AddImplementationsAndCases(BenchContext& ctx, const std::vector<Collective>
                                   "the buffers on the GPU (the nccl rows are the vendor's)"));
     ++ctx.failures;
   }
-  std::unique_ptr<Implementation> floor;
-  if (o.algos.floor) {
-    // As the header's floor: on one node (emulated nodes are several), where every rank's line is one cache away.
-    if (!all_reduce || ctx.buffers.device || communicators.main->topology().nnodes > 1) {
-      notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": latency_floor row skipped: it is an ",
-                                    "all_reduce of host memory on the ranks of one node"));
+  // The reference rows (--algo floor, --algo copy): AllReduces of host memory on the ranks of one node (emulated
+  // nodes are several), where every rank's memory is one cache away; left out, saying why, elsewhere.
+  const bool one_node_all_reduce = all_reduce && !ctx.buffers.device && communicators.main->topology().nnodes == 1;
+  auto reference_row = [&](bool wanted, const char* name, const char* what,
+                           absl::StatusOr<std::unique_ptr<Implementation>> (*make)(MPI_Comm)) {
+    std::unique_ptr<Implementation> row;
+    if (!wanted) return row;
+    if (!one_node_all_reduce) {
+      notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": ", name, " row skipped: ", what));
       ++ctx.failures;
-    } else {
-      absl::StatusOr<std::unique_ptr<Implementation>> made = MakeLatencyFloorRow(ctx.comm);
-      if (made.ok()) {
-        floor = *std::move(made);
-      } else {
-        notes->push_back(absl::StrCat("all_reduce: latency_floor row skipped: ", made.status().message()));
-        ++ctx.failures;
-      }
+      return row;
     }
-  }
-  std::unique_ptr<Implementation> copy;
-  if (o.algos.copy) {
-    if (!all_reduce || ctx.buffers.device || communicators.main->topology().nnodes > 1) {
-      notes->push_back(absl::StrCat(CollectiveName(collectives.front()), ": peer_copy row skipped: it moves an ",
-                                    "all_reduce's bytes between the ranks of one node, in host memory"));
-      ++ctx.failures;
-    } else {
-      absl::StatusOr<std::unique_ptr<Implementation>> made = MakePeerCopyRow(ctx.comm);
-      if (made.ok()) {
-        copy = *std::move(made);
-      } else {
-        notes->push_back(absl::StrCat("all_reduce: peer_copy row skipped: ", made.status().message()));
-        ++ctx.failures;
-      }
-    }
-  }
+    absl::StatusOr<std::unique_ptr<Implementation>> made = make(ctx.comm);
+    if (made.ok()) return *std::move(made);
+    notes->push_back(absl::StrCat("all_reduce: ", name, " row skipped: ", made.status().message()));
+    ++ctx.failures;
+    return row;
+  };
+  std::unique_ptr<Implementation> floor =
+      reference_row(o.algos.floor, kLatencyFloorRowName, "it is an all_reduce of host memory on the ranks of one node",
+                    &MakeLatencyFloorRow);
+  std::unique_ptr<Implementation> copy =
+      reference_row(o.algos.copy, kPeerCopyRowName,
+                    "it moves an all_reduce's bytes between the ranks of one node, in host memory", &MakePeerCopyRow);
   std::shared_ptr<NcclPeerComm> nccl;
   if (o.algos.nccl && !ctx.buffers.device) {
     notes->push_back(absl::StrCat(CollectiveName(collectives.front()),
