@@ -173,6 +173,9 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
   if (execution.shm_copy_choice) {
     CopyChoice::Options choice;
     choice.from_bytes = execution.shm_single_copy_bytes;
+    // After a run of single copies the slots took 3-4 calls to be as fast again (a 4 MiB AllGather on the 2-core VM:
+    // 390, 319, 259, then 240-260 us); counting the second one undersold them.
+    choice.warmup_calls = 3;
     c->state_->copy_choice = std::make_unique<CopyChoice>(choice);
   }
   // Every primitive an algorithm issues is counted on its way through these two decorators.

@@ -11,6 +11,7 @@ CopyChoice::CopyChoice(Options o)
     : from_bytes_(o.from_bytes),
       explore_every_(static_cast<uint64_t>(std::max(o.explore_every, 2))),
       explore_at_most_every_(std::max(static_cast<uint64_t>(std::max(o.explore_at_most_every, 2)), explore_every_)),
+      warmup_calls_(static_cast<uint64_t>(std::max(o.warmup_calls, 1))),
       explore_budget_(std::clamp(o.explore_budget, 1e-3, 1.0)),
       explore_cost_at_most_every_(static_cast<uint64_t>(std::max(o.explore_cost_at_most_every, 2))),
       weight_(std::clamp(o.weight, 1e-3, 1.0)) {}
@@ -21,18 +22,19 @@ uint64_t CopyChoice::Group(int kind, size_t bytes) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(kind)) << 8) | static_cast<uint64_t>(log2);
 }
 
-bool CopyChoice::Measured(const Stats& g) {
-  return g.way[0].calls > kFirstCallsEachWay && g.way[1].calls > kFirstCallsEachWay;
+bool CopyChoice::Measured(const Stats& g) const {
+  const uint64_t enough = warmup_calls_ + kFirstCallsEachWay;
+  return g.way[0].calls >= enough && g.way[1].calls >= enough;
 }
 
 CopyChoice::Call CopyChoice::Next(uint64_t group) {
   Stats& g = groups_[group];
   const uint64_t call = g.calls++;
-  // Measure both ways first, one after the other (a change of way costs the first call after it: the other way's
-  // memory is cold), each for its uncounted first call and kFirstCallsEachWay more.
-  if (!Measured(g)) return Call{g.way[0].calls > kFirstCallsEachWay, false};
+  // Measure both ways first, one after the other (a change of way costs the calls after it: the other way's memory is
+  // cold), each for its uncounted warm-up calls and kFirstCallsEachWay more.
+  if (!Measured(g)) return Call{g.way[0].calls >= warmup_calls_ + kFirstCallsEachWay, false};
   if (g.explore_period == 0 || g.decide_next) return Call{g.single, true};  // Decide gives the way
-  // An exploration is two calls the other way: the first pays for the change and is not counted.
+  // An exploration is warmup_calls + 1 calls the other way: the first ones pay for the change and are not counted.
   g.exploring = call >= g.next_explore;
   return Call{g.exploring ? !g.single : g.single, false};
 }
@@ -40,7 +42,8 @@ CopyChoice::Call CopyChoice::Next(uint64_t group) {
 bool CopyChoice::Decide(uint64_t group, double slots_seconds, double single_seconds) {
   Stats& g = groups_[group];
   const uint64_t call = g.calls == 0 ? 0 : g.calls - 1;  // the call Next just numbered
-  if (g.explore_period == 0) {                           // the first decision: the faster way
+  uint64_t gap = explore_every_;
+  if (g.explore_period == 0) {  // the first decision: the faster way
     g.single = single_seconds < slots_seconds;
     g.explore_period = explore_every_;
   } else if ((g.single ? slots_seconds : single_seconds) <
@@ -49,14 +52,18 @@ bool CopyChoice::Decide(uint64_t group, double slots_seconds, double single_seco
     g.explore_period = explore_every_;  // the preference changed: look at the other way often again
   } else {
     g.explore_period = std::min(g.explore_period * 2, explore_at_most_every_);  // still slower: look less often
+    // Confirmed slower by an exploration: no more often than the budget affords, an exploration costing about
+    // warmup_calls + 1 calls at the other way's time. (After the first decision or a change of way the next look
+    // comes soon whatever it costs: one call measured in a burst of noise must not keep the slower way long.)
+    const double taken = g.single ? single_seconds : slots_seconds;
+    const double other = g.single ? slots_seconds : single_seconds;
+    const double cost_in_calls =
+        taken > 0 && other > taken ? static_cast<double>(warmup_calls_ + 1) * (other - taken) / taken : 0;
+    const uint64_t affordable = static_cast<uint64_t>(
+        std::min(std::ceil(cost_in_calls / explore_budget_), static_cast<double>(explore_cost_at_most_every_)));
+    gap = std::max(g.explore_period, affordable);
   }
-  // An exploration costs about two calls at the other way's time: no more often than the budget affords.
-  const double taken = g.single ? single_seconds : slots_seconds;
-  const double other = g.single ? slots_seconds : single_seconds;
-  const double cost_in_calls = taken > 0 && other > taken ? 2 * (other - taken) / taken : 0;
-  const uint64_t affordable = static_cast<uint64_t>(
-      std::min(std::ceil(cost_in_calls / explore_budget_), static_cast<double>(explore_cost_at_most_every_)));
-  g.next_explore = call + std::max(g.explore_period, affordable);
+  g.next_explore = call + gap;
   g.decide_next = false;
   return g.single;
 }
@@ -65,20 +72,20 @@ void CopyChoice::Record(uint64_t group, bool single_copy, double seconds) {
   Stats& g = groups_[group];
   const bool explored = g.exploring && single_copy != g.single;
   g.exploring = false;
-  if (explored && !g.explore_warmed) {
-    g.explore_warmed = true;  // the exploration's first call: it paid for the change of way
+  if (explored && g.explore_warmups < warmup_calls_) {
+    ++g.explore_warmups;  // an exploration's first calls pay for the change of way
     return;
   }
   Way& way = g.way[single_copy ? 1 : 0];
-  if (way.calls++ == 0) return;  // the first call each way pays for first use: not counted
+  if (way.calls++ < warmup_calls_) return;  // the first calls each way pay for first use: not counted
   const double taken = g.way[g.single ? 1 : 0].average;
-  if (way.calls == 2 || (explored && seconds < taken)) {
+  if (way.calls == warmup_calls_ + 1 || (explored && seconds < taken)) {
     way.average = seconds;  // a first measure, or an exploration that beat the way taken: its time now
   } else {
     way.average = (1 - weight_) * way.average + weight_ * seconds;
   }
   if (explored) {
-    g.explore_warmed = false;
+    g.explore_warmups = 0;
     g.decide_next = true;
   }
 }

@@ -7,15 +7,16 @@
 //
 // Calls are grouped by kind (the collective) and size (powers of two). Each group first runs a few calls each way (one
 // way, then the other), then takes the faster way and keeps it until the other is faster by kSwitchMargin; now and
-// then two calls run the other way (the first one, which pays for the change, is not counted), so that a change of
-// state is noticed: `explore_every` calls after a decision at first, then twice as many each
-// time the other way is still the slower, up to `explore_at_most_every`; a change of way starts the spacing over.
-// However far apart that puts them, explorations come no more often than spends `explore_budget` of a group's time on
-// them (an exploration costs about two calls at the other way's time): a way 3x slower is looked at every 134 calls
-// rather than every 16 to 64, a way 10% slower as often as the spacing says. The call after an exploration decides,
-// from every rank's averages (the caller gathers them), so that the ranks of a call take and explore the same way. A
-// way changes neither the data nor the order of any reduction, only how the bytes travel (the sender decides how each
-// message travels; the receiver takes either).
+// then a few calls run the other way (the first `warmup_calls`, which pay for the change, are not counted: the slots
+// take a few calls to be as fast again after a run of single copies), so that a change of state is noticed:
+// `explore_every` calls after a decision at first, then twice as many each time the other way is still the slower, up
+// to `explore_at_most_every`; a change of way starts the spacing over. However far apart that puts them, explorations
+// come no more often than spends `explore_budget` of a group's time on them (an exploration costs about warmup_calls +
+// 1 calls at the other way's time): a way 3x slower is looked at every 134 calls rather than every 16 to 64, a way 10%
+// slower as often as the spacing says. The call after an exploration decides, from every rank's averages (the caller
+// gathers them), so that the ranks of a call take and explore the same way. A way changes neither the data nor the
+// order of any reduction, only how the bytes travel (the sender decides how each message travels; the receiver takes
+// either).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 
@@ -40,6 +41,9 @@ struct CopyChoiceOptions {
   int explore_cost_at_most_every = 1024;
   // How much a new call's time counts against the ones before it (an exponential average; in (0, 1]).
   double weight = 0.3;
+  // Calls a way runs uncounted when a group starts measuring it and at the start of each exploration (at least 1):
+  // the calls that pay for the change of way, until the way's memory is warm again.
+  int warmup_calls = 1;
 };
 
 class CopyChoice {
@@ -77,7 +81,7 @@ class CopyChoice {
   // "single copy (78.0 us) over the slots (197.0 us)": the way taken first, from two ways' times in seconds.
   static std::string DescribeWays(bool single_copy, double slots_seconds, double single_seconds);
 
-  // Calls each way a group measures before it prefers one, besides its uncounted first.
+  // Calls each way a group measures before it prefers one, besides its uncounted warm-up calls.
   static constexpr uint64_t kFirstCallsEachWay = 3;
   // How much faster the other way's average must be to be taken (a fraction of the way taken's): two ways within
   // the noise of each other do not trade places at every call.
@@ -91,18 +95,19 @@ class CopyChoice {
   struct Stats {
     Way way[2];  // [0] the slots, [1] single copy
     uint64_t calls = 0;
-    uint64_t explore_period = 0;  // calls between explorations now (0: not measured both ways yet)
-    uint64_t next_explore = 0;    // the call that explores next
-    bool exploring = false;       // the latest call chosen explores
-    bool single = false;          // the way taken: single copy (else the slots)
-    bool decide_next = false;     // an exploration was recorded: the next call decides
-    bool explore_warmed = false;  // the exploration's first call is done (not counted)
+    uint64_t explore_period = 0;   // calls between explorations now (0: not measured both ways yet)
+    uint64_t next_explore = 0;     // the call that explores next
+    bool exploring = false;        // the latest call chosen explores
+    bool single = false;           // the way taken: single copy (else the slots)
+    bool decide_next = false;      // an exploration was recorded: the next call decides
+    uint64_t explore_warmups = 0;  // the exploration's uncounted calls done so far
   };
-  static bool Measured(const Stats& g);
+  bool Measured(const Stats& g) const;
 
   const size_t from_bytes_;
   const uint64_t explore_every_;
   const uint64_t explore_at_most_every_;
+  const uint64_t warmup_calls_;
   const double explore_budget_;
   const uint64_t explore_cost_at_most_every_;
   const double weight_;
