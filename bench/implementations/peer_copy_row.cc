@@ -1,7 +1,6 @@
 #include "bench/implementations/peer_copy_row.h"
 
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,26 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "bench/model/cache_line_exchange.h"
+#include "collectives/transport/shm/process_memory.h"
 
 namespace kcoll {
 namespace bench {
 namespace {
 
-// Copies `bytes` from `remote` in process `pid` to `local`; the kernel may copy less than asked in one call.
+// ReadFromProcess, with the error named.
 absl::Status ReadFromPeer(pid_t pid, uintptr_t remote, unsigned char* local, size_t bytes) {
-  while (bytes > 0) {
-    iovec to{local, bytes};
-    iovec from{reinterpret_cast<void*>(remote), bytes};
-    const ssize_t n = process_vm_readv(pid, &to, 1, &from, 1, 0);
-    if (n <= 0) {
-      return absl::InternalError(absl::StrCat("peer_copy: process_vm_readv from pid ", pid, ": ",
-                                              n < 0 ? std::strerror(errno) : "copied nothing"));
-    }
-    remote += static_cast<size_t>(n);
-    local += n;
-    bytes -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
+  if (ReadFromProcess(pid, remote, local, bytes)) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("peer_copy: process_vm_readv from pid ", pid, ": ", std::strerror(errno)));
 }
 
 class PeerCopyRow final : public Implementation {
@@ -90,41 +79,18 @@ absl::StatusOr<std::unique_ptr<Implementation>> MakePeerCopyRow(MPI_Comm comm) {
     return absl::Status(exchange.status().code(),
                         absl::StrCat("peer_copy: its ranks must share one host: ", exchange.status().message()));
   }
-  int nranks = 0, rank = 0;
+  int nranks = 0;
   MPI_Comm_size(comm, &nranks);
-  MPI_Comm_rank(comm, &rank);
-  // Each rank reads a word of every peer's once, so that a machine that forbids it (ptrace scope) says so here.
-  struct Probe {
-    int64_t pid;
-    uint64_t address;
-  };
-  const uint64_t word = 0x6b636f6c6cULL;
-  const Probe mine{static_cast<int64_t>(getpid()), reinterpret_cast<uintptr_t>(&word)};
-  std::vector<Probe> all(nranks);
-  MPI_Allgather(&mine, sizeof(Probe), MPI_BYTE, all.data(), sizeof(Probe), MPI_BYTE, comm);
-  std::vector<pid_t> pids;
-  int failed_errno = 0;
-  for (int r = 0; r < nranks; ++r) {
-    pids.push_back(static_cast<pid_t>(all[r].pid));
-    if (r == rank) continue;
-    uint64_t theirs = 0;
-    iovec to{&theirs, sizeof(theirs)};
-    iovec from{reinterpret_cast<void*>(all[r].address), sizeof(theirs)};
-    const ssize_t n = process_vm_readv(pids.back(), &to, 1, &from, 1, 0);
-    if (n < 0) {
-      failed_errno = errno;
-    } else if (n != static_cast<ssize_t>(sizeof(theirs)) || theirs != word) {
-      failed_errno = EIO;
-    }
-  }
-  int worst = 0;
-  MPI_Allreduce(&failed_errno, &worst, 1, MPI_INT, MPI_MAX, comm);
-  if (worst != 0) {
+  std::vector<int64_t> all(nranks);
+  const int64_t mine = getpid();
+  MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm);
+  const std::vector<pid_t> pids(all.begin(), all.end());
+  // A machine that forbids reading the peers (ptrace scope) says so here, on every rank.
+  if (!CanReadEveryRanksMemory(comm, pids)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("peer_copy: a rank cannot read its peers' memory with process_vm_readv (", std::strerror(worst),
-                     "; /proc/sys/kernel/yama/ptrace_scope above 0 forbids it)"));
+        "peer_copy: the ranks cannot read each other's memory with process_vm_readv (/proc/sys/kernel/yama/"
+        "ptrace_scope above 0 forbids it)");
   }
-  MPI_Barrier(comm);  // no rank leaves (and drops its probe word) while a peer may still read it
   return std::unique_ptr<Implementation>(new PeerCopyRow(*std::move(exchange), std::move(pids)));
 }
 

@@ -16,6 +16,7 @@
 #include "base/byte_size.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
+#include "collectives/transport/shm/process_memory.h"
 #include "collectives/transport/shm/spin_policy.h"
 
 namespace kcoll {
@@ -32,22 +33,6 @@ size_t ChooseSlotBytes(int n, int slots, size_t budget) {
   return per_slot;
 }
 
-// Copies `bytes` from `address` in process `pid` into `into`; false (errno set) if the kernel refuses.
-bool ReadFromProcess(pid_t pid, uint64_t address, unsigned char* into, size_t bytes) {
-  size_t done = 0;
-  while (done < bytes) {
-    iovec local{into + done, bytes - done};
-    iovec remote{reinterpret_cast<void*>(address + done), bytes - done};
-    const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-    if (n <= 0) {
-      if (n == 0) errno = EIO;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Writes every page of the slots through which this rank sends a peer its messages (`out`) and reads every page of
 // those it receives the peer's through (`in_channel`). A page's first touch by a process is a fault, and on a virtual
 // machine it can cost tens of microseconds more below the guest: up to 300 us for a 32 KiB message's first pass
@@ -58,25 +43,6 @@ void TouchChannelData(const shm::Channel& out, const shm::Channel& in_channel, c
   std::memset(out.data, 0, bytes);
   const volatile unsigned char* in = in_channel.data;
   for (size_t b = 0; b < bytes; b += 4096) static_cast<void>(in[b]);
-}
-
-// Whether this rank can read every peer's memory: each rank publishes a word of its own, and reads everyone's.
-bool ProbeSingleCopy(MPI_Comm comm, const std::vector<pid_t>& pids) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const uint64_t mine = 0x6b636f6c6c000000ull + static_cast<uint64_t>(rank);  // "kcoll" + rank
-  uint64_t address = reinterpret_cast<uint64_t>(&mine);
-  std::vector<uint64_t> addresses(size);
-  MPI_Allgather(&address, 1, MPI_UINT64_T, addresses.data(), 1, MPI_UINT64_T, comm);
-  int ok = 1;
-  for (int r = 0; r < size && ok; ++r) {
-    uint64_t got = 0;
-    ok = ReadFromProcess(pids[r], addresses[r], reinterpret_cast<unsigned char*>(&got), sizeof(got)) &&
-         got == 0x6b636f6c6c000000ull + static_cast<uint64_t>(r);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);  // also keeps `mine` alive until all have read
-  return ok == 1;
 }
 
 }  // namespace
@@ -115,7 +81,7 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
   static_assert(sizeof(pid_t) == sizeof(int), "pid_t travels as MPI_INT");
   MPI_Allgather(&me, 1, MPI_INT, pids.data(), 1, MPI_INT, dup);
   for (int p = 0; p < size; ++p) t->peers_[p].pid = pids[p];
-  if (options.single_copy_bytes > 0 && ProbeSingleCopy(dup, pids)) {
+  if (options.single_copy_bytes > 0 && CanReadEveryRanksMemory(dup, pids)) {
     t->single_copy_bytes_ = options.single_copy_bytes;
     t->choose_per_call_ = options.choose_per_call;
   }
