@@ -3,21 +3,6 @@
 namespace kcoll {
 namespace {
 
-CollectiveCall Make(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                    int root, const CallOptions& options, MemoryKind memory) {
-  CollectiveCall call;
-  call.collective = collective;
-  call.send = send;
-  call.recv = recv;
-  call.count = count;
-  call.type = type;
-  call.op = op;
-  call.root = root;
-  call.options = options;
-  call.memory = memory;
-  return call;
-}
-
 CollectiveCall WithArrays(CollectiveCall call, const size_t* send_counts, const size_t* send_displs,
                           const size_t* recv_counts, const size_t* recv_displs) {
   call.send_counts = send_counts;
@@ -29,105 +14,92 @@ CollectiveCall WithArrays(CollectiveCall call, const size_t* send_counts, const 
 
 }  // namespace
 
-CollectiveCall CollectiveCall::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                                         const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kAllReduce, send, recv, count, type, op, 0, options, memory);
-}
-
 CollectiveCall CollectiveCall::ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
                                              const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options, memory);
+  return Of(Collective::kReduceScatter, send, recv, recvcount, type, op, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::AllGather(const void* send, void* recv, size_t sendcount, DataType type,
                                          const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options, memory);
+  return Of(Collective::kAllGather, send, recv, sendcount, type, ReduceOp::kSum, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::Broadcast(const void* send, void* recv, size_t count, DataType type, int root,
                                          const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options, memory);
+  return Of(Collective::kBroadcast, send, recv, count, type, ReduceOp::kSum, root, options, memory);
 }
 
 CollectiveCall CollectiveCall::Reduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op, int root,
                                       const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kReduce, send, recv, count, type, op, root, options, memory);
+  return Of(Collective::kReduce, send, recv, count, type, op, root, options, memory);
 }
 
 CollectiveCall CollectiveCall::AllToAll(const void* send, void* recv, size_t count, DataType type,
                                         const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options, memory);
+  return Of(Collective::kAllToAll, send, recv, count, type, ReduceOp::kSum, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::Gather(const void* send, void* recv, size_t count, DataType type, int root,
                                       const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options, memory);
+  return Of(Collective::kGather, send, recv, count, type, ReduceOp::kSum, root, options, memory);
 }
 
 CollectiveCall CollectiveCall::Scatter(const void* send, void* recv, size_t count, DataType type, int root,
                                        const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options, memory);
+  return Of(Collective::kScatter, send, recv, count, type, ReduceOp::kSum, root, options, memory);
 }
 
 CollectiveCall CollectiveCall::SendRecv(const void* send, void* recv, size_t count, DataType type,
                                         const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options, memory);
+  return Of(Collective::kSendRecv, send, recv, count, type, ReduceOp::kSum, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::Barrier(const CallOptions& options) {
-  return Make(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options,
-              MemoryKind::kHost);
+  return Of(Collective::kBarrier, nullptr, nullptr, 0, DataType::kUint8, ReduceOp::kSum, 0, options, MemoryKind::kHost);
 }
 
 CollectiveCall CollectiveCall::Scan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                     const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kScan, send, recv, count, type, op, 0, options, memory);
+  return Of(Collective::kScan, send, recv, count, type, op, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::ExScan(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                                       const CallOptions& options, MemoryKind memory) {
-  return Make(Collective::kExScan, send, recv, count, type, op, 0, options, memory);
+  return Of(Collective::kExScan, send, recv, count, type, op, 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::AllGatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                           const size_t* recvdispls, DataType type, const CallOptions& options,
                                           MemoryKind memory) {
-  return WithArrays(Make(Collective::kAllGatherV, send, recv, sendcount, type, ReduceOp::kSum, 0, options, memory),
+  return WithArrays(Of(Collective::kAllGatherV, send, recv, sendcount, type, ReduceOp::kSum, 0, options, memory),
                     nullptr, nullptr, recvcounts, recvdispls);
 }
 
 CollectiveCall CollectiveCall::AllToAllV(const void* send, const size_t* sendcounts, const size_t* senddispls,
                                          void* recv, const size_t* recvcounts, const size_t* recvdispls, DataType type,
                                          const CallOptions& options, MemoryKind memory) {
-  return WithArrays(Make(Collective::kAllToAllV, send, recv, 0, type, ReduceOp::kSum, 0, options, memory), sendcounts,
+  return WithArrays(Of(Collective::kAllToAllV, send, recv, 0, type, ReduceOp::kSum, 0, options, memory), sendcounts,
                     senddispls, recvcounts, recvdispls);
 }
 
 CollectiveCall CollectiveCall::ReduceScatterV(const void* send, void* recv, const size_t* recvcounts, DataType type,
                                               ReduceOp op, const CallOptions& options, MemoryKind memory) {
-  return WithArrays(Make(Collective::kReduceScatterV, send, recv, 0, type, op, 0, options, memory), nullptr, nullptr,
+  return WithArrays(Of(Collective::kReduceScatterV, send, recv, 0, type, op, 0, options, memory), nullptr, nullptr,
                     recvcounts, nullptr);
 }
 
 CollectiveCall CollectiveCall::GatherV(const void* send, size_t sendcount, void* recv, const size_t* recvcounts,
                                        const size_t* recvdispls, DataType type, int root, const CallOptions& options,
                                        MemoryKind memory) {
-  return WithArrays(Make(Collective::kGatherV, send, recv, sendcount, type, ReduceOp::kSum, root, options, memory),
+  return WithArrays(Of(Collective::kGatherV, send, recv, sendcount, type, ReduceOp::kSum, root, options, memory),
                     nullptr, nullptr, recvcounts, recvdispls);
 }
 
 CollectiveCall CollectiveCall::ScatterV(const void* send, const size_t* sendcounts, const size_t* senddispls,
                                         void* recv, size_t recvcount, DataType type, int root,
                                         const CallOptions& options, MemoryKind memory) {
-  return WithArrays(Make(Collective::kScatterV, send, recv, recvcount, type, ReduceOp::kSum, root, options, memory),
+  return WithArrays(Of(Collective::kScatterV, send, recv, recvcount, type, ReduceOp::kSum, root, options, memory),
                     sendcounts, senddispls, nullptr, nullptr);
-}
-
-CollectiveCall CollectiveCall::Named(Collective collective, const void* send, void* recv, size_t count, DataType type,
-                                     ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
-  if (collective == Collective::kBarrier) return Barrier(options);
-  return Make(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
-              IsRooted(collective) ? root : 0, options, memory);
 }
 
 CollectiveCall CollectiveCall::NamedWithBlocks(Collective collective, const void* send, void* recv, size_t count,

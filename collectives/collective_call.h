@@ -39,8 +39,19 @@ struct CollectiveCall {
   CallOptions options;
   MemoryKind memory = MemoryKind::kHost;
 
+  // Every field but the v-collectives' arrays. Built in place, field by field: zeroing the struct first cost a small
+  // call's entry a block clear as long as the rest of it.
+  static CollectiveCall Of(Collective collective, const void* send, void* recv, size_t count, DataType type,
+                           ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
+    return CollectiveCall{collective, send,    recv,    count,   type,    op,    root,
+                          nullptr,    nullptr, nullptr, nullptr, options, memory};
+  }
+
+  // (AllReduce and Named are defined here, inline: the paths of the smallest calls start with them.)
   static CollectiveCall AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                                  const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+                                  const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost) {
+    return Of(Collective::kAllReduce, send, recv, count, type, op, 0, options, memory);
+  }
   static CollectiveCall ReduceScatter(const void* send, void* recv, size_t recvcount, DataType type, ReduceOp op,
                                       const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
   static CollectiveCall AllGather(const void* send, void* recv, size_t sendcount, DataType type,
@@ -81,7 +92,11 @@ struct CollectiveCall {
   // reductions only and `root` for the rooted collectives only (both take their defaults elsewhere).
   static CollectiveCall Named(Collective collective, const void* send, void* recv, size_t count, DataType type,
                               ReduceOp op, int root, const CallOptions& options = {},
-                              MemoryKind memory = MemoryKind::kHost);
+                              MemoryKind memory = MemoryKind::kHost) {
+    if (collective == Collective::kBarrier) return Barrier(options);
+    return Of(collective, send, recv, count, type, Reduces(collective) ? op : ReduceOp::kSum,
+              IsRooted(collective) ? root : 0, options, memory);
+  }
   // The same for any collective, a v-collective taking equal blocks of `count` elements laid out as its non-v form
   // lays them out: `counts` (every entry `count`) and `displs` (entry j: j * count) hold one entry per rank and are
   // the caller's, kept as the call's arrays are (EqualBlocks makes them).

@@ -254,6 +254,8 @@ const Counters& Communicator::counters() const {
 void Communicator::ResetCounters() {
   Settle();
   state_->counters = Counters();
+  InlineCallMemo& memo = state_->inline_memo;
+  memo.untallied_calls = memo.timed_calls = memo.timed_ticks = 0;
 }
 bool Communicator::finalized() const { return state_->transport == nullptr; }
 

@@ -388,6 +388,8 @@ class Communicator {
   // RepeatsInlineCall says whether `call` is such a repeat; RunRepeatedInline runs it as RunInlineLane would.
   bool RepeatsInlineCall(const CollectiveCall& call) const;
   absl::Status RunRepeatedInline(const CollectiveCall& call);
+  // Adds the repeats RunRepeatedInline left uncounted to the counters (Settle does, and a replaced memo).
+  void TallyRepeatedInline() const;
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it
   // began; EndInline counts and records it and breaks the communicator on a timeout.
   uint64_t BeginInline(const CollectiveArgs& args);

@@ -152,7 +152,7 @@ bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
     return false;
   }
   if (memo.payload_bytes >= state.vendor_from_bytes && HandsToVendor(call, memo.payload_bytes)) return false;
-  if (finalized() || MpiFinalizeBegun() || !KokkosRunning()) return false;
+  if (MpiFinalizeBegun() || !KokkosRunning()) return false;  // (a finalized communicator has no transport)
   const uintptr_t s = reinterpret_cast<uintptr_t>(call.send), r = reinterpret_cast<uintptr_t>(call.recv);
   const size_t bytes = memo.payload_bytes;
   return s == r || s + bytes <= r || r + bytes <= s;
@@ -162,13 +162,16 @@ absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
   CommunicatorState& state = *state_;
   InlineCallMemo& memo = state.inline_memo;
   InlineExchange& exchange = *state.inline_exchange;
-  const uint64_t start = state.clock.Now();
-  NoteCallBegun(Collective::kAllReduce, start);
   // The names are looked up once: the lookups cost about 100 instructions a call.
   static const absl::string_view kCollective = CollectiveName(Collective::kAllReduce);
   static const absl::string_view kAlgorithm = AlgorithmName(Algorithm::kInline);
-  exchange.BeginCall(Transport::CallInfo{kCollective, kAlgorithm, memo.signature, &state.clock, start});
+  exchange.BeginCall(Transport::CallInfo{kCollective, kAlgorithm, memo.signature, &state.clock, 0});
   absl::Status status = exchange.Publish(call.send, memo.payload_bytes);
+  // The payload is out first: the peers' wait for it does not include what follows, which overlaps this rank's wait
+  // for theirs. (The clock is read after publishing; the call's few instructions before it go uncounted.)
+  const uint64_t start = state.clock.Now();
+  exchange.SetCallStart(start);
+  NoteCallBegun(Collective::kAllReduce, start);
   if (status.ok()) status = exchange.AwaitAll();
   if (!status.ok()) return EndInline(ArgsOf(call), start, status);  // counts it, and breaks on a timeout
   const int n = exchange.size();
@@ -176,22 +179,37 @@ absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
   for (int r = 0; r < n; ++r) inputs[r] = exchange.Payload(r);
   inputs[exchange.rank()] = static_cast<const unsigned char*>(call.send);    // see InlineFinish (inline.cc)
   memo.fold(static_cast<unsigned char*>(call.recv), inputs, n, call.count);  // inline.cc's fold, in rank order
-  // What EndInline records for a call that succeeded.
-  const double seconds = state.clock.Seconds(state.clock.Now() - start);
-  state.counters.total += memo.primitives;
-  CollectiveCounts& entry = memo.EntryIn(state.counters);
-  ++entry.calls;
-  entry.bytes += memo.bytes;
-  entry.seconds += seconds;
-  entry.primitives += memo.primitives;
+  // Counted when the counters are next read (TallyRepeatedInline); timed one in kRepeatTimedEvery.
+  if (memo.untallied_calls++ % InlineCallMemo::kRepeatTimedEvery == 0) {
+    memo.timed_ticks += state.clock.Now() - start;
+    ++memo.timed_calls;
+  }
   return status;
+}
+
+void Communicator::TallyRepeatedInline() const {
+  InlineCallMemo& memo = state_->inline_memo;
+  if (memo.untallied_calls == 0) return;
+  Counters& counters = state_->counters;
+  counters.total.AddTimes(memo.primitives, memo.untallied_calls);
+  CollectiveCounts& entry = memo.EntryIn(counters);
+  entry.calls += memo.untallied_calls;
+  entry.bytes += memo.bytes * memo.untallied_calls;
+  // (The first repeat after a tally is timed: timed_calls is at least 1 here.)
+  entry.seconds += state_->clock.Seconds(memo.timed_ticks) / static_cast<double>(memo.timed_calls) *
+                   static_cast<double>(memo.untallied_calls);
+  entry.primitives.AddTimes(memo.primitives, memo.untallied_calls);
+  memo.untallied_calls = memo.timed_calls = memo.timed_ticks = 0;
 }
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {
   const uint64_t start = state_->clock.Now();
   NoteCallBegun(args.collective, start);
   InlineCallMemo& memo = state_->inline_memo;
-  if (!memo.Matches(args)) memo = MakeInlineCallMemo(args, rank(), size());
+  if (!memo.Matches(args)) {
+    TallyRepeatedInline();
+    memo = MakeInlineCallMemo(args, rank(), size());
+  }
   state_->inline_exchange->BeginCall(
       Transport::CallInfo{CollectiveName(args.collective), "inline", memo.signature, &state_->clock, start});
   return start;
@@ -201,7 +219,10 @@ absl::Status Communicator::EndInline(const CollectiveArgs& args, uint64_t start,
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
   // What Record does, from the memo BeginInline left (made again if a call in between replaced it).
   InlineCallMemo& memo = state_->inline_memo;
-  if (!memo.Matches(args)) memo = MakeInlineCallMemo(args, rank(), size());
+  if (!memo.Matches(args)) {
+    TallyRepeatedInline();
+    memo = MakeInlineCallMemo(args, rank(), size());
+  }
   const CallRecord call{args.collective,
                         Algorithm::kInline,
                         args.count,

@@ -18,6 +18,7 @@ void Communicator::Settle() const {
     const_cast<Communicator*>(this)->FinishInline(*pending).IgnoreError();  // its request reports the result
   }
   if (state_->progress_thread != nullptr) state_->progress_thread->Drain();
+  TallyRepeatedInline();
 }
 
 const std::string& Communicator::progress() const { return state_->progress.reason; }

@@ -1,5 +1,7 @@
 #include "collectives/counters.h"
 
+#include <utility>
+
 namespace kcoll {
 
 TransferCounts& TransferCounts::operator+=(const TransferCounts& o) {
@@ -43,6 +45,21 @@ PrimitiveCounts& PrimitiveCounts::operator+=(const PrimitiveCounts& o) {
   reduce += o.reduce;
   copy += o.copy;
   divide += o.divide;
+  return *this;
+}
+
+PrimitiveCounts& PrimitiveCounts::AddTimes(const PrimitiveCounts& o, uint64_t times) {
+  for (auto [mine, theirs] : {std::pair{&send, &o.send}, std::pair{&recv, &o.recv}}) {
+    mine->calls += theirs->calls * times;
+    mine->bytes += theirs->bytes * times;
+    mine->intra_node_bytes += theirs->intra_node_bytes * times;
+    mine->inter_node_bytes += theirs->inter_node_bytes * times;
+  }
+  for (auto [mine, theirs] :
+       {std::pair{&reduce, &o.reduce}, std::pair{&copy, &o.copy}, std::pair{&divide, &o.divide}}) {
+    mine->calls += theirs->calls * times;
+    mine->bytes += theirs->bytes * times;
+  }
   return *this;
 }
 

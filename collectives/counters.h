@@ -48,6 +48,8 @@ struct PrimitiveCounts {
 
   PrimitiveCounts& operator+=(const PrimitiveCounts& o);
   PrimitiveCounts& operator-=(const PrimitiveCounts& o);
+  // Adds `times` copies of `o` (the counts of `times` identical calls).
+  PrimitiveCounts& AddTimes(const PrimitiveCounts& o, uint64_t times);
   bool operator==(const PrimitiveCounts& o) const;
 };
 
@@ -57,7 +59,9 @@ struct CollectiveCounts {
   Algorithm algorithm = Algorithm::kRing;
   uint64_t calls = 0;
   uint64_t bytes = 0;  // payload, summed over calls: nccl-tests' "size" (NcclTestsBytes, base/names.h)
-  double seconds = 0;  // wall time inside the communicator, summed over calls
+  // Wall time inside the communicator, summed over calls (an inline AllReduce that repeats the previous call is timed
+  // one in 16, the mean of those standing for the others: collectives/inline_path.h).
+  double seconds = 0;
   PrimitiveCounts primitives;
 };
 

@@ -119,6 +119,22 @@ TEST(PrimitiveCounts, AddAndSubtract) {
   EXPECT_TRUE(sum == a);
 }
 
+TEST(PrimitiveCounts, AddTimesAddsEveryFieldTimesTheCount) {
+  PrimitiveCounts one;
+  one.send = {1, 8, 8, 0};
+  one.recv = {1, 8, 0, 8};
+  one.reduce = {1, 8};
+  one.copy = {2, 16};
+  one.divide = {3, 24};
+  PrimitiveCounts by_times = one, by_adding = one;
+  by_times.AddTimes(one, 1000);
+  for (int i = 0; i < 1000; ++i) by_adding += one;
+  EXPECT_TRUE(by_times == by_adding);
+  EXPECT_EQ(by_times.divide.bytes, 24u * 1001);
+  by_times.AddTimes(one, 0);
+  EXPECT_TRUE(by_times == by_adding);
+}
+
 TEST(NcclTestsBytes, FollowsNcclTestsSizes) {
   EXPECT_EQ(NcclTestsBytes(Collective::kAllReduce, 10, 4, 8), 40u);
   EXPECT_EQ(NcclTestsBytes(Collective::kBroadcast, 10, 4, 8), 40u);

@@ -267,6 +267,50 @@ TEST(InlineAllReduce, CountersAndSignaturesOfRepeatedAndAlternatingCalls) {
   EXPECT_EQ(i_out[2], 3);
 }
 
+// A loop's repeats are added to the counters when they are read (InlineCallMemo::untallied_calls), and timed one in
+// 16: every read must show every call exactly once, a reset must drop the ones not yet read, and the time must be
+// that of calls that ran.
+TEST(InlineAllReduce, RepeatedCallsAreCountedOnceWhenTheCountersAreRead) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator(absl::Seconds(20));
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const uint64_t peers = static_cast<uint64_t>(WorldSize() - 1);
+  double one = 1.0, sum = 0.0;
+  auto calls = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(comm->AllReduce(&one, &sum, 1, DataType::kFloat64, ReduceOp::kSum).ok());
+      ASSERT_EQ(sum, WorldSize());
+    }
+  };
+  auto inline_entry = [&] { return comm->counters().Find(Collective::kAllReduce, Algorithm::kInline); };
+  const auto begin = std::chrono::steady_clock::now();
+  calls(37);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const CollectiveCounts* entry = inline_entry();
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->calls, 37u);
+  EXPECT_EQ(entry->bytes, 37u * 8);
+  EXPECT_EQ(entry->primitives.send.calls, 37 * peers);
+  EXPECT_EQ(entry->primitives.recv.bytes, 37 * 8 * peers);
+  EXPECT_EQ(entry->primitives, comm->counters().total);
+  EXPECT_GT(entry->seconds, 0.0);
+  // The untimed repeats stand at the timed ones' mean: at most 37 times the slowest, and here no call is slow.
+  EXPECT_LT(entry->seconds, 37 * wall);
+  // Read again, and after more calls: nothing counted twice.
+  EXPECT_EQ(inline_entry()->calls, 37u);
+  calls(20);
+  EXPECT_EQ(inline_entry()->calls, 57u);
+  EXPECT_EQ(comm->counters().total.send.calls, 57 * peers);
+  // Repeats before a reset are gone with it; those after it are counted.
+  calls(5);
+  comm->ResetCounters();
+  EXPECT_EQ(inline_entry(), nullptr);
+  calls(3);
+  ASSERT_NE(inline_entry(), nullptr);
+  EXPECT_EQ(inline_entry()->calls, 3u);
+  EXPECT_EQ(comm->counters().total.reduce.calls, 3 * peers);
+}
+
 // The last rank stalls past the timeout in an 8-byte AllReduce, after `calls_before` calls of it that succeed: every
 // other rank's call must fail naming it and break the communicator, and count as a call of the lane.
 void ExpectStalledRankNamedAfter(int calls_before) {

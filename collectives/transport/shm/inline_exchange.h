@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "absl/time/time.h"
 #include "collectives/transport/shm/node_lines.h"
 #include "collectives/transport/shm/shm_layout.h"
+#include "collectives/transport/shm/spin_policy.h"
 #include "collectives/transport/transport.h"
 
 namespace kcoll {
@@ -39,12 +41,14 @@ class InlineExchange {
   static absl::StatusOr<std::unique_ptr<InlineExchange>> Create(MPI_Comm comm, std::vector<int> rank_names,
                                                                 int spin_polls = 0);
 
-  int rank() const { return lines_->rank(); }
-  int size() const { return lines_->size(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
   void set_timeout(absl::Duration timeout, std::string source) { lines_->set_timeout(timeout, std::move(source)); }
 
   // Names the call the next Exchange belongs to in its errors, and carries its signature to the other ranks.
   void BeginCall(const Transport::CallInfo& call) { call_ = call; }
+  // When the call began, on the clock BeginCall named, for a caller that reads it only after publishing.
+  void SetCallStart(uint64_t start) { call_.start = start; }
 
   // Publishes `bytes` (at most kMaxPayloadBytes) of `payload` as this rank's part of the call begun and returns once
   // every rank has published its part of that call. InvalidArgument when a rank published another signature (it
@@ -57,9 +61,40 @@ class InlineExchange {
   // Exchange in two halves, for a nonblocking call: Publish returns once this rank's part is out; AwaitAll then does
   // the rest of Exchange. Between them, AllPublished says (without waiting) whether AwaitAll would return at once. A
   // rank publishes the next call only after AwaitAll of this one returned.
-  absl::Status Publish(const void* payload, size_t bytes);
-  bool AllPublished() const;
-  absl::Status AwaitAll();
+  // (Publish and AllPublished are defined here: they are most of an 8-byte call's own instructions.)
+  absl::Status Publish(const void* payload, size_t bytes) {
+    if (bytes > kMaxPayloadBytes) return TooLarge(bytes);
+    const uint64_t k = ++calls_;
+    Block* mine = BlockOf(rank_, k & 1);
+    std::memcpy(mine->payload, payload, bytes);
+    mine->signature = call_.signature;
+    mine->bytes = static_cast<uint32_t>(bytes);
+    published_bytes_ = static_cast<uint32_t>(bytes);
+    mine->call.store(k, std::memory_order_release);
+    return absl::OkStatus();
+  }
+  bool AllPublished() const {
+    const uint64_t k = calls_;
+    for (int r = 0; r < size_; ++r) {
+      if (BlockOf(r, k & 1)->call.load(std::memory_order_acquire) != k) return false;
+    }
+    return true;
+  }
+  absl::Status AwaitAll() {
+    // Inline, the common case: each rank's block there already or within a few polls. The rest (a longer wait, its
+    // timeout, a mismatch) is AwaitRest's. This loop is the whole of the wait of an 8-byte call: the general wait's
+    // bookkeeping around the same polls measured a fifth of the call.
+    const uint64_t k = calls_;
+    for (int r = 0; r < size_; ++r) {
+      const Block* theirs = BlockOf(r, k & 1);
+      for (int polls = 0; theirs->call.load(std::memory_order_acquire) != k; ++polls) {
+        if (polls >= quick_polls_) return AwaitRest();
+        shm::CpuRelax();
+      }
+      if (theirs->signature != call_.signature || theirs->bytes != published_bytes_) return Mismatch(r);
+    }
+    return absl::OkStatus();
+  }
 
   // Rank `rank`'s payload of the latest Exchange (this rank's own included), valid until the next Exchange.
   const unsigned char* Payload(int rank) const { return BlockOf(rank, calls_ & 1)->payload; }
@@ -74,12 +109,25 @@ class InlineExchange {
   };
   static_assert(offsetof(Block, payload) == kHeaderBytes, "the payload starts in the header's cache line");
 
-  explicit InlineExchange(std::unique_ptr<shm::NodeLines> lines) : lines_(std::move(lines)) {}
-  Block* BlockOf(int rank, uint64_t parity) const {
-    return reinterpret_cast<Block*>(lines_->data()) + (static_cast<size_t>(rank) * 2 + parity);
-  }
+  explicit InlineExchange(std::unique_ptr<shm::NodeLines> lines)
+      : lines_(std::move(lines)),
+        blocks_(reinterpret_cast<Block*>(lines_->data())),
+        rank_(lines_->rank()),
+        size_(lines_->size()),
+        quick_polls_(lines_->spin_polls() > 1 ? kQuickPolls : 0) {}
+  Block* BlockOf(int rank, uint64_t parity) const { return blocks_ + (static_cast<size_t>(rank) * 2 + parity); }
+  absl::Status TooLarge(size_t bytes) const;
+  absl::Status AwaitRest();
+  absl::Status Mismatch(int rank) const;
+  // Polls of a peer's block before AwaitAll hands the wait to NodeLines' pacer: none where the ranks take turns on
+  // the cores (the pacer yields at once), else a few microseconds' worth.
+  static constexpr int kQuickPolls = 64;
 
   std::unique_ptr<shm::NodeLines> lines_;
+  Block* blocks_;  // the segment's, [rank][parity]
+  int rank_;
+  int size_;
+  int quick_polls_;
   Transport::CallInfo call_{"all_reduce", "inline", 0};
   uint64_t calls_ = 0;  // calls published so far
   uint32_t published_bytes_ = 0;

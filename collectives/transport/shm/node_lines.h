@@ -38,6 +38,7 @@ class NodeLines {
   MPI_Comm comm() const { return comm_; }  // the duplicate, for the owner's own collectives
   int rank() const { return rank_; }
   int size() const { return size_; }
+  int spin_polls() const { return spin_polls_; }
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
 
   void set_timeout(absl::Duration timeout, std::string source);
