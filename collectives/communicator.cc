@@ -347,6 +347,7 @@ absl::Status Communicator::Finalize() {
   // The transport first: destroying it completes (or withdraws) the transfers still in flight, some of which may
   // read or write the kernels' scratch (a stream-ordered transport's last group); then the scratch can go.
   state_->transport.reset();
+  state_->repeat_lane = false;
   state_->kernels.reset();
   state_->registered.reset();
   state_->inline_exchange.reset();

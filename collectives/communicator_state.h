@@ -115,9 +115,10 @@ struct CommunicatorState {
   // the calls before it (copy_choice.h); null otherwise. Its threshold is the transport's.
   std::unique_ptr<CopyChoice> copy_choice;
   int copy_choice_logs = 0;  // changes of way logged so far (at most kCopyChoiceLogs)
-  // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall): only where the node's
-  // ranks have a core each. Where they take turns on the cores, the repeats measured slower than the general path
-  // (docs/measured/inline_8b_call_path_2ranks_epyc.txt, part 5).
+  // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall), as far as it depends on
+  // what is fixed at creation (SetInlineLimit): an AllReduce lane, at most 64 ranks, no per-call trace, and the
+  // node's ranks a core each. Where they take turns on the cores, the repeats measured slower than the general path
+  // (docs/measured/inline_8b_call_path_2ranks_epyc.txt, part 5). False once finalized.
   bool repeat_lane = false;
   // How nonblocking calls progress (choose_progress.h); the thread that runs them, started by the first one; the
   // stream way's link with its requests.

@@ -88,6 +88,7 @@ InlineCallMemo MakeInlineCallMemo(const CollectiveArgs& args, int rank, int nran
   memo.payload_bytes = args.count * DataTypeSize(args.type);
   CountInlineAllReduce(memo.payload_bytes, nranks, memo.primitives);
   memo.fold = HostFoldInOrderFor(args.op, args.type);
+  memo.repeatable = args.collective == Collective::kAllReduce && !args.exact_sum && memo.fold != nullptr;
   return memo;
 }
 

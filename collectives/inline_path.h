@@ -79,6 +79,8 @@ void CountInlineAllReduce(size_t bytes, int nranks, PrimitiveCounts& total);
 // arguments: a loop repeats one call, and deriving them again costs a tenth of an 8-byte call.
 struct InlineCallMemo {
   bool valid = false;
+  // An AllReduce whose repeats may take RunRepeatedInline: not an exact sum, a fold for its op and type.
+  bool repeatable = false;
   Collective collective = Collective::kAllReduce;
   size_t count = 0;
   DataType type = DataType::kFloat32;

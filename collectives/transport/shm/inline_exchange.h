@@ -84,16 +84,19 @@ class InlineExchange {
     // Inline, the common case: each rank's block there already or within a few polls. The rest (a longer wait, its
     // timeout, a mismatch) is AwaitRest's. This loop is the whole of the wait of an 8-byte call: the general wait's
     // bookkeeping around the same polls measured a fifth of the call.
+    // A mismatch is reported only once every rank has published: a rank that returned earlier could publish its next
+    // call and the one after it, rewriting this call's block while a slow peer still waits to read it.
     const uint64_t k = calls_;
+    int mismatch = -1;
     for (int r = 0; r < size_; ++r) {
       const Block* theirs = BlockOf(r, k & 1);
       for (int polls = 0; theirs->call.load(std::memory_order_acquire) != k; ++polls) {
         if (polls >= quick_polls_) return AwaitRest();
         shm::CpuRelax();
       }
-      if (theirs->signature != call_.signature || theirs->bytes != published_bytes_) return Mismatch(r);
+      if (mismatch < 0 && (theirs->signature != call_.signature || theirs->bytes != published_bytes_)) mismatch = r;
     }
-    return absl::OkStatus();
+    return mismatch < 0 ? absl::OkStatus() : Mismatch(mismatch);
   }
 
   // Rank `rank`'s payload of the latest Exchange (this rank's own included), valid until the next Exchange.
