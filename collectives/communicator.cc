@@ -1,6 +1,7 @@
 #include "collectives/communicator.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -686,25 +687,23 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
     double totals[2] = {choice.AverageSeconds(way.group, false), choice.AverageSeconds(way.group, true)};
     InlineExchange* exchange = state_->pending_inline == nullptr ? state_->inline_exchange.get() : nullptr;
     if (exchange != nullptr) {
-      // Every rank of the node decides on the sum of every rank's averages: the same way everywhere.
+      // Every rank of the node decides on the same numbers (CopyChoice::LeastAcrossRanks): the same way everywhere.
       static const absl::string_view kName = "copy choice";
       const double mine[2] = {totals[0], totals[1]};
       exchange->BeginCall(Transport::CallInfo{CollectiveName(args.collective), kName, static_cast<uint32_t>(way.group),
                                               &state_->clock, state_->clock.Now()});
       absl::Status agreed = exchange->Exchange(mine, sizeof(mine));
       if (!agreed.ok()) return agreed;
-      totals[0] = totals[1] = 0;
-      for (int r = 0; r < exchange->size(); ++r) {
-        double theirs[2];
-        std::memcpy(theirs, exchange->Payload(r), sizeof(theirs));
-        totals[0] += theirs[0];
-        totals[1] += theirs[1];
-      }
+      std::vector<std::array<double, 2>> averages(static_cast<size_t>(exchange->size()));
+      for (int r = 0; r < exchange->size(); ++r) std::memcpy(averages[r].data(), exchange->Payload(r), sizeof(mine));
+      const std::array<double, 2> least = CopyChoice::LeastAcrossRanks(averages);
+      totals[0] = least[0];
+      totals[1] = least[1];
     }
     way.single_copy = choice.Decide(way.group, totals[0], totals[1]);
     if (way.single_copy != before) {
       const int voters = exchange != nullptr ? exchange->size() : 1;
-      LogCopyWay(args.collective, way, totals[0] / voters, totals[1] / voters, voters);
+      LogCopyWay(args.collective, way, totals[0], totals[1], voters);
     }
   }
   state_->transport->AllowSingleCopy(way.single_copy);
@@ -718,8 +717,8 @@ void Communicator::LogCopyWay(Collective collective, const CopyWay& way, double 
   state_->logger.Log(
       LogLevel::kInfo,
       absl::StrCat(CollectiveName(collective), " of ", FormatByteSize(way.bytes), " and its size class now take ",
-                   CopyChoice::DescribeWays(way.single_copy, slots_seconds, single_seconds), ": recent calls, mean of ",
-                   ranks, ranks == 1 ? " rank" : " ranks",
+                   CopyChoice::DescribeWays(way.single_copy, slots_seconds, single_seconds), ": recent calls, ",
+                   ranks == 1 ? "this rank's averages" : absl::StrCat("the least of ", ranks, " ranks' averages"),
                    state_->copy_choice_logs == kCopyChoiceLogs ? "; the last such line" : ""));
 }
 

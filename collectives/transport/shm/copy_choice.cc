@@ -90,6 +90,14 @@ void CopyChoice::Record(uint64_t group, bool single_copy, double seconds) {
   }
 }
 
+std::array<double, 2> CopyChoice::LeastAcrossRanks(const std::vector<std::array<double, 2>>& averages) {
+  std::array<double, 2> least = {0, 0};
+  for (size_t r = 0; r < averages.size(); ++r) {
+    for (int way = 0; way < 2; ++way) least[way] = r == 0 ? averages[r][way] : std::min(least[way], averages[r][way]);
+  }
+  return least;
+}
+
 bool CopyChoice::Prefers(uint64_t group) const {
   auto it = groups_.find(group);
   if (it == groups_.end()) return false;

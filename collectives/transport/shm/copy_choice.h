@@ -20,9 +20,11 @@
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -57,9 +59,10 @@ class CopyChoice {
   static uint64_t Group(int kind, size_t bytes);
 
   // The next call of `group`: the way it sends, unless `decides`: then the caller first gathers every rank's
-  // AverageSeconds of both ways (the sums, or this rank's alone) and Decide gives the way. The ranks of a call take
-  // the same decisions when they make the same calls and decide on the same sums, and so explore together: a rank
-  // that tried the other way alone would still wait for its peers' transfers the old way, and learn nothing.
+  // AverageSeconds of both ways (the smallest across ranks, or this rank's alone) and Decide gives the way. The ranks
+  // of a call take the same decisions when they make the same calls and decide on the same sums, and so explore
+  // together: a rank that tried the other way alone would still wait for its peers' transfers the old way, and learn
+  // nothing.
   struct Call {
     bool single_copy;
     bool decides;
@@ -71,6 +74,12 @@ class CopyChoice {
   // What that call took, in seconds. A group's first call each way is not counted (it pays for first use). After an
   // exploration the next call decides.
   void Record(uint64_t group, bool single_copy, double seconds);
+
+  // What the ranks of a node decide on (Decide's arguments): each way's smallest average across them, from every
+  // rank's {slots, single copy} averages. Not the sum: a rank's time includes its wait for the last rank to arrive,
+  // and the ways differ in who waits (a Broadcast's root waits for its receiver through the slots, not with single
+  // copy); the last rank to arrive times the call itself.
+  static std::array<double, 2> LeastAcrossRanks(const std::vector<std::array<double, 2>>& averages);
 
   // The way `group` prefers now (false before it has measured both), and its averages (0 before any).
   bool Prefers(uint64_t group) const;
