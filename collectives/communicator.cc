@@ -178,6 +178,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
     // 390, 319, 259, then 240-260 us); counting the second one undersold them.
     choice.warmup_calls = 3;
     c->state_->copy_choice = std::make_unique<CopyChoice>(choice);
+    c->state_->copy_choice_reductions = execution.shm_copy_choice_reductions;
   }
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
@@ -665,8 +666,10 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
   const size_t bytes = args.count * DataTypeSize(args.type);
   // Only calls whose large messages go through the shm transport's sends: not the zero-copy path (it reads the
   // peers' registered buffers), not MPI's own collective, not the inline lane.
+  // By default the collectives that reduce keep the slots (shm_execution.cc says why).
   if (IsVariable(args.collective) || bytes < state_->copy_choice->from_bytes() || call.memory != MemoryKind::kHost ||
-      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline) {
+      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline ||
+      (Reduces(args.collective) && !state_->copy_choice_reductions)) {
     state_->transport->AllowSingleCopy(false);
     return way;
   }

@@ -114,7 +114,8 @@ struct CommunicatorState {
   // KCOLL_SHM_SINGLE_COPY=auto: how each call's large messages travel, the slots or a single copy, from the times of
   // the calls before it (copy_choice.h); null otherwise. Its threshold is the transport's.
   std::unique_ptr<CopyChoice> copy_choice;
-  int copy_choice_logs = 0;  // changes of way logged so far (at most kCopyChoiceLogs)
+  bool copy_choice_reductions = false;  // the collectives that reduce choose too (KCOLL_SHM_SINGLE_COPY=auto)
+  int copy_choice_logs = 0;             // changes of way logged so far (at most kCopyChoiceLogs)
   // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineCall), as far as it depends on
   // what is fixed at creation (SetInlineLimit): an AllReduce lane, at most 64 ranks, no per-call trace, and the
   // node's ranks a core each. Where they take turns on the cores, the repeats measured slower than the general path

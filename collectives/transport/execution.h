@@ -49,8 +49,10 @@ struct Execution {
   // let ranks read each other's memory) and slot size (0: not shm).
   size_t shm_single_copy_bytes = 0;
   size_t shm_slot_bytes = 0;
-  // Whether the communicator chooses per call between the slots and single copy (CopyChoice) from that threshold.
+  // Whether the communicator chooses per call between the slots and single copy (CopyChoice) from that threshold, and
+  // whether the collectives that reduce do too (else they keep the slots).
   bool shm_copy_choice = false;
+  bool shm_copy_choice_reductions = false;
 };
 
 }  // namespace kcoll

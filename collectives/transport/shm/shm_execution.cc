@@ -30,11 +30,16 @@ absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
 // slot's worth, where a single copy's system call and page pinning cost more than the copy saves).
 constexpr size_t kChoiceFromBytes = size_t{64} << 10;
 
-// Where the slot size and the single-copy threshold in effect came from.
+// Where the slot size and the single-copy threshold in effect came from, and whether the collectives that reduce
+// choose their way per call too.
 struct SettingSources {
   std::string slot_bytes = "default";
   std::string single_copy = "default";
+  bool reductions_choose = false;
 };
+
+// What the execution line says of the default choice.
+constexpr char kDefaultChoice[] = "default; the collectives that reduce keep the slots";
 
 // `measured` (when set), unless `env` is set and the measured one is not pinned: then the variable's.
 absl::Status ApplySetting(const char* env, const std::optional<size_t>& measured,
@@ -60,12 +65,18 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
   KCOLL_RETURN_IF_ERROR(
       ApplySetting("KCOLL_SHM_SLOT_BYTES", measured.slot_bytes, measured, &options.slot_bytes, &sources->slot_bytes));
   // KCOLL_SHM_SINGLE_COPY=auto: from kChoiceFromBytes, the slots or single copy as each call's group measured faster.
+  // Unset and nothing measured, the default: the same for the collectives that only move data (on the 2-core VM the
+  // slots took 0.6x a single copy's time in one memory state and up to 3x in another, and an AllGather through them
+  // fell to 0.67x MPI's speed), the slots for those that reduce, which reduce each piece while it is in cache and
+  // were level with the choice in every state measured (docs/measured/shm_copy_choice_2ranks.txt).
   const char* single_copy = GetEnv("KCOLL_SHM_SINGLE_COPY");
-  if (single_copy != nullptr && absl::string_view(single_copy) == "auto" &&
-      !(measured.single_copy_bytes.has_value() && measured.pinned)) {
+  const bool asked_auto = single_copy != nullptr && absl::string_view(single_copy) == "auto" &&
+                          !(measured.single_copy_bytes.has_value() && measured.pinned);
+  if (asked_auto || (single_copy == nullptr && !measured.single_copy_bytes.has_value())) {
     options.single_copy_bytes = kChoiceFromBytes;
     options.choose_per_call = true;
-    sources->single_copy = "KCOLL_SHM_SINGLE_COPY=auto";
+    sources->single_copy = asked_auto ? "KCOLL_SHM_SINGLE_COPY=auto" : kDefaultChoice;
+    sources->reductions_choose = asked_auto;
   } else {
     KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
                                        &options.single_copy_bytes, &sources->single_copy));
@@ -115,12 +126,14 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   out.shm_single_copy_bytes = (*shm)->single_copy_bytes();
   out.shm_slot_bytes = (*shm)->geometry().slot_bytes;
   out.shm_copy_choice = (*shm)->chooses_per_call();
+  out.shm_copy_choice_reductions = sources.reductions_choose;
+  constexpr char kRefused[] = "the kernel does not let these ranks read each other's memory";
   const std::string shm_description = (*shm)->Describe(
-      sources.slot_bytes,
-      options.single_copy_bytes > 0 && !(*shm)->single_copy()
-          ? absl::StrCat(sources.single_copy, " asked from ", FormatByteSize(options.single_copy_bytes),
-                         "; the kernel does not let these ranks read each other's memory")
-          : sources.single_copy);
+      sources.slot_bytes, options.single_copy_bytes == 0 || (*shm)->single_copy() ? sources.single_copy
+                          : sources.single_copy == kDefaultChoice
+                              ? absl::StrCat("default: ", kRefused)
+                              : absl::StrCat(sources.single_copy, " asked from ",
+                                             FormatByteSize(options.single_copy_bytes), "; ", kRefused));
   if (static_cast<int>(node_ranks.size()) == size) {
     out.description = absl::StrCat(shm_description, ", ", out.kernels->name(), " kernels on host buffers");
     out.transport = *std::move(shm);

@@ -84,6 +84,7 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
   if (options.single_copy_bytes > 0 && CanReadEveryRanksMemory(dup, pids)) {
     t->single_copy_bytes_ = options.single_copy_bytes;
     t->choose_per_call_ = options.choose_per_call;
+    t->single_copy_allowed_ = !options.choose_per_call;
   }
   if (!options.rank_names.empty() && static_cast<int>(options.rank_names.size()) != size) {
     return absl::InvalidArgumentError(

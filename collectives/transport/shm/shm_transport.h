@@ -154,7 +154,8 @@ class ShmTransport final : public CallTrackingTransport {
   std::vector<Peer> peers_;
   size_t single_copy_bytes_ = 0;
   bool choose_per_call_ = false;
-  bool single_copy_allowed_ = true;  // AllowSingleCopy
+  // AllowSingleCopy; where the communicator chooses per call it says before each call (until then, the slots).
+  bool single_copy_allowed_ = true;
   // A single-copy message that is reduced as it arrives is read from the sender in pieces of this size into
   // single_copy_aside_ (kept from call to call: no allocation, no page faults), each reduced while still in cache.
   static constexpr size_t kSingleCopyReducePiece = 256 * 1024;
