@@ -114,7 +114,8 @@ TEST(TraceLog, PrintsOneLinePerCall) {
   comm.reset();
   std::vector<std::string> calls;
   for (const std::string& line : ReadLines(absl::StrCat(TempDir(), "/trace.", rank, ".log"))) {
-    if (line.find(" call ") != std::string::npos) calls.push_back(line);
+    if (line.find("KCOLL TRACE") != std::string::npos && line.find(" call ") != std::string::npos)
+      calls.push_back(line);
   }
   ASSERT_EQ(calls.size(), 3u);
   size_t i = 0;
