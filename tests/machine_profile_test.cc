@@ -197,7 +197,9 @@ TEST_F(MachineProfileTest, TheSavedShmSettingsSetTheTransport) {
   EXPECT_THAT((*comm)->execution(),
               ::testing::AnyOf(HasSubstr(" per pair (default), single copy or the slots from 64K, chosen per call by "
                                          "their measured times (default; the collectives that reduce keep the slots)"),
-                               HasSubstr(" per pair (default), no single copy (default: the kernel does not let")));
+                               HasSubstr(" per pair (default), no single copy (default: the kernel does not let"),
+                               HasSubstr(" per pair (default), no single copy (default; the ranks take turns on the "
+                                         "cores)")));
 }
 
 // A profile saved for another number of ranks describes another job (cores shared, links): not used.
