@@ -1,7 +1,5 @@
 #include "collectives/counters.h"
 
-#include <utility>
-
 namespace kcoll {
 
 TransferCounts& TransferCounts::operator+=(const TransferCounts& o) {
@@ -9,6 +7,14 @@ TransferCounts& TransferCounts::operator+=(const TransferCounts& o) {
   bytes += o.bytes;
   intra_node_bytes += o.intra_node_bytes;
   inter_node_bytes += o.inter_node_bytes;
+  return *this;
+}
+
+TransferCounts& TransferCounts::AddTimes(const TransferCounts& o, uint64_t times) {
+  calls += o.calls * times;
+  bytes += o.bytes * times;
+  intra_node_bytes += o.intra_node_bytes * times;
+  inter_node_bytes += o.inter_node_bytes * times;
   return *this;
 }
 
@@ -31,6 +37,12 @@ KernelCounts& KernelCounts::operator+=(const KernelCounts& o) {
   return *this;
 }
 
+KernelCounts& KernelCounts::AddTimes(const KernelCounts& o, uint64_t times) {
+  calls += o.calls * times;
+  bytes += o.bytes * times;
+  return *this;
+}
+
 KernelCounts& KernelCounts::operator-=(const KernelCounts& o) {
   calls -= o.calls;
   bytes -= o.bytes;
@@ -49,17 +61,11 @@ PrimitiveCounts& PrimitiveCounts::operator+=(const PrimitiveCounts& o) {
 }
 
 PrimitiveCounts& PrimitiveCounts::AddTimes(const PrimitiveCounts& o, uint64_t times) {
-  for (auto [mine, theirs] : {std::pair{&send, &o.send}, std::pair{&recv, &o.recv}}) {
-    mine->calls += theirs->calls * times;
-    mine->bytes += theirs->bytes * times;
-    mine->intra_node_bytes += theirs->intra_node_bytes * times;
-    mine->inter_node_bytes += theirs->inter_node_bytes * times;
-  }
-  for (auto [mine, theirs] :
-       {std::pair{&reduce, &o.reduce}, std::pair{&copy, &o.copy}, std::pair{&divide, &o.divide}}) {
-    mine->calls += theirs->calls * times;
-    mine->bytes += theirs->bytes * times;
-  }
+  send.AddTimes(o.send, times);
+  recv.AddTimes(o.recv, times);
+  reduce.AddTimes(o.reduce, times);
+  copy.AddTimes(o.copy, times);
+  divide.AddTimes(o.divide, times);
   return *this;
 }
 

@@ -25,6 +25,7 @@ struct TransferCounts {
   uint64_t inter_node_bytes = 0;  // peer on another node
 
   TransferCounts& operator+=(const TransferCounts& o);
+  TransferCounts& AddTimes(const TransferCounts& o, uint64_t times);  // `times` copies of `o`
   TransferCounts& operator-=(const TransferCounts& o);
   bool operator==(const TransferCounts& o) const;
 };
@@ -35,6 +36,7 @@ struct KernelCounts {
   uint64_t bytes = 0;
 
   KernelCounts& operator+=(const KernelCounts& o);
+  KernelCounts& AddTimes(const KernelCounts& o, uint64_t times);  // `times` copies of `o`
   KernelCounts& operator-=(const KernelCounts& o);
   bool operator==(const KernelCounts& o) const;
 };

@@ -91,9 +91,10 @@ void CopyChoice::Record(uint64_t group, bool single_copy, double seconds) {
 }
 
 std::array<double, 2> CopyChoice::LeastAcrossRanks(const std::vector<std::array<double, 2>>& averages) {
-  std::array<double, 2> least = {0, 0};
-  for (size_t r = 0; r < averages.size(); ++r) {
-    for (int way = 0; way < 2; ++way) least[way] = r == 0 ? averages[r][way] : std::min(least[way], averages[r][way]);
+  if (averages.empty()) return {0, 0};
+  std::array<double, 2> least = averages[0];
+  for (const std::array<double, 2>& rank : averages) {
+    for (int way = 0; way < 2; ++way) least[way] = std::min(least[way], rank[way]);
   }
   return least;
 }

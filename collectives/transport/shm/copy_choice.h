@@ -13,10 +13,10 @@
 // to `explore_at_most_every`; a change of way starts the spacing over. However far apart that puts them, explorations
 // come no more often than spends `explore_budget` of a group's time on them (an exploration costs about warmup_calls +
 // 1 calls at the other way's time): a way 3x slower is looked at every 134 calls rather than every 16 to 64, a way 10%
-// slower as often as the spacing says. The call after an exploration decides, from every rank's averages (the caller
-// gathers them), so that the ranks of a call take and explore the same way. A way changes neither the data nor the
-// order of any reduction, only how the bytes travel (the sender decides how each message travels; the receiver takes
-// either).
+// slower as often as the spacing says. The call after an exploration decides, from each way's least average across
+// the ranks (the caller gathers them: LeastAcrossRanks), so that the ranks of a call take and explore the same way.
+// A way changes neither the data nor the order of any reduction, only how the bytes travel (the sender decides how
+// each message travels; the receiver takes either).
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 
@@ -60,7 +60,7 @@ class CopyChoice {
 
   // The next call of `group`: the way it sends, unless `decides`: then the caller first gathers every rank's
   // AverageSeconds of both ways (the smallest across ranks, or this rank's alone) and Decide gives the way. The ranks
-  // of a call take the same decisions when they make the same calls and decide on the same sums, and so explore
+  // of a call take the same decisions when they make the same calls and decide on the same numbers, and so explore
   // together: a rank that tried the other way alone would still wait for its peers' transfers the old way, and learn
   // nothing.
   struct Call {

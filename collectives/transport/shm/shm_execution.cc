@@ -30,11 +30,12 @@ absl::StatusOr<size_t> SizeFromEnv(const char* name, size_t fallback) {
 // slot's worth, where a single copy's system call and page pinning cost more than the copy saves).
 constexpr size_t kChoiceFromBytes = size_t{64} << 10;
 
-// Where the slot size and the single-copy threshold in effect came from, and whether the collectives that reduce
-// choose their way per call too.
+// Where the slot size and the single-copy threshold in effect came from; whether the threshold is the default per-call
+// choice, and whether the collectives that reduce choose their way per call too.
 struct SettingSources {
   std::string slot_bytes = "default";
   std::string single_copy = "default";
+  bool default_choice = false;
   bool reductions_choose = false;
 };
 
@@ -76,6 +77,7 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
     options.single_copy_bytes = kChoiceFromBytes;
     options.choose_per_call = true;
     sources->single_copy = asked_auto ? "KCOLL_SHM_SINGLE_COPY=auto" : kDefaultChoice;
+    sources->default_choice = !asked_auto;
     sources->reductions_choose = asked_auto;
   } else {
     KCOLL_RETURN_IF_ERROR(ApplySetting("KCOLL_SHM_SINGLE_COPY", measured.single_copy_bytes, measured,
@@ -119,12 +121,13 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   // (Collective: every rank learns whether the host's ranks have a core each, whatever KCOLL_SHM_SPIN says.)
   const int chosen_polls = shm::ChooseHostSpinPolls(comm, 0);
   if (options.spin_polls <= 0) options.spin_polls = chosen_polls;
-  if (sources.single_copy == kDefaultChoice && chosen_polls <= 1) {
+  if (sources.default_choice && chosen_polls <= 1) {
     // Ranks taking turns on the cores time the scheduler more than the ways: 4 ranks on 2 cores ran AllGather at
     // 0.92-1.27x MPI with the choice against 1.07-2.04x through the slots. They keep the slots by default.
     options.single_copy_bytes = 0;
     options.choose_per_call = false;
     sources.single_copy = "default; the ranks take turns on the cores";
+    sources.default_choice = false;
   }
   absl::StatusOr<std::unique_ptr<ShmTransport>> shm = ShmTransport::Create(node, options);
   MPI_Comm_free(&node);  // the transport keeps a duplicate
@@ -137,12 +140,14 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   out.shm_copy_choice = (*shm)->chooses_per_call();
   out.shm_copy_choice_reductions = sources.reductions_choose;
   constexpr char kRefused[] = "the kernel does not let these ranks read each other's memory";
-  const std::string shm_description = (*shm)->Describe(
-      sources.slot_bytes, options.single_copy_bytes == 0 || (*shm)->single_copy() ? sources.single_copy
-                          : sources.single_copy == kDefaultChoice
-                              ? absl::StrCat("default: ", kRefused)
-                              : absl::StrCat(sources.single_copy, " asked from ",
-                                             FormatByteSize(options.single_copy_bytes), "; ", kRefused));
+  std::string single_copy_source = sources.single_copy;
+  if (options.single_copy_bytes > 0 && !(*shm)->single_copy()) {
+    single_copy_source = sources.default_choice
+                             ? absl::StrCat("default: ", kRefused)
+                             : absl::StrCat(sources.single_copy, " asked from ",
+                                            FormatByteSize(options.single_copy_bytes), "; ", kRefused);
+  }
+  const std::string shm_description = (*shm)->Describe(sources.slot_bytes, single_copy_source);
   if (static_cast<int>(node_ranks.size()) == size) {
     out.description = absl::StrCat(shm_description, ", ", out.kernels->name(), " kernels on host buffers");
     out.transport = *std::move(shm);
