@@ -375,7 +375,7 @@ class Communicator {
   bool TakesInlineLane(const CollectiveCall& call) const;
   absl::Status RunInlineLane(const CollectiveArgs& args);
   // Sets the largest AllReduce `auto` runs inline: `pinned` (KCOLL_INLINE_MAX_BYTES) when given, else measured on the
-  // ranks (inline_path.h says how) where the lane exists and the ranks do not outnumber the cores, else the default.
+  // ranks (inline_path.h says how) where the AllReduce lane exists, else the default.
   // Collective at creation; the measuring calls leave no trace in the counters.
   absl::Status SetInlineLimit(std::optional<size_t> pinned);
   // SetInlineLimit's timings, agreement and choice (inline_path.h).

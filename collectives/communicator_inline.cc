@@ -2,7 +2,6 @@
 // general path's algorithm lookup, registered-buffer check and transport bookkeeping, which cost as much as the
 // exchange itself at 8 bytes. It still refuses what the general path refuses (by leaving such calls to it), counts the
 // call, and breaks the communicator on a timeout.
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -57,13 +56,12 @@ constexpr int kRepeatMaxRanks = 64;
 
 absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
-  // Ranks that share cores measure the scheduler, not the lane: every rank of the node sees the same count.
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  const bool ranks_share_cores = cores > 0 && size() > cores;
-  // What RepeatsInlineCall needs of the communicator that is fixed from creation on, checked here once.
-  state_->repeat_lane = !ranks_share_cores && (state_->inline_lanes & kAllReduceLane) != 0 &&
-                        state_->inline_exchange != nullptr && state_->inline_exchange->size() <= kRepeatMaxRanks &&
-                        !state_->logger.Enabled(LogLevel::kTrace);
+  // What RepeatsInlineCall needs of the communicator that is fixed from creation on, checked here once. Whether the
+  // ranks take turns on the cores is the spin policy's test (the union of their affinity masks against their
+  // number), the same on every rank.
+  const InlineExchange* exchange = state_->inline_exchange.get();
+  state_->repeat_lane = exchange != nullptr && !exchange->ranks_take_turns() && exchange->size() <= kRepeatMaxRanks &&
+                        (state_->inline_lanes & kAllReduceLane) != 0 && !state_->logger.Enabled(LogLevel::kTrace);
   state_->inline_max_bytes = pinned.value_or(kDefaultInlineMaxBytes);
   if (pinned.has_value()) {
     state_->inline_limit_reason = "from KCOLL_INLINE_MAX_BYTES";
@@ -71,11 +69,6 @@ absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   }
   if ((state_->inline_lanes & kAllReduceLane) == 0) {
     state_->inline_limit_reason = "the default (not measured: KCOLL_ALGO names the algorithm or KCOLL_CHECK_ARGS=1)";
-    return absl::OkStatus();
-  }
-  if (ranks_share_cores) {
-    state_->inline_limit_reason =
-        absl::StrCat("the default (not measured: ", size(), " ranks on ", cores, " cores take turns)");
     return absl::OkStatus();
   }
   state_->measuring_inline_limit = true;

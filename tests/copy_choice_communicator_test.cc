@@ -1,6 +1,6 @@
 // The copy choice (KCOLL_SHM_SINGLE_COPY=auto, and by default for the collectives that only move data): a communicator
-// whose large messages travel through the slots or as a single copy, call by call, as CopyChoice picks; every result stays exact whichever way each call and each rank took.
-#include <unistd.h>
+// whose large messages travel through the slots or as a single copy, call by call, as CopyChoice picks; every result
+// stays exact whichever way each call and each rank took.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -59,9 +59,7 @@ TEST(CopyChoiceCommunicator, ByDefaultTheCollectivesThatOnlyMoveDataChoose) {
     return;
   }
   // Ranks that outnumber the cores keep the slots (they would time the scheduler more than the ways).
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  const bool take_turns = cores > 0 && WorldSize() > cores;
-  if (take_turns || comm->execution().find("take turns") != std::string::npos) {
+  if (RanksTakeTurnsOnTheCores()) {
     EXPECT_THAT(comm->execution(), HasSubstr("no single copy (default; the ranks take turns on the cores)"));
     return;
   }

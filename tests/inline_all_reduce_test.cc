@@ -7,7 +7,7 @@
 // KCOLL_INLINE_MAX_BYTES pins it; ranks calling with different counts refused on every
 // rank; a stalled rank named under a timeout. Elsewhere (KCOLL_TRANSPORT=mpi, emulated nodes, one rank) asking for
 // it fails with FailedPrecondition and `auto` never takes it.
-#include <unistd.h>
+#include <sched.h>
 
 #include <chrono>
 #include <cstring>
@@ -111,9 +111,19 @@ TEST(InlineAllReduce, AutoTakesItUpToTheThresholdOnly) {
   EXPECT_EQ(recv[32], WorldSize());
 }
 
+// The inline limit a communicator measured at creation: a size the rule can give, described with every candidate's
+// times.
+void ExpectMeasuredLimit(const Communicator& comm) {
+  const size_t limit = comm.inline_limit_bytes();
+  const std::string described = absl::StrJoin(comm.Describe(), "\n");
+  EXPECT_THAT((std::vector<size_t>{128, 256, 512, 1024, 2048, 4096}), ::testing::Contains(limit));
+  EXPECT_THAT(described, HasSubstr("inline lane: up to " + FormatInlineBytes(limit) + ", measured at creation"));
+  EXPECT_THAT(described, HasSubstr("4 KiB"));  // every candidate's times are shown
+}
+
 // Unset, the limit is the communicator's to measure: the same on every rank, a size the rule can give, honoured by
-// `auto`, and the measuring calls are not in the application's counters. Ranks that outnumber the cores keep the
-// default, and the description says which it was.
+// `auto`, and the measuring calls are not in the application's counters. Ranks that take turns on the cores measure
+// it too (the turns are part of what a call costs them), and the description says where it came from.
 TEST(InlineAllReduce, UnsetLimitIsMeasuredAtCreationTheSameOnEveryRank) {
   if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
   for (const char* setting : {static_cast<const char*>(nullptr), "measure"}) {
@@ -125,16 +135,7 @@ TEST(InlineAllReduce, UnsetLimitIsMeasuredAtCreationTheSameOnEveryRank) {
     MPI_Allreduce(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     EXPECT_EQ(low, high) << "ranks chose different limits";
-    const std::string described = absl::StrJoin(comm->Describe(), "\n");
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (WorldSize() > cores) {
-      EXPECT_EQ(limit, kDefaultInlineMaxBytes);
-      EXPECT_THAT(described, HasSubstr("not measured: " + std::to_string(WorldSize()) + " ranks on"));
-    } else {
-      EXPECT_THAT((std::vector<size_t>{128, 256, 512, 1024, 2048, 4096}), ::testing::Contains(limit));
-      EXPECT_THAT(described, HasSubstr("inline lane: up to " + FormatInlineBytes(limit) + ", measured at creation"));
-      EXPECT_THAT(described, HasSubstr("4 KiB"));  // every candidate's times are shown
-    }
+    ExpectMeasuredLimit(*comm);
     EXPECT_TRUE(comm->counters().collectives.empty()) << "the measuring calls were counted";
     EXPECT_EQ(comm->counters().total.send.calls, 0u) << "the measuring calls were counted";
     std::vector<float> send(2048, 1.0f), recv(2048, 0.0f);
@@ -144,6 +145,49 @@ TEST(InlineAllReduce, UnsetLimitIsMeasuredAtCreationTheSameOnEveryRank) {
     ASSERT_TRUE(comm->AllReduce(send.data(), recv.data(), at_limit + 1, DataType::kFloat32, ReduceOp::kSum).ok());
     EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 1u) << "a call over the limit went inline";
     EXPECT_EQ(recv[at_limit], WorldSize());
+  }
+}
+
+// Ranks bound to one core between them take turns on it however many cores the machine has: the limit is measured
+// there as anywhere, repeated calls stay exact and counted, and the collectives that only move data keep the slots by
+// default (the spin policy's test of the cores, which the repeat lane follows too).
+TEST(InlineAllReduce, RanksBoundToOneCoreMeasureTheLimitAndStayExact) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  cpu_set_t mine, every;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(mine), &mine), 0);
+  every = mine;
+  MPI_Allreduce(MPI_IN_PLACE, &every, static_cast<int>(sizeof(every)), MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+  int core = 0;
+  while (core < CPU_SETSIZE && !CPU_ISSET(core, &every)) ++core;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(core, &one);
+  if (!AllRanks(sched_setaffinity(0, sizeof(one), &one) == 0)) {
+    sched_setaffinity(0, sizeof(mine), &mine);
+    GTEST_SKIP() << "a rank may not run on core " << core;
+  }
+  ScopedEnv max("KCOLL_INLINE_MAX_BYTES", nullptr);
+  ScopedEnv single_copy("KCOLL_SHM_SINGLE_COPY", nullptr);
+  auto comm = MakeSerialCommunicator();
+  const bool created = AllRanks(comm != nullptr);
+  std::vector<double> send(1), recv(1);
+  bool exact = true;
+  constexpr int kCalls = 200;
+  for (int call = 0; created && call < kCalls; ++call) {
+    send[0] = call * (WorldRank() + 1);
+    exact &= comm->AllReduce(send.data(), recv.data(), 1, DataType::kFloat64, ReduceOp::kSum).ok() &&
+             recv[0] == call * WorldSize() * (WorldSize() + 1) / 2.0;
+  }
+  sched_setaffinity(0, sizeof(mine), &mine);
+  ASSERT_TRUE(created);
+  EXPECT_TRUE(exact);
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), static_cast<uint64_t>(kCalls));
+  ExpectMeasuredLimit(*comm);
+  const std::string& execution = comm->execution();
+  if (execution.find("measured; profile") == std::string::npos &&
+      execution.find("the kernel does not let") == std::string::npos) {
+    EXPECT_THAT(execution, HasSubstr("no single copy (default; the ranks take turns on the cores)"));
   }
 }
 

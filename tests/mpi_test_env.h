@@ -3,6 +3,7 @@
 #define KCOLL_TESTS_MPI_TEST_ENV_H_
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <cstdlib>
 #include <string>
@@ -52,6 +53,30 @@ inline bool OneNodeOverSharedMemory() {
   const char* transport = std::getenv("KCOLL_TRANSPORT");
   const bool shm = transport == nullptr || std::string(transport) == "shm";
   return shm && std::getenv("KCOLL_RANKS_PER_NODE") == nullptr && AllRanksOnOneMachine();
+}
+
+// The cores this machine's ranks of MPI_COMM_WORLD may run on together: the union of their affinity masks.
+// Collective over MPI_COMM_WORLD.
+inline int CoresOfThisMachinesRanks() {
+  MPI_Comm machine = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof(set), &set);
+  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, machine);
+  MPI_Comm_free(&machine);
+  return CPU_COUNT(&set);
+}
+
+// Whether this machine's ranks outnumber the cores they may run on together, and so take turns on them.
+// Collective over MPI_COMM_WORLD.
+inline bool RanksTakeTurnsOnTheCores() {
+  MPI_Comm machine = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int here = 1;
+  MPI_Comm_size(machine, &here);
+  MPI_Comm_free(&machine);
+  return here > CoresOfThisMachinesRanks();
 }
 
 }  // namespace testing

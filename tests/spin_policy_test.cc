@@ -1,5 +1,6 @@
-// How many polls a waiting shared-memory rank makes before it yields (shm::ChooseSpinPolls, ChooseHostSpinPolls):
-// many when the ranks have a core each, one when they share cores, and the host's ranks decide for a node of them.
+// How many polls a waiting shared-memory rank makes before it yields (shm::ChooseSpinPolls, ChooseHostSpinPolls,
+// SpinPollsFor): many when the ranks have a core each, one when they share cores, and the host's ranks decide for a
+// node of them; and the cores the ranks have together (CoresAvailable).
 // The cores are set with each rank's affinity mask, so the expectations follow from what the test pins, not from
 // the machine.
 #include "collectives/transport/shm/spin_policy.h"
@@ -74,10 +75,22 @@ TEST(ChooseSpinPolls, ARequestedCountIsKept) {
   EXPECT_EQ(shm::ChooseHostSpinPolls(MPI_COMM_WORLD, 7), 7);
 }
 
+// The rule alone: a requested count wins; else many polls while the ranks have a core each, one once they outnumber
+// the cores.
+TEST(SpinPollsFor, ManyWhileEveryRankHasACoreElseOne) {
+  EXPECT_EQ(shm::SpinPollsFor(2, 2, 0), kManyPolls);
+  EXPECT_EQ(shm::SpinPollsFor(1, 16, 0), kManyPolls);
+  EXPECT_EQ(shm::SpinPollsFor(3, 2, 0), 1);
+  EXPECT_EQ(shm::SpinPollsFor(2, 1, 0), 1);
+  EXPECT_EQ(shm::SpinPollsFor(3, 2, 5), 5);
+  EXPECT_EQ(shm::SpinPollsFor(2, 2, 5), 5);
+}
+
 TEST(ChooseSpinPolls, RanksSharingOneCoreYieldAtOnce) {
   ScopedAffinity pin(0);  // every rank on the same CPU
   ASSERT_TRUE(AllPinned(pin.pinned()));
   const int expected = Size() == 1 ? kManyPolls : 1;
+  EXPECT_EQ(shm::CoresAvailable(MPI_COMM_WORLD), 1);
   EXPECT_EQ(shm::ChooseSpinPolls(MPI_COMM_WORLD, 0), expected);
   EXPECT_EQ(shm::ChooseHostSpinPolls(MPI_COMM_WORLD, 0), expected);
 }
@@ -86,6 +99,7 @@ TEST(ChooseSpinPolls, RanksWithACoreEachSpin) {
   if (FewestAllowedCpus() < Size()) GTEST_SKIP() << "fewer CPUs than ranks: no rank can have a core of its own";
   ScopedAffinity pin(Rank());  // a CPU each
   ASSERT_TRUE(AllPinned(pin.pinned()));
+  EXPECT_EQ(shm::CoresAvailable(MPI_COMM_WORLD), Size());
   EXPECT_EQ(shm::ChooseSpinPolls(MPI_COMM_WORLD, 0), kManyPolls);
   EXPECT_EQ(shm::ChooseHostSpinPolls(MPI_COMM_WORLD, 0), kManyPolls);
 }

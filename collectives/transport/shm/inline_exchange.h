@@ -43,6 +43,8 @@ class InlineExchange {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Whether the ranks outnumber the cores they may run on together (shm::CoresAvailable).
+  bool ranks_take_turns() const { return lines_->ranks_take_turns(); }
   void set_timeout(absl::Duration timeout, std::string source) { lines_->set_timeout(timeout, std::move(source)); }
 
   // Names the call the next Exchange belongs to in its errors, and carries its signature to the other ranks.

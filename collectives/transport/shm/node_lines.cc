@@ -26,7 +26,8 @@ absl::StatusOr<std::unique_ptr<NodeLines>> NodeLines::Create(MPI_Comm comm, size
   absl::StatusOr<std::unique_ptr<Segment>> segment = Segment::Create(dup, bytes);
   if (!segment.ok()) return segment.status();
   lines->segment_ = *std::move(segment);
-  lines->spin_polls_ = ChooseSpinPolls(dup, spin_polls);
+  lines->cores_ = CoresAvailable(dup);
+  lines->spin_polls_ = SpinPollsFor(size, lines->cores_, spin_polls);
   return lines;
 }
 

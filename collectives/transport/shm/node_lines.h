@@ -39,6 +39,9 @@ class NodeLines {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int spin_polls() const { return spin_polls_; }
+  // The cores the ranks may run on together (CoresAvailable); the ranks take turns on them when they outnumber them.
+  int cores() const { return cores_; }
+  bool ranks_take_turns() const { return size_ > cores_; }
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
 
   void set_timeout(absl::Duration timeout, std::string source);
@@ -79,6 +82,7 @@ class NodeLines {
   int size_;
   std::vector<int> rank_names_;
   int spin_polls_ = 1;
+  int cores_ = 1;
   std::unique_ptr<Segment> segment_;
   absl::Duration timeout_ = absl::InfiniteDuration();
   std::string timeout_source_;

@@ -9,10 +9,6 @@
 
 namespace kcoll {
 namespace shm {
-namespace {
-
-// The cores the ranks of `comm` may run on together: the union of their affinity masks (ranks bound to one core
-// each still have a core each).
 int CoresAvailable(MPI_Comm comm) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -25,14 +21,16 @@ int CoresAvailable(MPI_Comm comm) {
   return std::max(1, CPU_COUNT(&set));
 }
 
-}  // namespace
+int SpinPollsFor(int ranks, int cores, int requested) {
+  if (requested > 0) return requested;
+  return ranks <= cores ? 1 << 14 : 1;
+}
 
 int ChooseSpinPolls(MPI_Comm comm, int requested) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   const int cores = CoresAvailable(comm);  // collective: called on every rank whatever `requested` is
-  if (requested > 0) return requested;
-  return size <= cores ? 1 << 14 : 1;
+  return SpinPollsFor(size, cores, requested);
 }
 
 int ChooseHostSpinPolls(MPI_Comm comm, int requested) {

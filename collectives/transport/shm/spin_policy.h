@@ -60,8 +60,15 @@ class IdlePacer {
   std::chrono::steady_clock::time_point last_progress_{};
 };
 
-// Polls without progress before a waiting rank starts yielding: `requested` if positive, else many when the ranks of
-// `comm` have at least a core each (the union of their affinity masks), else one. Collective over `comm`.
+// The cores the ranks of `comm` may run on together: the union of their affinity masks (ranks bound to one core each
+// still have a core each). Collective over `comm`. Ranks that outnumber these cores take turns on them.
+int CoresAvailable(MPI_Comm comm);
+
+// Polls without progress before a waiting rank starts yielding: `requested` if positive, else many when `ranks` have
+// at least a core each among `cores`, else one.
+int SpinPollsFor(int ranks, int cores, int requested);
+
+// SpinPollsFor the ranks of `comm` and the cores they have together (CoresAvailable). Collective over `comm`.
 int ChooseSpinPolls(MPI_Comm comm, int requested);
 
 // ChooseSpinPolls over the ranks of `comm` that share this machine (MPI_COMM_TYPE_SHARED), whichever node they are
