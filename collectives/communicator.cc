@@ -256,8 +256,7 @@ const Counters& Communicator::counters() const {
 void Communicator::ResetCounters() {
   Settle();
   state_->counters = Counters();
-  InlineCallMemo& memo = state_->inline_memo;
-  memo.untallied_calls = memo.timed_calls = memo.timed_ticks = 0;
+  state_->inline_memo.DropUntallied();
 }
 bool Communicator::finalized() const { return state_->transport == nullptr; }
 

@@ -193,7 +193,7 @@ void Communicator::TallyRepeatedInline() const {
   entry.seconds += state_->clock.Seconds(memo.timed_ticks) / static_cast<double>(memo.timed_calls) *
                    static_cast<double>(memo.untallied_calls);
   entry.primitives.AddTimes(memo.primitives, memo.untallied_calls);
-  memo.untallied_calls = memo.timed_calls = memo.timed_ticks = 0;
+  memo.DropUntallied();
 }
 
 uint64_t Communicator::BeginInline(const CollectiveArgs& args) {

@@ -101,6 +101,8 @@ struct InlineCallMemo {
   uint64_t untallied_calls = 0;
   uint64_t timed_calls = 0;
   uint64_t timed_ticks = 0;
+  // Forgets the untallied repeats (once tallied, or dropped by a reset of the counters).
+  void DropUntallied() { untallied_calls = timed_calls = timed_ticks = 0; }
 
   bool Matches(const CollectiveArgs& args) const {
     return valid && args.collective == collective && args.count == count && args.type == type && args.op == op &&
