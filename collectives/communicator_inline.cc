@@ -162,19 +162,26 @@ absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
   exchange.BeginCall(Transport::CallInfo{kCollective, kAlgorithm, memo.signature, &state.clock, 0});
   absl::Status status = exchange.Publish(call.send, memo.payload_bytes);
   // The payload is out first: the peers' wait for it does not include what follows, which overlaps this rank's wait
-  // for theirs. (The clock is read after publishing; the call's few instructions before it go uncounted.)
-  const uint64_t start = state.clock.Now();
+  // for theirs. Only the timed calls (one in kRepeatTimedEvery) read the clock; another call that fails takes its
+  // start from its wait (InlineExchange::SetCallStart) or from the moment it failed.
+  const bool timed = memo.untallied_calls % InlineCallMemo::kRepeatTimedEvery == 0;
+  uint64_t start = timed ? state.clock.Now() : 0;
   exchange.SetCallStart(start);
   NoteCallBegun(Collective::kAllReduce, start);
   if (status.ok()) status = exchange.AwaitAll();
-  if (!status.ok()) return EndInline(ArgsOf(call), start, status);  // counts it, and breaks on a timeout
+  if (!status.ok()) {
+    if (start == 0) start = exchange.call_start() != 0 ? exchange.call_start() : state.clock.Now();
+    state.current_call_start = start;
+    return EndInline(ArgsOf(call), start, status);  // counts it, and breaks on a timeout
+  }
   const int n = exchange.size();
   const unsigned char* inputs[kRepeatMaxRanks];
   for (int r = 0; r < n; ++r) inputs[r] = exchange.Payload(r);
   inputs[exchange.rank()] = static_cast<const unsigned char*>(call.send);    // see InlineFinish (inline.cc)
   memo.fold(static_cast<unsigned char*>(call.recv), inputs, n, call.count);  // inline.cc's fold, in rank order
   // Counted when the counters are next read (TallyRepeatedInline); timed one in kRepeatTimedEvery.
-  if (memo.untallied_calls++ % InlineCallMemo::kRepeatTimedEvery == 0) {
+  ++memo.untallied_calls;
+  if (timed) {
     memo.timed_ticks += state.clock.Now() - start;
     ++memo.timed_calls;
   }

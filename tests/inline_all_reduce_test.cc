@@ -69,7 +69,7 @@ TEST(InlineAllReduce, EveryTypeAndOpIsBitExact) {
   for (DataType type : AllDataTypes()) {
     const size_t most = kMaxInlineBytes / DataTypeSize(type);
     for (ReduceOp op : AllReduceOps()) {
-      for (size_t count : {size_t{1}, size_t{2}, size_t{7}, most - 1, most}) {
+      for (size_t count : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{7}, most - 1, most}) {
         for (bool in_place : {false, true}) ExpectExact(*comm, type, op, count, in_place, Algorithm::kInline);
       }
     }
@@ -382,6 +382,18 @@ void ExpectStalledRankNamedAfter(int calls_before) {
     const CollectiveCounts* entry = comm->counters().Find(Collective::kAllReduce, Algorithm::kInline);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->calls, static_cast<uint64_t>(calls_before) + 1);
+    // The call's time, in the message and in the counters, is its wait's, also for a repeated call that read no
+    // clock before waiting.
+    const std::string message(status.message());
+    const size_t at = message.find(" s after the call began");
+    ASSERT_NE(at, std::string::npos) << message;
+    const size_t from = message.rfind(' ', at - 1) + 1;
+    const double since_began = std::stod(message.substr(from, at - from));
+    const double timeout = absl::ToDoubleSeconds(kTimeout);
+    EXPECT_GE(since_began, 0.9 * timeout) << message;
+    EXPECT_LT(since_began, 10 * timeout) << message;
+    EXPECT_GE(entry->seconds, 0.9 * timeout);
+    EXPECT_LT(entry->seconds, 10 * timeout + 1.0);  // the earlier calls' microseconds, and this one's wait
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }

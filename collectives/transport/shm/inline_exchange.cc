@@ -22,6 +22,7 @@ absl::Status InlineExchange::TooLarge(size_t bytes) const {
 }
 
 absl::Status InlineExchange::AwaitRest() {
+  if (call_.start == 0 && call_.clock != nullptr) call_.start = call_.clock->Now();  // see SetCallStart
   const uint64_t k = calls_;
   absl::Status waited = lines_->WaitUntilNoneBehind(
       [this, k](int r) { return BlockOf(r, k & 1)->call.load(std::memory_order_acquire) != k; }, call_,

@@ -49,8 +49,11 @@ class InlineExchange {
 
   // Names the call the next Exchange belongs to in its errors, and carries its signature to the other ranks.
   void BeginCall(const Transport::CallInfo& call) { call_ = call; }
-  // When the call began, on the clock BeginCall named, for a caller that reads it only after publishing.
+  // When the call began, on the clock BeginCall named, for a caller that reads it only after publishing. A call begun
+  // with start 0 and never given one takes the moment its wait outlasted the quick polls (AwaitRest), which
+  // call_start() then returns (0 while none was taken).
   void SetCallStart(uint64_t start) { call_.start = start; }
+  uint64_t call_start() const { return call_.start; }
 
   // Publishes `bytes` (at most kMaxPayloadBytes) of `payload` as this rank's part of the call begun and returns once
   // every rank has published its part of that call. InvalidArgument when a rank published another signature (it
@@ -68,7 +71,7 @@ class InlineExchange {
     if (bytes > kMaxPayloadBytes) return TooLarge(bytes);
     const uint64_t k = ++calls_;
     Block* mine = BlockOf(rank_, k & 1);
-    std::memcpy(mine->payload, payload, bytes);
+    CopyPayload(mine->payload, payload, bytes);
     mine->signature = call_.signature;
     mine->bytes = static_cast<uint32_t>(bytes);
     published_bytes_ = static_cast<uint32_t>(bytes);
@@ -120,6 +123,20 @@ class InlineExchange {
         rank_(lines_->rank()),
         size_(lines_->size()),
         quick_polls_(lines_->spin_polls() > 1 ? kQuickPolls : 0) {}
+  // memcpy, with the sizes of a scalar's reduction copied inline: a call of the library's memcpy for 8 bytes costs
+  // a few nanoseconds of an 8-byte call's few tens.
+  static void CopyPayload(unsigned char* to, const void* from, size_t bytes) {
+    const auto* src = static_cast<const unsigned char*>(from);
+    if (bytes >= 8 && bytes <= 16) {  // two 8-byte moves, overlapping below 16
+      std::memcpy(to, src, 8);
+      std::memcpy(to + bytes - 8, src + bytes - 8, 8);
+    } else if (bytes >= 4 && bytes < 8) {
+      std::memcpy(to, src, 4);
+      std::memcpy(to + bytes - 4, src + bytes - 4, 4);
+    } else {
+      std::memcpy(to, src, bytes);
+    }
+  }
   Block* BlockOf(int rank, uint64_t parity) const { return blocks_ + (static_cast<size_t>(rank) * 2 + parity); }
   absl::Status TooLarge(size_t bytes) const;
   absl::Status AwaitRest();
