@@ -39,8 +39,7 @@ class NodeLines {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int spin_polls() const { return spin_polls_; }
-  // The cores the ranks may run on together (CoresAvailable); the ranks take turns on them when they outnumber them.
-  int cores() const { return cores_; }
+  // Whether the ranks outnumber the cores they may run on together (CoresAvailable), and so take turns on them.
   bool ranks_take_turns() const { return size_ > cores_; }
   int Name(int rank) const { return rank_names_.empty() ? rank : rank_names_[rank]; }
 
