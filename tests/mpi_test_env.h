@@ -55,28 +55,19 @@ inline bool OneNodeOverSharedMemory() {
   return shm && std::getenv("KCOLL_RANKS_PER_NODE") == nullptr && AllRanksOnOneMachine();
 }
 
-// The cores this machine's ranks of MPI_COMM_WORLD may run on together: the union of their affinity masks.
-// Collective over MPI_COMM_WORLD.
-inline int CoresOfThisMachinesRanks() {
-  MPI_Comm machine = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof(set), &set);
-  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, machine);
-  MPI_Comm_free(&machine);
-  return CPU_COUNT(&set);
-}
-
-// Whether this machine's ranks outnumber the cores they may run on together, and so take turns on them.
-// Collective over MPI_COMM_WORLD.
+// Whether this machine's ranks of MPI_COMM_WORLD outnumber the cores they may run on together (the union of their
+// affinity masks), and so take turns on them. Collective over MPI_COMM_WORLD.
 inline bool RanksTakeTurnsOnTheCores() {
   MPI_Comm machine = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
   int here = 1;
   MPI_Comm_size(machine, &here);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof(set), &set);
+  MPI_Allreduce(MPI_IN_PLACE, &set, static_cast<int>(sizeof(set)), MPI_BYTE, MPI_BOR, machine);
   MPI_Comm_free(&machine);
-  return here > CoresOfThisMachinesRanks();
+  return here > CPU_COUNT(&set);
 }
 
 }  // namespace testing
