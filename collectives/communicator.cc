@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
@@ -466,9 +467,12 @@ absl::StatusOr<Algorithm> Communicator::ChooseAlgorithm(Collective collective, s
   return chosen;
 }
 
-// Every blocking call enters here: the method of each collective builds its CollectiveCall (collective_call.h).
+// Every blocking call enters here: the method of each collective builds its CollectiveCall (collective_call.h). An
+// AllReduce goes on to the AllReduce method (communicator_inline.cc), which first checks for a repeated inline call.
 absl::Status Communicator::Call(const CollectiveCall& call) {
-  if (RepeatsInlineCall(call)) return RunRepeatedInline(call);
+  if (call.collective == Collective::kAllReduce) {
+    return AllReduce(call.send, call.recv, call.count, call.type, call.op, call.options, call.memory);
+  }
   Settle();
   return Dispatch(call);
 }
@@ -497,6 +501,17 @@ CollectiveArgs Communicator::ArgsOf(const CollectiveCall& call) const {
 
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
+  // Both are tail calls: an AllReduce's repeats keep no frame of this function.
+  if (collective == Collective::kAllReduce) return AllReduce(send, recv, count, type, op, options, memory);
+  return CallOtherThanAllReduce(collective, send, recv, count, type, op, root, options, memory);
+}
+
+// (Not inlined into Call: its frame would be Call's.)
+ABSL_ATTRIBUTE_NOINLINE absl::Status Communicator::CallOtherThanAllReduce(Collective collective, const void* send,
+                                                                          void* recv, size_t count, DataType type,
+                                                                          ReduceOp op, int root,
+                                                                          const CallOptions& options,
+                                                                          MemoryKind memory) {
   if (!IsVariable(collective))
     return Call(CollectiveCall::Named(collective, send, recv, count, type, op, root, options, memory));
   if (state_->group_depth > 0) {

@@ -172,8 +172,9 @@ class Communicator {
   // non-v forms' layout); ICall refuses them (it has no arrays to keep), IAllGatherV and IAllToAllV take them.
   absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
                     int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
-  // The front door every blocking spelling above enters through: runs the call `call` describes
-  // (collective_call.h), exactly as its method does.
+  // Runs the call `call` describes (collective_call.h), exactly as its method does: the front door every blocking
+  // spelling above enters through but AllReduce, which it hands to the AllReduce method (whose repeats of the
+  // latest inline call skip building a descriptor).
   absl::Status Call(const CollectiveCall& call);
 
   // Nonblocking collectives (request.h): the calls above, returning at once with a request that completes with the
@@ -380,14 +381,19 @@ class Communicator {
   absl::Status SetInlineLimit(std::optional<size_t> pinned);
   // SetInlineLimit's timings, agreement and choice (inline_path.h).
   absl::Status MeasureInlineLimit();
+  // Call(Collective, ...) of any collective but AllReduce, apart: Call itself then needs no frame of its own.
+  absl::Status CallOtherThanAllReduce(Collective collective, const void* send, void* recv, size_t count, DataType type,
+                                      ReduceOp op, int root, const CallOptions& options, MemoryKind memory);
   // Queues a call of the open group (communicator_group.cc).
   absl::Status Queue(const CollectiveCall& call);
   // A loop's AllReduce that repeats the latest inline call (the arguments its InlineCallMemo keeps, buffers in place
-  // or apart) while nothing else is in flight, goes from Call straight to the exchange: the general path's layers
-  // (building the call's arguments, settling, dispatch, the lane's checks) cost more than the exchange of 8 bytes.
-  // RepeatsInlineCall says whether `call` is such a repeat; RunRepeatedInline runs it as RunInlineLane would.
-  bool RepeatsInlineCall(const CollectiveCall& call) const;
-  absl::Status RunRepeatedInline(const CollectiveCall& call);
+  // or apart) while nothing else is in flight, goes from AllReduce (or Call) straight to the exchange: the general
+  // path's layers (building the call's descriptor, settling, dispatch, the lane's checks) cost more than the exchange
+  // of 8 bytes. RepeatsInlineAllReduce says whether an AllReduce of these arguments is such a repeat, from the
+  // arguments themselves (no descriptor is built first); RunRepeatedInline runs it as RunInlineLane would.
+  bool RepeatsInlineAllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                              const CallOptions& options, MemoryKind memory) const;
+  absl::Status RunRepeatedInline(const void* send, void* recv, size_t count);
   // Adds the repeats RunRepeatedInline left uncounted to the counters (Settle does, and a replaced memo).
   void TallyRepeatedInline() const;
   // What every inline call does around its exchange: BeginInline names the call to the exchange and returns when it

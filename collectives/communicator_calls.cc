@@ -19,15 +19,18 @@ namespace kcoll {
 #define KCOLL_ARGS_REDUCE KCOLL_ARGS_REDUCING, root
 // clang-format on
 
+#define KCOLL_NONBLOCKING_SPELLING(Name, Shape)                                                        \
+  Request Communicator::I##Name(KCOLL_PARAMS_##Shape, const CallOptions& options, MemoryKind memory) { \
+    return ICall(CollectiveCall::Name(KCOLL_ARGS_##Shape, options, memory));                           \
+  }
 #define KCOLL_SPELLINGS(Name, Shape)                                                                     \
   absl::Status Communicator::Name(KCOLL_PARAMS_##Shape, const CallOptions& options, MemoryKind memory) { \
     return Call(CollectiveCall::Name(KCOLL_ARGS_##Shape, options, memory));                              \
   }                                                                                                      \
-  Request Communicator::I##Name(KCOLL_PARAMS_##Shape, const CallOptions& options, MemoryKind memory) {   \
-    return ICall(CollectiveCall::Name(KCOLL_ARGS_##Shape, options, memory));                             \
-  }
+  KCOLL_NONBLOCKING_SPELLING(Name, Shape)
 
-KCOLL_SPELLINGS(AllReduce, REDUCING)
+// The blocking AllReduce is communicator_inline.cc's: a repeat of the latest inline call skips the descriptor.
+KCOLL_NONBLOCKING_SPELLING(AllReduce, REDUCING)
 KCOLL_SPELLINGS(ReduceScatter, REDUCING)
 KCOLL_SPELLINGS(Scan, REDUCING)
 KCOLL_SPELLINGS(ExScan, REDUCING)

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "base/status_macros.h"
@@ -56,8 +57,8 @@ constexpr int kRepeatMaxRanks = 64;
 
 absl::Status Communicator::SetInlineLimit(std::optional<size_t> pinned) {
   constexpr uint32_t kAllReduceLane = 1u << static_cast<uint32_t>(Collective::kAllReduce);
-  // What RepeatsInlineCall needs of the communicator that is fixed from creation on, checked here once. Whether the
-  // ranks take turns on the cores is the spin policy's test (the union of their affinity masks against their
+  // What RepeatsInlineAllReduce needs of the communicator that is fixed from creation on, checked here once. Whether
+  // the ranks take turns on the cores is the spin policy's test (the union of their affinity masks against their
   // number), the same on every rank.
   const InlineExchange* exchange = state_->inline_exchange.get();
   state_->repeat_lane = exchange != nullptr && !exchange->ranks_take_turns() && exchange->size() <= kRepeatMaxRanks &&
@@ -127,16 +128,20 @@ absl::Status Communicator::MeasureInlineLimit() {
   return absl::OkStatus();
 }
 
-bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
+// Defined before AllReduce and inlined there: a repeated call's own instructions are most of an 8-byte call beyond its
+// exchange, and a function's frame is a tenth of them.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool Communicator::RepeatsInlineAllReduce(const void* send, void* recv,
+                                                                              size_t count, DataType type, ReduceOp op,
+                                                                              const CallOptions& options,
+                                                                              MemoryKind memory) const {
   const CommunicatorState& state = *state_;
   const InlineCallMemo& memo = state.inline_memo;
   // The memo's own conditions were checked when it was made (InlineCallMemo::repeatable), the communicator's fixed
   // ones at its creation (repeat_lane); each check left here costs the 8-byte call about a nanosecond.
-  if (!memo.repeatable || call.collective != Collective::kAllReduce || call.count != memo.count ||
-      call.type != memo.type || call.op != memo.op || call.options.algorithm != Algorithm::kAuto ||
-      call.options.numerics.has_value() || call.options.tuning.nchannels != memo.tuning.nchannels ||
-      call.options.tuning.chunk_bytes != memo.tuning.chunk_bytes || call.memory != MemoryKind::kHost ||
-      call.send == nullptr || call.recv == nullptr) {
+  if (!memo.repeatable || count != memo.count || type != memo.type || op != memo.op ||
+      options.algorithm != Algorithm::kAuto || options.numerics.has_value() ||
+      options.tuning.nchannels != memo.tuning.nchannels || options.tuning.chunk_bytes != memo.tuning.chunk_bytes ||
+      memory != MemoryKind::kHost || send == nullptr || recv == nullptr) {
     return false;
   }
   // What TakesInlineLane and Settle would see, and what would make the call's error another path's.
@@ -145,14 +150,25 @@ bool Communicator::RepeatsInlineCall(const CollectiveCall& call) const {
       state.progress_thread != nullptr) {
     return false;
   }
-  if (memo.payload_bytes >= state.vendor_from_bytes && HandsToVendor(call, memo.payload_bytes)) return false;
+  if (memo.payload_bytes >= state.vendor_from_bytes &&
+      HandsToVendor(CollectiveCall::AllReduce(send, recv, count, type, op, options, memory), memo.payload_bytes)) {
+    return false;
+  }
   if (MpiFinalizeBegun() || !KokkosRunning()) return false;  // (a finalized communicator has no transport)
-  const uintptr_t s = reinterpret_cast<uintptr_t>(call.send), r = reinterpret_cast<uintptr_t>(call.recv);
+  const uintptr_t s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
   const size_t bytes = memo.payload_bytes;
   return s == r || s + bytes <= r || r + bytes <= s;
 }
 
-absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
+// Call(const CollectiveCall&) and Call(Collective, ...) hand their AllReduces here.
+absl::Status Communicator::AllReduce(const void* send, void* recv, size_t count, DataType type, ReduceOp op,
+                                     const CallOptions& options, MemoryKind memory) {
+  if (RepeatsInlineAllReduce(send, recv, count, type, op, options, memory)) return RunRepeatedInline(send, recv, count);
+  Settle();
+  return Dispatch(CollectiveCall::AllReduce(send, recv, count, type, op, options, memory));
+}
+
+absl::Status Communicator::RunRepeatedInline(const void* send, void* recv, size_t count) {
   CommunicatorState& state = *state_;
   InlineCallMemo& memo = state.inline_memo;
   InlineExchange& exchange = *state.inline_exchange;
@@ -160,25 +176,31 @@ absl::Status Communicator::RunRepeatedInline(const CollectiveCall& call) {
   static const absl::string_view kCollective = CollectiveName(Collective::kAllReduce);
   static const absl::string_view kAlgorithm = AlgorithmName(Algorithm::kInline);
   exchange.BeginCall(Transport::CallInfo{kCollective, kAlgorithm, memo.signature, &state.clock, 0});
-  absl::Status status = exchange.Publish(call.send, memo.payload_bytes);
+  exchange.PublishWithinLimit(send, memo.payload_bytes);  // (payload_bytes is at most the inline limit)
   // The payload is out first: the peers' wait for it does not include what follows, which overlaps this rank's wait
   // for theirs. Only the timed calls (one in kRepeatTimedEvery) read the clock; another call that fails takes its
   // start from its wait (InlineExchange::SetCallStart) or from the moment it failed.
   const bool timed = memo.untallied_calls % InlineCallMemo::kRepeatTimedEvery == 0;
   uint64_t start = timed ? state.clock.Now() : 0;
   exchange.SetCallStart(start);
-  NoteCallBegun(Collective::kAllReduce, start);
-  if (status.ok()) status = exchange.AwaitAll();
+  // NoteCallBegun's, with the name looked up once.
+  ++state.calls_begun;
+  state.current_collective = kCollective;
+  state.current_call_start = start;
+  absl::Status status = exchange.AwaitAll();
   if (!status.ok()) {
     if (start == 0) start = exchange.call_start() != 0 ? exchange.call_start() : state.clock.Now();
     state.current_call_start = start;
+    // The call as its caller made it: the memo's arguments are this call's (RepeatsInlineAllReduce).
+    const CallOptions options{Algorithm::kAuto, memo.tuning, std::nullopt};
+    const CollectiveCall call = CollectiveCall::AllReduce(send, recv, count, memo.type, memo.op, options);
     return EndInline(ArgsOf(call), start, status);  // counts it, and breaks on a timeout
   }
   const int n = exchange.size();
   const unsigned char* inputs[kRepeatMaxRanks];
   for (int r = 0; r < n; ++r) inputs[r] = exchange.Payload(r);
-  inputs[exchange.rank()] = static_cast<const unsigned char*>(call.send);    // see InlineFinish (inline.cc)
-  memo.fold(static_cast<unsigned char*>(call.recv), inputs, n, call.count);  // inline.cc's fold, in rank order
+  inputs[exchange.rank()] = static_cast<const unsigned char*>(send);  // see InlineFinish (inline.cc)
+  memo.fold(static_cast<unsigned char*>(recv), inputs, n, count);     // inline.cc's fold, in rank order
   // Counted when the counters are next read (TallyRepeatedInline); timed one in kRepeatTimedEvery.
   ++memo.untallied_calls;
   if (timed) {

@@ -97,6 +97,56 @@ TEST(InlineAllReduce, ManyCallsInARowEachSeeTheirOwnInputs) {
   EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), 5000u);
 }
 
+// The three spellings of an AllReduce (the method, Call by name, Call with a descriptor) take the same lane, its
+// repeats included: ranks spelling the same calls differently, each rank changing its spelling from call to call,
+// must get every call's own sums, stay in step with the other collectives, and count each call once; a repeat queued
+// in a group runs at GroupEnd.
+TEST(InlineAllReduce, EverySpellingOfARepeatedCallTakesTheLane) {
+  if (!InlineAvailable()) GTEST_SKIP() << "needs 2 or more ranks on one node over shared memory";
+  auto comm = MakeSerialCommunicator();
+  ASSERT_TRUE(AllRanks(comm != nullptr));
+  const int rank = WorldRank(), n = WorldSize();
+  constexpr int kCalls = 300;
+  int wrong = 0;
+  for (int64_t i = 0; i < kCalls; ++i) {
+    int64_t mine[2] = {i * (rank + 1), rank == 0 ? i : 0};
+    int64_t out[2] = {0, 0};
+    absl::Status status;
+    switch ((i + rank) % 3) {
+      case 0:
+        status = comm->AllReduce(mine, out, 2, DataType::kInt64, ReduceOp::kSum);
+        break;
+      case 1:
+        status = comm->Call(Collective::kAllReduce, mine, out, 2, DataType::kInt64, ReduceOp::kSum, /*root=*/0);
+        break;
+      default:
+        status = comm->Call(CollectiveCall::AllReduce(mine, out, 2, DataType::kInt64, ReduceOp::kSum));
+        break;
+    }
+    ASSERT_TRUE(status.ok()) << "call " << i << ": " << status;
+    if (out[0] != i * n * (n + 1) / 2 || out[1] != i) ++wrong;
+    if (i % 100 == 99) {  // another collective between repeats: the lane's calls stay in step with it
+      int64_t root_value = rank == 0 ? i : -1;
+      ASSERT_TRUE(comm->Broadcast(&root_value, &root_value, 1, DataType::kInt64, /*root=*/0).ok());
+      if (root_value != i) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(CallsOf(*comm, Algorithm::kInline), static_cast<uint64_t>(kCalls));
+  // In place, then a repeat inside a group: queued, and run at GroupEnd.
+  int64_t value[2] = {rank, 1};
+  ASSERT_TRUE(comm->Call(CollectiveCall::AllReduce(value, value, 2, DataType::kInt64, ReduceOp::kSum)).ok());
+  EXPECT_EQ(value[1], n);
+  value[0] = rank;
+  value[1] = 1;
+  ASSERT_TRUE(comm->GroupStart().ok());
+  ASSERT_TRUE(comm->AllReduce(value, value, 2, DataType::kInt64, ReduceOp::kSum).ok());
+  EXPECT_EQ(value[1], 1) << "a grouped call ran before GroupEnd";
+  ASSERT_TRUE(comm->GroupEnd().ok());
+  EXPECT_EQ(value[0], static_cast<int64_t>(n) * (n - 1) / 2);
+  EXPECT_EQ(value[1], n);
+}
+
 TEST(InlineAllReduce, AutoTakesItUpToTheThresholdOnly) {
   ScopedEnv max("KCOLL_INLINE_MAX_BYTES", "256");
   auto comm = MakeSerialCommunicator();

@@ -69,6 +69,11 @@ class InlineExchange {
   // (Publish and AllPublished are defined here: they are most of an 8-byte call's own instructions.)
   absl::Status Publish(const void* payload, size_t bytes) {
     if (bytes > kMaxPayloadBytes) return TooLarge(bytes);
+    PublishWithinLimit(payload, bytes);
+    return absl::OkStatus();
+  }
+  // Publish for a caller that knows `bytes` is at most kMaxPayloadBytes.
+  void PublishWithinLimit(const void* payload, size_t bytes) {
     const uint64_t k = ++calls_;
     Block* mine = BlockOf(rank_, k & 1);
     CopyPayload(mine->payload, payload, bytes);
@@ -76,7 +81,6 @@ class InlineExchange {
     mine->bytes = static_cast<uint32_t>(bytes);
     published_bytes_ = static_cast<uint32_t>(bytes);
     mine->call.store(k, std::memory_order_release);
-    return absl::OkStatus();
   }
   bool AllPublished() const {
     const uint64_t k = calls_;
