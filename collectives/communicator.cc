@@ -501,12 +501,12 @@ CollectiveArgs Communicator::ArgsOf(const CollectiveCall& call) const {
 
 absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                 ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
-  // Both are tail calls: an AllReduce's repeats keep no frame of this function.
+  // The other collectives' path lives apart, so that an AllReduce passes through a frame of a few instructions.
   if (collective == Collective::kAllReduce) return AllReduce(send, recv, count, type, op, options, memory);
   return CallOtherThanAllReduce(collective, send, recv, count, type, op, root, options, memory);
 }
 
-// (Not inlined into Call: its frame would be Call's.)
+// (Not inlined into Call: its frame, its stack guard included, would be Call's.)
 ABSL_ATTRIBUTE_NOINLINE absl::Status Communicator::CallOtherThanAllReduce(Collective collective, const void* send,
                                                                           void* recv, size_t count, DataType type,
                                                                           ReduceOp op, int root,

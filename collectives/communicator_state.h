@@ -116,8 +116,8 @@ struct CommunicatorState {
   std::unique_ptr<CopyChoice> copy_choice;
   bool copy_choice_reductions = false;  // the collectives that reduce choose too (KCOLL_SHM_SINGLE_COPY=auto)
   int copy_choice_logs = 0;             // changes of way logged so far (at most kCopyChoiceLogs)
-  // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineAllReduce), as far as it depends on
-  // what is fixed at creation (SetInlineLimit): an AllReduce lane, at most 64 ranks, no per-call trace, and the
+  // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineAllReduce), as far as it depends
+  // on what is fixed at creation (SetInlineLimit): an AllReduce lane, at most 64 ranks, no per-call trace, and the
   // node's ranks a core each. Where they take turns on the cores, the repeats measured slower than the general path
   // (docs/measured/inline_8b_call_path_2ranks_epyc.txt, part 5). False once finalized.
   bool repeat_lane = false;
