@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
@@ -499,19 +498,9 @@ CollectiveArgs Communicator::ArgsOf(const CollectiveCall& call) const {
   return args;
 }
 
-absl::Status Communicator::Call(Collective collective, const void* send, void* recv, size_t count, DataType type,
-                                ReduceOp op, int root, const CallOptions& options, MemoryKind memory) {
-  // The other collectives' path lives apart, so that an AllReduce passes through a frame of a few instructions.
-  if (collective == Collective::kAllReduce) return AllReduce(send, recv, count, type, op, options, memory);
-  return CallOtherThanAllReduce(collective, send, recv, count, type, op, root, options, memory);
-}
-
-// (Not inlined into Call: its frame, its stack guard included, would be Call's.)
-ABSL_ATTRIBUTE_NOINLINE absl::Status Communicator::CallOtherThanAllReduce(Collective collective, const void* send,
-                                                                          void* recv, size_t count, DataType type,
-                                                                          ReduceOp op, int root,
-                                                                          const CallOptions& options,
-                                                                          MemoryKind memory) {
+absl::Status Communicator::CallOtherThanAllReduce(Collective collective, const void* send, void* recv, size_t count,
+                                                  DataType type, ReduceOp op, int root, const CallOptions& options,
+                                                  MemoryKind memory) {
   if (!IsVariable(collective))
     return Call(CollectiveCall::Named(collective, send, recv, count, type, op, root, options, memory));
   if (state_->group_depth > 0) {

@@ -170,8 +170,13 @@ class Communicator {
   // that name; `op` is read by the reductions only, `root` by the rooted collectives only, and Barrier reads neither
   // buffers nor count. The v-collectives run with equal blocks of `count` elements at displacements j * count (their
   // non-v forms' layout); ICall refuses them (it has no arrays to keep), IAllGatherV and IAllToAllV take them.
+  // (Defined here: a repeated 8-byte AllReduce, whose own path is a few hundred instructions, passes through no
+  // frame of it.)
   absl::Status Call(Collective collective, const void* send, void* recv, size_t count, DataType type, ReduceOp op,
-                    int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost);
+                    int root, const CallOptions& options = {}, MemoryKind memory = MemoryKind::kHost) {
+    if (collective == Collective::kAllReduce) return AllReduce(send, recv, count, type, op, options, memory);
+    return CallOtherThanAllReduce(collective, send, recv, count, type, op, root, options, memory);
+  }
   // Runs the call `call` describes (collective_call.h), exactly as its method does: the front door every blocking
   // spelling above enters through but AllReduce, which it hands to the AllReduce method (whose repeats of the
   // latest inline call skip building a descriptor).
@@ -381,7 +386,7 @@ class Communicator {
   absl::Status SetInlineLimit(std::optional<size_t> pinned);
   // SetInlineLimit's timings, agreement and choice (inline_path.h).
   absl::Status MeasureInlineLimit();
-  // Call(Collective, ...) of any collective but AllReduce, apart: Call itself then needs no frame of its own.
+  // Call(Collective, ...) of any collective but AllReduce.
   absl::Status CallOtherThanAllReduce(Collective collective, const void* send, void* recv, size_t count, DataType type,
                                       ReduceOp op, int root, const CallOptions& options, MemoryKind memory);
   // Queues a call of the open group (communicator_group.cc).
