@@ -383,9 +383,7 @@ absl::Status Communicator::CheckUsable(absl::string_view what) const {
 
 void Communicator::NoteCallBegun(Collective collective, uint64_t start) {
   if (collective == Collective::kSendRecv) return;
-  ++state_->calls_begun;
-  state_->current_collective = CollectiveName(collective);
-  state_->current_call_start = start;
+  state_->NoteCallBegun(CollectiveName(collective), start);
 }
 
 absl::Status Communicator::WithStallReport(const absl::Status& error) const {

@@ -183,10 +183,7 @@ absl::Status Communicator::RunRepeatedInline(const void* send, void* recv, size_
   const bool timed = memo.untallied_calls % InlineCallMemo::kRepeatTimedEvery == 0;
   uint64_t start = timed ? state.clock.Now() : 0;
   exchange.SetCallStart(start);
-  // NoteCallBegun's, with the name looked up once.
-  ++state.calls_begun;
-  state.current_collective = kCollective;
-  state.current_call_start = start;
+  state.NoteCallBegun(kCollective, start);  // (inline, with the name looked up once)
   absl::Status status = exchange.AwaitAll();
   if (!status.ok()) {
     if (start == 0) start = exchange.call_start() != 0 ? exchange.call_start() : state.clock.Now();

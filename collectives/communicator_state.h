@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/names.h"
 #include "base/tick_clock.h"
 #include "base/topology.h"
@@ -68,7 +69,14 @@ struct CommunicatorState {
   // True while SetInlineLimit times its calls: they are not traced.
   bool measuring_inline_limit = false;
   absl::string_view current_collective = "none";
-  uint64_t current_call_start = 0;        // on `clock`
+  uint64_t current_call_start = 0;  // on `clock`
+  // Counts a call of `collective_name` as begun at `start` (Communicator::NoteCallBegun looks the name up; the
+  // repeated inline call passes the one it keeps).
+  void NoteCallBegun(absl::string_view collective_name, uint64_t start) {
+    ++calls_begun;
+    current_collective = collective_name;
+    current_call_start = start;
+  }
   MPI_Comm control_comm = MPI_COMM_NULL;  // a duplicate for the argument check and SetProfile's agreement
   // The vendor path's MPI communicator (another duplicate, made by the first call that takes the path), its timeout,
   // and whether a nonblocking call may take it (MPI_THREAD_MULTIPLE: it may run on the progress thread).
