@@ -7,9 +7,11 @@
 // - Slot size: a message moves through a ring of slots in slot-sized chunks, sender and receiver copying at once.
 //   Small slots keep the chunks in the nearer caches but synchronise more often; large ones the other way round. On
 //   the AMD EPYC VM 256 KiB slots took 0.75-0.95x the time of 64 KiB ones from 512 KiB to 4 MiB, 16 KiB ones
-//   1.2-1.4x. The calibration times each candidate the segment has room for and keeps the one with the lowest time
-//   summed over the sizes relative to each size's fastest, unless it beats the transport's default by less than
-//   kSlotBytesMargin.
+//   1.2-1.4x (in rings of 8 slots). Each candidate runs with the ring the transport gives its size (RingSlots in
+//   shm_transport.h: 2 MiB per pair where the segment has room), so the sizes compare at one ring length. The
+//   calibration times each candidate the segment has room for (at ShmOptions::kMinSlots slots) and keeps the one with
+//   the lowest time summed over the sizes relative to each size's fastest, unless it beats the transport's default by
+//   less than kSlotBytesMargin.
 // - Single copy: a message of at least the threshold travels as a descriptor and the receiver reads it straight from
 //   the sender's memory (process_vm_readv): one copy instead of two, but a system call and page pinning per message,
 //   and the bytes arrive from memory rather than from a slot the sender has just written in cache (2-3x either way on

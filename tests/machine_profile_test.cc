@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/profile_json.h"
+#include "tests/matchers.h"
 #include "tests/mpi_test_env.h"
 
 namespace kcoll {
@@ -49,7 +50,7 @@ class MachineProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* name : {"KCOLL_PROFILE", "KCOLL_MACHINE_PROFILES", "XDG_CACHE_HOME", "KCOLL_SHM_SINGLE_COPY",
-                             "KCOLL_SHM_SLOT_BYTES"}) {
+                             "KCOLL_SHM_SLOT_BYTES", "KCOLL_SHM_SLOTS"}) {
       unsetenv(name);
     }
   }
@@ -157,6 +158,27 @@ TEST_F(MachineProfileTest, TheApplicationsProfileWinsAndOffTurnsItOff) {
   EXPECT_THAT((*comm)->auto_choice().profile_source(), StartsWith("built-in"));
 }
 
+// KCOLL_SHM_SLOTS: a count of slots per pair; 0 chooses, as unset; 1 and over 1024 are errors naming the variable.
+TEST_F(MachineProfileTest, TheSlotCountVariableIsReadOrRefused) {
+  setenv("KCOLL_MACHINE_PROFILES", "off", 1);
+  setenv("KCOLL_SHM_SLOTS", "12", 1);
+  auto comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  if ((*comm)->transport() != TransportKind::kShm) GTEST_SKIP() << "not over shared memory: " << (*comm)->execution();
+  EXPECT_THAT((*comm)->execution(), HasSubstr(", 12 slots x "));
+  for (const char* bad : {"1", "1025"}) {
+    setenv("KCOLL_SHM_SLOTS", bad, 1);
+    comm = Communicator::Create(MPI_COMM_WORLD);
+    EXPECT_THAT(comm.status(), IsInvalidArgument(absl::StrCat("KCOLL_SHM_SLOTS: ", bad,
+                                                              " is outside [2, 1024] (0 or unset: chosen)")));
+  }
+  setenv("KCOLL_SHM_SLOTS", "0", 1);
+  comm = Communicator::Create(MPI_COMM_WORLD);
+  ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
+  EXPECT_THAT((*comm)->execution(), Not(HasSubstr(", 12 slots x ")));
+  unsetenv("KCOLL_SHM_SLOTS");
+}
+
 // The shared-memory settings the machine measured (the saved profile's shm_slot_bytes and shm_single_copy_bytes) are
 // the transport's; KCOLL_SHM_SLOT_BYTES and KCOLL_SHM_SINGLE_COPY still win; the execution line says which settings
 // were applied and where each came from.
@@ -171,14 +193,14 @@ TEST_F(MachineProfileTest, TheSavedShmSettingsSetTheTransport) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
   if ((*comm)->transport() != TransportKind::kShm) GTEST_SKIP() << "not over shared memory: " << (*comm)->execution();
-  EXPECT_THAT((*comm)->execution(), HasSubstr("8 slots x 128K per pair (measured; profile: this machine ("));
+  EXPECT_THAT((*comm)->execution(), HasSubstr(" slots x 128K per pair (measured; profile: this machine ("));
   EXPECT_THAT((*comm)->execution(), ::testing::AnyOf(HasSubstr("single copy from 64K (measured; profile: this machine"),
                                                      HasSubstr("asked from 64K; the kernel does not let")));
   setenv("KCOLL_SHM_SINGLE_COPY", "0", 1);
   setenv("KCOLL_SHM_SLOT_BYTES", "32K", 1);
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_THAT((*comm)->execution(), HasSubstr("8 slots x 32K per pair (KCOLL_SHM_SLOT_BYTES)"));
+  EXPECT_THAT((*comm)->execution(), HasSubstr(" slots x 32K per pair (KCOLL_SHM_SLOT_BYTES)"));
   EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (KCOLL_SHM_SINGLE_COPY)"));
   unsetenv("KCOLL_SHM_SINGLE_COPY");
   unsetenv("KCOLL_SHM_SLOT_BYTES");

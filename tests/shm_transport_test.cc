@@ -242,6 +242,34 @@ TEST(ShmTransport, DescribesItself) {
   EXPECT_FALSE(t->CanReach(MemoryKind::kDevice));
 }
 
+// The rule alone: a ring of ShmOptions::kRingBytes per pair where the segment has room, never under kMinSlots.
+TEST(RingSlots, HoldTheRingBytesWithinTheSegmentBudget) {
+  constexpr size_t kBudget = size_t{32} << 20;
+  EXPECT_EQ(RingSlots(2, 64 << 10, kBudget), 32);
+  EXPECT_EQ(RingSlots(4, 64 << 10, kBudget), 32);   // 16 channels x 2 MiB: the budget exactly
+  EXPECT_EQ(RingSlots(5, 64 << 10, kBudget), 20);   // 25 channels: 1.25 MiB each
+  EXPECT_EQ(RingSlots(8, 64 << 10, kBudget), 8);    // 64 channels: 512 KiB each
+  EXPECT_EQ(RingSlots(16, 16 << 10, kBudget), 8);   // no room for more than the fewest
+  EXPECT_EQ(RingSlots(2, 256 << 10, kBudget), 8);   // large slots: kMinSlots already holds the ring
+  EXPECT_EQ(RingSlots(2, 16 << 10, kBudget), 128);  // small ones: more of them
+  EXPECT_EQ(RingSlots(2, 4 << 20, kBudget), 8);     // slots larger than the ring: still kMinSlots
+}
+
+// Unasked, the slots are chosen: the ring the rule gives for this many ranks and the chosen slot size.
+TEST(ShmTransport, ChoosesItsRingWhenNoSlotsAreAsked) {
+  const ShmOptions defaults;
+  EXPECT_EQ(defaults.slots, 0);
+  auto t = MakeTransport(defaults);
+  ASSERT_NE(t, nullptr);
+  const shm::Geometry& g = t->geometry();
+  EXPECT_EQ(g.slots, RingSlots(WorldSize(), g.slot_bytes, defaults.max_segment_bytes));
+  if (WorldSize() <= 4) {
+    EXPECT_EQ(static_cast<size_t>(g.slots) * g.slot_bytes, ShmOptions::kRingBytes);
+  }
+  EXPECT_LE(g.total_bytes(), defaults.max_segment_bytes + g.data_offset());
+  EXPECT_THAT(t->Describe(), HasSubstr(absl::StrCat(g.slots, " slots x ")));
+}
+
 // Kilobytes of this process's page tables (smaps' Rss) in the mappings of kcoll's shared-memory segments.
 size_t SegmentRssBytes() {
   std::FILE* f = std::fopen("/proc/self/smaps", "r");

@@ -126,8 +126,8 @@ absl::Status MeasureShmSettings(MPI_Comm comm, MPI_Comm control, const Topology&
   MPI_Bcast(&rank0_default, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
   default_slot_bytes = static_cast<size_t>(rank0_default);
   shm.default_slot_bytes = default_slot_bytes;
-  shm.slot_candidates =
-      calibration::SlotBytesCandidates(node_ranks, defaults.slots, defaults.max_segment_bytes, default_slot_bytes);
+  shm.slot_candidates = calibration::SlotBytesCandidates(node_ranks, ShmOptions::kMinSlots, defaults.max_segment_bytes,
+                                                         default_slot_bytes);
   std::vector<ExecutionRequest::ShmSettings> slot_settings;
   for (size_t bytes : shm.slot_candidates) {
     ExecutionRequest::ShmSettings settings;

@@ -24,7 +24,7 @@ namespace {
 
 using shm::SlotHeader;
 
-// Slot size for `n` ranks: as large as 64 KiB while the segment stays within the budget, never under 4 KiB.
+// Slot size for `n` ranks: as large as 64 KiB while `slots` of them per pair stay within the budget, never under 4 KiB.
 size_t ChooseSlotBytes(int n, int slots, size_t budget) {
   const size_t channels = static_cast<size_t>(n) * n;
   size_t per_slot = budget / channels / static_cast<size_t>(slots);
@@ -47,9 +47,18 @@ void TouchChannelData(const shm::Channel& out, const shm::Channel& in_channel, c
 
 }  // namespace
 
+int RingSlots(int nlocal, size_t slot_bytes, size_t max_segment_bytes) {
+  const size_t channels = static_cast<size_t>(std::max(nlocal, 1)) * static_cast<size_t>(std::max(nlocal, 1));
+  const size_t slot = std::max<size_t>(slot_bytes, 1);
+  const size_t wanted = ShmOptions::kRingBytes / slot;
+  const size_t room = max_segment_bytes / channels / slot;
+  return static_cast<int>(std::clamp<size_t>(std::min(wanted, room), ShmOptions::kMinSlots, 1024));
+}
+
 absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm, const ShmOptions& options) {
-  if (options.slots < 2 || options.slots > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("ShmOptions::slots: ", options.slots, " is outside [2, 1024]"));
+  if (options.slots != 0 && (options.slots < 2 || options.slots > 1024)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShmOptions::slots: ", options.slots, " is outside [2, 1024] (0: chosen)"));
   }
   if (options.slot_bytes != 0 && (options.slot_bytes < 64 || options.slot_bytes % 64 != 0)) {
     return absl::InvalidArgumentError(
@@ -62,9 +71,12 @@ absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm
   MPI_Comm_size(dup, &size);
   std::unique_ptr<ShmTransport> t(new ShmTransport(dup, rank, size));
   t->geometry_.nlocal = size;
-  t->geometry_.slots = options.slots;
-  t->geometry_.slot_bytes =
-      options.slot_bytes != 0 ? options.slot_bytes : ChooseSlotBytes(size, options.slots, options.max_segment_bytes);
+  t->geometry_.slot_bytes = options.slot_bytes != 0
+                                ? options.slot_bytes
+                                : ChooseSlotBytes(size, options.slots != 0 ? options.slots : ShmOptions::kMinSlots,
+                                                  options.max_segment_bytes);
+  t->geometry_.slots =
+      options.slots != 0 ? options.slots : RingSlots(size, t->geometry_.slot_bytes, options.max_segment_bytes);
   auto segment = shm::Segment::Create(dup, t->geometry_.total_bytes());
   if (!segment.ok()) return segment.status();
   t->segment_ = *std::move(segment);

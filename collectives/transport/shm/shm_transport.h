@@ -36,8 +36,12 @@
 namespace kcoll {
 
 struct ShmOptions {
-  int slots = 8;
-  // Per slot; 0: chosen from the number of ranks so that the segment stays within `max_segment_bytes`.
+  // The fewest slots a pair's ring has when the transport chooses, and the bytes it aims to hold (RingSlots).
+  static constexpr int kMinSlots = 8;
+  static constexpr size_t kRingBytes = size_t{2} << 20;
+  // Per pair; 0: chosen (RingSlots).
+  int slots = 0;
+  // Per slot; 0: chosen from the number of ranks so that kMinSlots slots per pair stay within `max_segment_bytes`.
   size_t slot_bytes = 0;
   size_t max_segment_bytes = size_t{32} << 20;
   // Messages of at least this size are copied by the receiver straight from the sender's buffer (when the kernel
@@ -53,6 +57,14 @@ struct ShmOptions {
   // How errors name each rank of the communicator (its rank in a larger one: RoutedTransport); empty: as is.
   std::vector<int> rank_names;
 };
+
+// Slots per pair when none are asked for: as many as hold ShmOptions::kRingBytes of `slot_bytes` each, as far as the
+// segment of `nlocal` ranks stays within `max_segment_bytes`, never fewer than kMinSlots. A sender fills the ring
+// while its receiver drains it, and writes a slot again only once the receiver has read it: with a ring of 512 KiB
+// (8 x 64 KiB) per pair the slots sat in the receiving core's 1 MiB L2, and every rewritten line was pulled back
+// across cores; with 2 MiB an in-place AllReduce of 256 KiB-4 MiB on 2 ranks ran 1.5-2x faster
+// (docs/measured/shm_ring_bytes_2ranks_epyc.txt).
+int RingSlots(int nlocal, size_t slot_bytes, size_t max_segment_bytes);
 
 class ShmTransport final : public CallTrackingTransport {
  public:
@@ -83,8 +95,8 @@ class ShmTransport final : public CallTrackingTransport {
   bool single_copy() const { return single_copy_bytes_ > 0; }
   size_t single_copy_bytes() const { return single_copy_bytes_; }
   bool chooses_per_call() const { return single_copy() && choose_per_call_; }
-  // One line for logs: "shm: 4 ranks, 8 slots x 32 KiB per pair, single copy from 256 KiB".
-  // With sources, each setting is followed by where it came from: "..., 8 slots x 64K per pair (default), no single
+  // One line for logs: "shm: 4 ranks, 32 slots x 64K per pair, single copy from 256K".
+  // With sources, each setting is followed by where it came from: "..., 32 slots x 64K per pair (default), no single
   // copy (KCOLL_SHM_SINGLE_COPY)".
   std::string Describe(absl::string_view slot_source = "", absl::string_view single_copy_source = "") const;
 
