@@ -60,9 +60,10 @@ struct ShmOptions {
 
 // Slots per pair when none are asked for: as many as hold ShmOptions::kRingBytes of `slot_bytes` each, as far as the
 // segment of `nlocal` ranks stays within `max_segment_bytes`, never fewer than kMinSlots. A sender fills the ring
-// while its receiver drains it, and writes a slot again only once the receiver has read it: with a ring of 512 KiB
-// (8 x 64 KiB) per pair the slots sat in the receiving core's 1 MiB L2, and every rewritten line was pulled back
-// across cores; with 2 MiB an in-place AllReduce of 256 KiB-4 MiB on 2 ranks ran 1.5-2x faster
+// while its receiver drains it, and writes a slot again only once the receiver has read it. A ring of 512 KiB
+// (8 x 64 KiB) per pair fits the receiving core's 1 MiB L2 (AMD EPYC VM), so a rewritten slot's lines are most
+// likely still there and pulled back across cores; with 2 MiB an in-place AllReduce of 256 KiB-4 MiB on 2 ranks there
+// ran 1.4-2x faster, 1 MiB gained most of that and 8 MiB less
 // (docs/measured/shm_ring_bytes_2ranks_epyc.txt).
 int RingSlots(int nlocal, size_t slot_bytes, size_t max_segment_bytes);
 
