@@ -24,8 +24,8 @@ TEST(Execution, DefaultFollowsTheTopology) {
   auto one_node = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(one_node.ok())) << one_node.status();
   EXPECT_EQ((*one_node)->transport(), TransportKind::kShm);
-  EXPECT_THAT((*one_node)->execution(), HasSubstr(absl::StrCat("shm: ", testing::WorldSize(), " ranks, ")));
-  EXPECT_THAT((*one_node)->execution(), HasSubstr(" slots x "));
+  // 1 and 3 ranks: a 2 MiB ring of 64 KiB slots per pair (RingSlots).
+  EXPECT_THAT((*one_node)->execution(), HasSubstr(absl::StrCat("shm: ", testing::WorldSize(), " ranks, 32 slots x ")));
   EXPECT_THAT((*one_node)->execution(), HasSubstr("serial kernels on host buffers"));
   if (testing::WorldSize() < 2) return;
   CommunicatorOptions two_nodes;

@@ -193,14 +193,14 @@ TEST_F(MachineProfileTest, TheSavedShmSettingsSetTheTransport) {
   auto comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
   if ((*comm)->transport() != TransportKind::kShm) GTEST_SKIP() << "not over shared memory: " << (*comm)->execution();
-  EXPECT_THAT((*comm)->execution(), HasSubstr(" slots x 128K per pair (measured; profile: this machine ("));
+  EXPECT_THAT((*comm)->execution(), HasSubstr(", 16 slots x 128K per pair (measured; profile: this machine ("));
   EXPECT_THAT((*comm)->execution(), ::testing::AnyOf(HasSubstr("single copy from 64K (measured; profile: this machine"),
                                                      HasSubstr("asked from 64K; the kernel does not let")));
   setenv("KCOLL_SHM_SINGLE_COPY", "0", 1);
   setenv("KCOLL_SHM_SLOT_BYTES", "32K", 1);
   comm = Communicator::Create(MPI_COMM_WORLD);
   ASSERT_TRUE(AllRanks(comm.ok())) << comm.status();
-  EXPECT_THAT((*comm)->execution(), HasSubstr(" slots x 32K per pair (KCOLL_SHM_SLOT_BYTES)"));
+  EXPECT_THAT((*comm)->execution(), HasSubstr(", 64 slots x 32K per pair (KCOLL_SHM_SLOT_BYTES)"));  // 2 MiB rings
   EXPECT_THAT((*comm)->execution(), HasSubstr("no single copy (KCOLL_SHM_SINGLE_COPY)"));
   unsetenv("KCOLL_SHM_SINGLE_COPY");
   unsetenv("KCOLL_SHM_SLOT_BYTES");

@@ -61,9 +61,9 @@ absl::Status ApplySetting(const char* env, const std::optional<size_t>& measured
 absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& measured, SettingSources* sources) {
   ShmOptions options;
   KCOLL_ASSIGN_OR_RETURN(size_t slots, SizeFromEnv("KCOLL_SHM_SLOTS", static_cast<size_t>(options.slots)));
-  if (slots == 1 || slots > 1024) {
+  if (slots == 1 || slots > static_cast<size_t>(ShmOptions::kMaxSlots)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("KCOLL_SHM_SLOTS: ", slots, " is outside [2, 1024] (0 or unset: chosen)"));
+        absl::StrCat("KCOLL_SHM_SLOTS: ", slots, " is outside [2, ", ShmOptions::kMaxSlots, "] (0 or unset: chosen)"));
   }
   options.slots = static_cast<int>(slots);
   KCOLL_RETURN_IF_ERROR(

@@ -52,13 +52,13 @@ int RingSlots(int nlocal, size_t slot_bytes, size_t max_segment_bytes) {
   const size_t slot = std::max<size_t>(slot_bytes, 1);
   const size_t wanted = ShmOptions::kRingBytes / slot;
   const size_t room = max_segment_bytes / channels / slot;
-  return static_cast<int>(std::clamp<size_t>(std::min(wanted, room), ShmOptions::kMinSlots, 1024));
+  return static_cast<int>(std::clamp<size_t>(std::min(wanted, room), ShmOptions::kMinSlots, ShmOptions::kMaxSlots));
 }
 
 absl::StatusOr<std::unique_ptr<ShmTransport>> ShmTransport::Create(MPI_Comm comm, const ShmOptions& options) {
-  if (options.slots != 0 && (options.slots < 2 || options.slots > 1024)) {
+  if (options.slots != 0 && (options.slots < 2 || options.slots > ShmOptions::kMaxSlots)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("ShmOptions::slots: ", options.slots, " is outside [2, 1024] (0: chosen)"));
+        absl::StrCat("ShmOptions::slots: ", options.slots, " is outside [2, ", ShmOptions::kMaxSlots, "] (0: chosen)"));
   }
   if (options.slot_bytes != 0 && (options.slot_bytes < 64 || options.slot_bytes % 64 != 0)) {
     return absl::InvalidArgumentError(

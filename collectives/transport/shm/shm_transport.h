@@ -36,8 +36,10 @@
 namespace kcoll {
 
 struct ShmOptions {
-  // The fewest slots a pair's ring has when the transport chooses, and the bytes it aims to hold (RingSlots).
+  // The fewest slots of a ring the transport chooses, the most of any ring (chosen or asked), and the bytes a chosen
+  // ring aims to hold (RingSlots).
   static constexpr int kMinSlots = 8;
+  static constexpr int kMaxSlots = 1024;
   static constexpr size_t kRingBytes = size_t{2} << 20;
   // Per pair; 0: chosen (RingSlots).
   int slots = 0;
