@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
 #include "base/env.h"
@@ -179,6 +180,14 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::CreateOn(MPI_Comm co
     choice.warmup_calls = 3;
     c->state_->copy_choice = std::make_unique<CopyChoice>(choice);
     c->state_->copy_choice_reductions = execution.shm_copy_choice_reductions;
+  }
+  if (execution.shm_store_choice) {
+    CopyChoice::Options choice;
+    choice.from_bytes = execution.shm_store_choice_from_bytes;
+    // One uncounted call per change of way: either way leaves the caches as the other finds them, but for the one
+    // ring of slots (2 MiB per pair) that the first call after a change rewrites.
+    choice.warmup_calls = 1;
+    c->state_->store_choice = std::make_unique<CopyChoice>(choice);
   }
   // Every primitive an algorithm issues is counted on its way through these two decorators.
   c->state_->kernels = std::make_unique<CountingKernels>(std::move(execution.kernels), c->state_->counters.total);
@@ -637,6 +646,9 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   const absl::StatusOr<CopyWay> copy = ChooseCopyWay(args, call, algorithm, resources, synchronize);
   if (!copy.ok())
     return copy.status().code() == absl::StatusCode::kDeadlineExceeded ? Break(copy.status()) : copy.status();
+  const absl::StatusOr<StoreWay> store = ChooseStoreWay(args, call, algorithm, resources, synchronize, *copy);
+  if (!store.ok())
+    return store.status().code() == absl::StatusCode::kDeadlineExceeded ? Break(store.status()) : store.status();
   state_->transport->BeginCall(info);
   state_->transport_call = state_->calls_begun;
   absl::Status status = RunAlgorithm(resolved.schedule, args, resources, synchronize);
@@ -645,6 +657,7 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   }
   const double seconds = state_->clock.Seconds(state_->clock.Now() - start);
   if (copy->measured && status.ok()) state_->copy_choice->Record(copy->group, copy->single_copy, seconds);
+  if (store->measured && status.ok()) state_->store_choice->Record(store->group, store->streaming, seconds);
   Record(args, algorithm, before, seconds, status);
   // A call that failed once this rank had posted transfers leaves the ranks out of step: nothing may run on this
   // communicator any more. One refused before any transfer (an algorithm rejecting its tuning), or one whose schedule
@@ -674,44 +687,89 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
     state_->transport->AllowSingleCopy(false);
     return way;
   }
-  CopyChoice& choice = *state_->copy_choice;
-  way.group = CopyChoice::Group(static_cast<int>(args.collective), bytes);
-  way.bytes = bytes;
+  KCOLL_ASSIGN_OR_RETURN(const ChosenWay chosen,
+                         ChooseWay(*state_->copy_choice, args.collective, bytes, synchronize, "copy choice"));
+  way = CopyWay{chosen.measured, chosen.second, chosen.group, bytes};
+  if (chosen.changed) LogCopyWay(args.collective, way, chosen.first_seconds, chosen.second_seconds, chosen.voters);
+  state_->transport->AllowSingleCopy(way.single_copy);
+  return way;
+}
+
+absl::StatusOr<Communicator::ChosenWay> Communicator::ChooseWay(CopyChoice& choice, Collective collective, size_t bytes,
+                                                                bool synchronize, absl::string_view name) {
+  ChosenWay way;
+  const uint64_t group = CopyChoice::Group(static_cast<int>(collective), bytes);
+  way.group = group;
   if (!synchronize) {
     // A nonblocking call's time includes whatever ran beside it: it takes the group's way and measures nothing.
-    way.single_copy = choice.Prefers(way.group);
-    state_->transport->AllowSingleCopy(way.single_copy);
+    way.second = choice.Prefers(group);
     return way;
   }
   way.measured = true;
-  const CopyChoice::Call next = choice.Next(way.group);
-  way.single_copy = next.single_copy;
-  if (next.decides) {
-    const bool before = choice.Prefers(way.group);
-    double totals[2] = {choice.AverageSeconds(way.group, false), choice.AverageSeconds(way.group, true)};
-    InlineExchange* exchange = state_->pending_inline == nullptr ? state_->inline_exchange.get() : nullptr;
-    if (exchange != nullptr) {
-      // Every rank of the node decides on the same numbers (CopyChoice::LeastAcrossRanks): the same way everywhere.
-      static const absl::string_view kName = "copy choice";
-      const double mine[2] = {totals[0], totals[1]};
-      exchange->BeginCall(Transport::CallInfo{CollectiveName(args.collective), kName, static_cast<uint32_t>(way.group),
-                                              &state_->clock, state_->clock.Now()});
-      absl::Status agreed = exchange->Exchange(mine, sizeof(mine));
-      if (!agreed.ok()) return agreed;
-      std::vector<std::array<double, 2>> averages(static_cast<size_t>(exchange->size()));
-      for (int r = 0; r < exchange->size(); ++r) std::memcpy(averages[r].data(), exchange->Payload(r), sizeof(mine));
-      const std::array<double, 2> least = CopyChoice::LeastAcrossRanks(averages);
-      totals[0] = least[0];
-      totals[1] = least[1];
-    }
-    way.single_copy = choice.Decide(way.group, totals[0], totals[1]);
-    if (way.single_copy != before) {
-      const int voters = exchange != nullptr ? exchange->size() : 1;
-      LogCopyWay(args.collective, way, totals[0], totals[1], voters);
-    }
+  const CopyChoice::Call next = choice.Next(group);
+  way.second = next.single_copy;
+  if (!next.decides) return way;
+  const bool before = choice.Prefers(group);
+  double totals[2] = {choice.AverageSeconds(group, false), choice.AverageSeconds(group, true)};
+  InlineExchange* exchange = state_->pending_inline == nullptr ? state_->inline_exchange.get() : nullptr;
+  if (exchange != nullptr) {
+    // Every rank of the node decides on the same numbers (CopyChoice::LeastAcrossRanks): the same way everywhere.
+    const double mine[2] = {totals[0], totals[1]};
+    exchange->BeginCall(Transport::CallInfo{CollectiveName(collective), name, static_cast<uint32_t>(group),
+                                            &state_->clock, state_->clock.Now()});
+    KCOLL_RETURN_IF_ERROR(exchange->Exchange(mine, sizeof(mine)));
+    std::vector<std::array<double, 2>> averages(static_cast<size_t>(exchange->size()));
+    for (int r = 0; r < exchange->size(); ++r) std::memcpy(averages[r].data(), exchange->Payload(r), sizeof(mine));
+    const std::array<double, 2> least = CopyChoice::LeastAcrossRanks(averages);
+    totals[0] = least[0];
+    totals[1] = least[1];
+    way.voters = exchange->size();
   }
-  state_->transport->AllowSingleCopy(way.single_copy);
+  way.second = choice.Decide(group, totals[0], totals[1]);
+  way.changed = way.second != before;
+  way.first_seconds = totals[0];
+  way.second_seconds = totals[1];
   return way;
+}
+
+absl::StatusOr<Communicator::StoreWay> Communicator::ChooseStoreWay(const CollectiveArgs& args,
+                                                                    const CollectiveCall& call, Algorithm algorithm,
+                                                                    const Resources& resources, bool synchronize,
+                                                                    const CopyWay& copy) {
+  StoreWay way;
+  if (state_->store_choice == nullptr) return way;
+  CopyChoice& choice = *state_->store_choice;
+  const size_t bytes = args.count * DataTypeSize(args.type);
+  // Only calls whose large messages go through the slots, as ChooseCopyWay's, and that the copy choice does not
+  // measure: a call's time would then answer for both choices at once.
+  if (IsVariable(args.collective) || bytes < choice.from_bytes() || call.memory != MemoryKind::kHost ||
+      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline ||
+      copy.measured || copy.single_copy) {
+    state_->transport->StreamSlotStores(false);
+    return way;
+  }
+  KCOLL_ASSIGN_OR_RETURN(const ChosenWay chosen,
+                         ChooseWay(choice, args.collective, bytes, synchronize, "store choice"));
+  way = StoreWay{chosen.measured, chosen.second, chosen.group, bytes};
+  if (chosen.changed) LogStoreWay(args.collective, way, chosen.first_seconds, chosen.second_seconds, chosen.voters);
+  state_->transport->StreamSlotStores(way.streaming);
+  return way;
+}
+
+void Communicator::LogStoreWay(Collective collective, const StoreWay& way, double cached_seconds,
+                               double streaming_seconds, int ranks) {
+  if (state_->store_choice_logs >= kCopyChoiceLogs || !state_->logger.Enabled(LogLevel::kInfo)) return;
+  ++state_->store_choice_logs;
+  const double taken = way.streaming ? streaming_seconds : cached_seconds;
+  const double other = way.streaming ? cached_seconds : streaming_seconds;
+  state_->logger.Log(
+      LogLevel::kInfo,
+      absl::StrCat(CollectiveName(collective), " of ", FormatByteSize(way.bytes), " and its size class now write the ",
+                   "slots with ", way.streaming ? "streaming" : "cached", " stores (",
+                   absl::StrFormat("%.1f us", taken * 1e6), ") over ", way.streaming ? "cached" : "streaming", " (",
+                   absl::StrFormat("%.1f us", other * 1e6), "): recent calls, ",
+                   ranks == 1 ? "this rank's averages" : absl::StrCat("the least of ", ranks, " ranks' averages"),
+                   state_->store_choice_logs == kCopyChoiceLogs ? "; the last such line" : ""));
 }
 
 void Communicator::LogCopyWay(Collective collective, const CopyWay& way, double slots_seconds, double single_seconds,

@@ -37,6 +37,7 @@ namespace kcoll {
 
 class AutoChoice;
 class InlineRequest;
+class CopyChoice;  // transport/shm/copy_choice.h
 class Kernels;
 struct CallRecord;  // observability/describe.h
 struct CollectiveArgs;
@@ -357,6 +358,34 @@ class Communicator {
   absl::StatusOr<CopyWay> ChooseCopyWay(const CollectiveArgs& args, const CollectiveCall& call, Algorithm algorithm,
                                         const Resources& resources, bool synchronize);
   void LogCopyWay(Collective collective, const CopyWay& way, double slots_seconds, double single_seconds, int ranks);
+  // By default, for the calls whose large messages go through the slots and that no copy choice measures: whether
+  // the sender writes the slots with cached or streaming stores (KCOLL_SHM_STREAM_STORES; docs/shm.md), chosen
+  // by a CopyChoice of its own (its second way: streaming), agreed and recorded as the copy way is.
+  struct StoreWay {
+    bool measured = false;
+    bool streaming = false;
+    uint64_t group = 0;
+    size_t bytes = 0;
+  };
+  absl::StatusOr<StoreWay> ChooseStoreWay(const CollectiveArgs& args, const CollectiveCall& call, Algorithm algorithm,
+                                          const Resources& resources, bool synchronize, const CopyWay& copy);
+  void LogStoreWay(Collective collective, const StoreWay& way, double cached_seconds, double streaming_seconds,
+                   int ranks);
+  // A call's way from `choice` (its second way: single copy, or streaming stores), by the call's group (collective and
+  // size): a nonblocking call takes the group's way and is not measured. At a call that decides, the ranks of the node
+  // first agree on each way's least average over the inline exchange (`name` names that exchange in errors);
+  // `changed` says the decision changed the way, with the averages it was made on.
+  struct ChosenWay {
+    bool measured = false;
+    bool second = false;
+    uint64_t group = 0;
+    bool changed = false;
+    double first_seconds = 0;
+    double second_seconds = 0;
+    int voters = 1;
+  };
+  absl::StatusOr<ChosenWay> ChooseWay(CopyChoice& choice, Collective collective, size_t bytes, bool synchronize,
+                                      absl::string_view name);
   // Why a call on `memory` from this thread cannot take the vendor path (empty: it can): what HandsToVendor avoids and
   // PrepareVendor refuses.
   absl::string_view VendorRefusal(MemoryKind memory) const;

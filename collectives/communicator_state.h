@@ -124,6 +124,10 @@ struct CommunicatorState {
   std::unique_ptr<CopyChoice> copy_choice;
   bool copy_choice_reductions = false;  // the collectives that reduce choose too (KCOLL_SHM_SINGLE_COPY=auto)
   int copy_choice_logs = 0;             // changes of way logged so far (at most kCopyChoiceLogs)
+  // KCOLL_SHM_STREAM_STORES unset or auto: how each call's sender writes the slots, cached or streaming stores
+  // (Communicator::ChooseStoreWay); null otherwise.
+  std::unique_ptr<CopyChoice> store_choice;
+  int store_choice_logs = 0;  // changes of way logged so far (at most kCopyChoiceLogs)
   // Whether a repeat of the latest inline call may skip the general path (RepeatsInlineAllReduce), as far as it depends
   // on what is fixed at creation (SetInlineLimit): an AllReduce lane, at most 64 ranks, no per-call trace, and the
   // node's ranks a core each. Where they take turns on the cores, the repeats measured slower than the general path

@@ -1,6 +1,7 @@
 // The copy choice (KCOLL_SHM_SINGLE_COPY=auto, and by default for the collectives that only move data): a communicator
 // whose large messages travel through the slots or as a single copy, call by call, as CopyChoice picks; every result
-// stays exact whichever way each call and each rank took.
+// stays exact whichever way each call and each rank took. The same for the store choice (KCOLL_SHM_STREAM_STORES):
+// the slots written with cached or streaming stores.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -110,18 +111,64 @@ void ExpectEveryCollectiveExact(Communicator* comm) {
   }
 }
 
-TEST(CopyChoiceCommunicator, EveryCollectiveStaysExactAsTheWaysAlternate) {
-  ScopedEnv env("KCOLL_SHM_SINGLE_COPY", "auto");
+// The same on a communicator made with `variable` set to `value` (nullptr: unset).
+void ExpectEveryCollectiveExactWith(const char* variable, const char* value) {
+  ScopedEnv env(variable, value);
   auto comm = MakeCommunicator();
   ASSERT_NE(comm, nullptr);
   ExpectEveryCollectiveExact(comm.get());
 }
 
+TEST(CopyChoiceCommunicator, EveryCollectiveStaysExactAsTheWaysAlternate) {
+  ExpectEveryCollectiveExactWith("KCOLL_SHM_SINGLE_COPY", "auto");
+}
+
 TEST(CopyChoiceCommunicator, EveryCollectiveStaysExactUnderTheDefaultChoice) {
-  ScopedEnv env("KCOLL_SHM_SINGLE_COPY", nullptr);
-  auto comm = MakeCommunicator();
-  ASSERT_NE(comm, nullptr);
-  ExpectEveryCollectiveExact(comm.get());
+  ExpectEveryCollectiveExactWith("KCOLL_SHM_SINGLE_COPY", nullptr);
+}
+
+// How the senders write the slots, as the execution line says it.
+TEST(StoreChoiceCommunicator, SaysHowTheSlotsAreWritten) {
+  struct Case {
+    const char* value;
+    const char* expected;
+  };
+  for (const Case& c :
+       {Case{"1", "streaming stores into the slots (KCOLL_SHM_STREAM_STORES=1)"},
+        Case{"0", "cached stores into the slots (KCOLL_SHM_STREAM_STORES=0)"},
+        Case{"auto",
+             "cached or streaming stores into the slots from 64K, chosen per call "
+             "(KCOLL_SHM_STREAM_STORES=auto)"},
+        Case{nullptr, "cached or streaming stores into the slots from 64K, chosen per call (default)"}}) {
+    ScopedEnv env("KCOLL_SHM_STREAM_STORES", c.value);
+    auto comm = MakeCommunicator();
+    ASSERT_NE(comm, nullptr);
+    if (WorldSize() == 1) GTEST_SKIP() << "one rank: no transport between ranks";
+    if (comm->execution().find("shm:") == std::string::npos) GTEST_SKIP() << "not on shared memory";
+    std::string expected = c.expected;
+    if (c.value == nullptr && RanksTakeTurnsOnTheCores()) {
+      expected = "cached stores into the slots (default; the ranks take turns on the cores)";
+    }
+    EXPECT_THAT(comm->execution(), HasSubstr(expected)) << "KCOLL_SHM_STREAM_STORES=" << (c.value ? c.value : "unset");
+  }
+}
+
+TEST(StoreChoiceCommunicator, EveryCollectiveStaysExactWithStreamingStores) {
+  ExpectEveryCollectiveExactWith("KCOLL_SHM_STREAM_STORES", "1");
+}
+
+// Chosen per call even where the ranks take turns on the cores (asked for), so that both ways run.
+TEST(StoreChoiceCommunicator, EveryCollectiveStaysExactAsTheStoresAlternate) {
+  ExpectEveryCollectiveExactWith("KCOLL_SHM_STREAM_STORES", "auto");
+}
+
+TEST(StoreChoiceCommunicator, AnUnknownValueIsAnErrorNamingTheVariable) {
+  ScopedEnv env("KCOLL_SHM_STREAM_STORES", "2");
+  if (WorldSize() == 1) GTEST_SKIP() << "one rank: the shared-memory transport is not set up";
+  auto comm = Communicator::Create(MPI_COMM_WORLD, {});
+  ASSERT_FALSE(comm.ok());
+  EXPECT_EQ(comm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(comm.status().message(), HasSubstr("KCOLL_SHM_STREAM_STORES: '2'"));
 }
 
 TEST(CopyChoiceCommunicator, AnUnknownWordIsAnErrorNamingTheVariable) {

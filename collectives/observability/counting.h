@@ -37,6 +37,7 @@ class CountingTransport final : public Transport {
   absl::StatusOr<bool> Reached(uint64_t mark) override { return inner_->Reached(mark); }
   void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
   void AllowSingleCopy(bool allowed) override { inner_->AllowSingleCopy(allowed); }
+  void StreamSlotStores(bool streaming) override { inner_->StreamSlotStores(streaming); }
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   void Abandon() override { inner_->Abandon(); }
   std::vector<int> HeardFrom() const override { return inner_->HeardFrom(); }

@@ -53,6 +53,10 @@ struct Execution {
   // whether the collectives that reduce do too (else they keep the slots).
   bool shm_copy_choice = false;
   bool shm_copy_choice_reductions = false;
+  // Whether the communicator chooses per call, for the calls from that size whose messages go through the slots,
+  // between cached and streaming stores into them (KCOLL_SHM_STREAM_STORES; docs/shm.md).
+  bool shm_store_choice = false;
+  size_t shm_store_choice_from_bytes = 0;
 };
 
 }  // namespace kcoll

@@ -49,6 +49,7 @@ class RoutedTransport final : public Transport {
   absl::StatusOr<bool> Progress() override;
   void BeginCall(const CallInfo& call) override;
   void AllowSingleCopy(bool allowed) override { local_->AllowSingleCopy(allowed); }
+  void StreamSlotStores(bool streaming) override { local_->StreamSlotStores(streaming); }
   void Abandon() override;
   std::vector<int> HeardFrom() const override;
   absl::Status Quiesce(absl::Duration timeout) override;

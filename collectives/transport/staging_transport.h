@@ -46,6 +46,7 @@ class StagingTransport final : public Transport {
   absl::Status Synchronize() override;
   void BeginCall(const CallInfo& call) override { inner_->BeginCall(call); }
   void AllowSingleCopy(bool allowed) override { inner_->AllowSingleCopy(allowed); }
+  void StreamSlotStores(bool streaming) override { inner_->StreamSlotStores(streaming); }
   absl::Status Quiesce(absl::Duration timeout) override { return inner_->Quiesce(timeout); }
   // Abandons the inner transfers, then frees the staging buffers they held (no device copy is made).
   void Abandon() override;

@@ -113,6 +113,10 @@ class Transport {
   // threshold): whether sends whose first chunk goes out from now on may travel as a single copy (CopyChoice decides
   // per call, before the call posts anything). Decorators forward it.
   virtual void AllowSingleCopy(bool allowed) { (void)allowed; }
+  // For a transport whose sender copies messages into shared slots (shm): whether the chunks sent from now on are
+  // written with streaming stores that bypass the caches (collectives/kernels/streaming_stores.h; chosen per call,
+  // before the call posts anything). The bytes are the same either way. Decorators forward it.
+  virtual void StreamSlotStores(bool streaming) { (void)streaming; }
   // After a failed call: gives up every transfer still pending, so that none of them writes into its buffer after
   // this returns (receives are cancelled; sends are released, and may still be read by their peer). A transport
   // that cannot guarantee this ends the job instead of returning. Decorators forward it.

@@ -17,6 +17,8 @@
 // the ranks (the caller gathers them: LeastAcrossRanks), so that the ranks of a call take and explore the same way.
 // A way changes neither the data nor the order of any reduction, only how the bytes travel (the sender decides how
 // each message travels; the receiver takes either).
+// The communicator keeps a second CopyChoice for how the sender writes the slots, with cached or streaming stores
+// (docs/shm.md): there the second way, `single_copy` here, is the streaming stores.
 #ifndef KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 #define KCOLL_COLLECTIVES_TRANSPORT_SHM_COPY_CHOICE_H_
 

@@ -9,6 +9,7 @@
 #include "base/byte_size.h"
 #include "base/env.h"
 #include "base/status_macros.h"
+#include "collectives/kernels/streaming_stores.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/host_ranks.h"
 #include "collectives/transport/routed_transport.h"
@@ -90,6 +91,33 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
   return options;
 }
 
+// KCOLL_SHM_STREAM_STORES: how a sender writes the slots (collectives/kernels/streaming_stores.h). Unset or `auto`:
+// chosen per call from kChoiceFromBytes by the calls' measured times (cached stores where the other way is not
+// measurably faster).
+enum class SlotStores { kCached, kStreaming, kChosen };
+
+absl::StatusOr<SlotStores> SlotStoresFromEnv() {
+  const char* env = GetEnv("KCOLL_SHM_STREAM_STORES");
+  if (env == nullptr || absl::string_view(env) == "auto") return SlotStores::kChosen;
+  if (absl::string_view(env) == "0") return SlotStores::kCached;
+  if (absl::string_view(env) == "1") return SlotStores::kStreaming;
+  return absl::InvalidArgumentError(
+      absl::StrCat("KCOLL_SHM_STREAM_STORES: '", env, "' is not 0 (cached stores), 1 (streaming) or auto (chosen)"));
+}
+
+// What the execution line says of the slots' stores.
+std::string DescribeSlotStores(SlotStores stores, bool chosen) {
+  const bool asked = GetEnv("KCOLL_SHM_STREAM_STORES") != nullptr;
+  if (stores == SlotStores::kStreaming) return "streaming stores into the slots (KCOLL_SHM_STREAM_STORES=1)";
+  if (chosen) {
+    return absl::StrCat("cached or streaming stores into the slots from ", FormatByteSize(kChoiceFromBytes),
+                        ", chosen per call (", asked ? "KCOLL_SHM_STREAM_STORES=auto" : "default", ")");
+  }
+  if (stores == SlotStores::kCached) return "cached stores into the slots (KCOLL_SHM_STREAM_STORES=0)";
+  if (!StreamingStoresAvailable()) return "cached stores into the slots (no streaming stores on this build)";
+  return "cached stores into the slots (default; the ranks take turns on the cores)";
+}
+
 }  // namespace
 
 absl::StatusOr<int> SpinPollsFromEnv() {
@@ -120,6 +148,7 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
       "checking that each node's ranks share a host"));
   SettingSources sources;
   KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFrom(request.shm, &sources));
+  KCOLL_ASSIGN_OR_RETURN(const SlotStores stores, SlotStoresFromEnv());
   options.rank_names = node_ranks;
   // (Collective: every rank learns whether the host's ranks have a core each, whatever KCOLL_SHM_SPIN says.)
   const int chosen_polls = shm::ChooseHostSpinPolls(comm, 0);
@@ -142,6 +171,12 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   out.shm_slot_bytes = (*shm)->geometry().slot_bytes;
   out.shm_copy_choice = (*shm)->chooses_per_call();
   out.shm_copy_choice_reductions = sources.reductions_choose;
+  // Ranks taking turns on the cores keep cached stores unless asked to choose: their calls' times are the scheduler's.
+  const bool stores_asked = GetEnv("KCOLL_SHM_STREAM_STORES") != nullptr;
+  out.shm_store_choice =
+      stores == SlotStores::kChosen && StreamingStoresAvailable() && (stores_asked || chosen_polls > 1);
+  out.shm_store_choice_from_bytes = kChoiceFromBytes;
+  if (stores == SlotStores::kStreaming) (*shm)->StreamSlotStores(true);
   constexpr char kRefused[] = "the kernel does not let these ranks read each other's memory";
   std::string single_copy_source = sources.single_copy;
   if (options.single_copy_bytes > 0 && !(*shm)->single_copy()) {
@@ -150,7 +185,8 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
                              : absl::StrCat(sources.single_copy, " asked from ",
                                             FormatByteSize(options.single_copy_bytes), "; ", kRefused);
   }
-  const std::string shm_description = (*shm)->Describe(sources.slot_bytes, single_copy_source);
+  const std::string shm_description = absl::StrCat((*shm)->Describe(sources.slot_bytes, single_copy_source), ", ",
+                                                   DescribeSlotStores(stores, out.shm_store_choice));
   if (static_cast<int>(node_ranks.size()) == size) {
     out.description = absl::StrCat(shm_description, ", ", out.kernels->name(), " kernels on host buffers");
     out.transport = *std::move(shm);

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/byte_size.h"
+#include "collectives/kernels/streaming_stores.h"
 #include "collectives/transport/mpi/agreement.h"
 #include "collectives/transport/mpi/mpi_wait.h"
 #include "collectives/transport/shm/process_memory.h"
@@ -224,7 +225,12 @@ absl::StatusOr<bool> ShmTransport::ProgressSends(Peer& p) {
         flags |= shm::kInline;
         if (n > 0) std::memcpy(h.inline_data, op.data, n);
       } else {
-        std::memcpy(p.out.data + slot * g.slot_bytes, op.data + op.moved, n);
+        if (stream_slot_stores_) {
+          StreamingCopy(p.out.data + slot * g.slot_bytes, op.data + op.moved, n);
+          StreamingStoreFence();  // the chunk's bytes before its seq below
+        } else {
+          std::memcpy(p.out.data + slot * g.slot_bytes, op.data + op.moved, n);
+        }
       }
       h.message_bytes = op.bytes;
       h.chunk_bytes = static_cast<uint32_t>(flags & shm::kSingleCopy ? 0 : n);
