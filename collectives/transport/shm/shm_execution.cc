@@ -95,25 +95,30 @@ absl::StatusOr<ShmOptions> OptionsFrom(const ExecutionRequest::ShmSettings& meas
 // chosen per call from kChoiceFromBytes by the calls' measured times (cached stores where the other way is not
 // measurably faster).
 enum class SlotStores { kCached, kStreaming, kChosen };
+struct SlotStoresSetting {
+  SlotStores stores = SlotStores::kChosen;
+  bool asked = false;  // the variable is set
+};
 
-absl::StatusOr<SlotStores> SlotStoresFromEnv() {
+absl::StatusOr<SlotStoresSetting> SlotStoresFromEnv() {
   const char* env = GetEnv("KCOLL_SHM_STREAM_STORES");
-  if (env == nullptr || absl::string_view(env) == "auto") return SlotStores::kChosen;
-  if (absl::string_view(env) == "0") return SlotStores::kCached;
-  if (absl::string_view(env) == "1") return SlotStores::kStreaming;
+  if (env == nullptr) return SlotStoresSetting{};
+  const absl::string_view value(env);
+  if (value == "auto") return SlotStoresSetting{SlotStores::kChosen, true};
+  if (value == "0") return SlotStoresSetting{SlotStores::kCached, true};
+  if (value == "1") return SlotStoresSetting{SlotStores::kStreaming, true};
   return absl::InvalidArgumentError(
       absl::StrCat("KCOLL_SHM_STREAM_STORES: '", env, "' is not 0 (cached stores), 1 (streaming) or auto (chosen)"));
 }
 
 // What the execution line says of the slots' stores.
-std::string DescribeSlotStores(SlotStores stores, bool chosen) {
-  const bool asked = GetEnv("KCOLL_SHM_STREAM_STORES") != nullptr;
-  if (stores == SlotStores::kStreaming) return "streaming stores into the slots (KCOLL_SHM_STREAM_STORES=1)";
+std::string DescribeSlotStores(const SlotStoresSetting& setting, bool chosen) {
+  if (setting.stores == SlotStores::kStreaming) return "streaming stores into the slots (KCOLL_SHM_STREAM_STORES=1)";
   if (chosen) {
     return absl::StrCat("cached or streaming stores into the slots from ", FormatByteSize(kChoiceFromBytes),
-                        ", chosen per call (", asked ? "KCOLL_SHM_STREAM_STORES=auto" : "default", ")");
+                        ", chosen per call (", setting.asked ? "KCOLL_SHM_STREAM_STORES=auto" : "default", ")");
   }
-  if (stores == SlotStores::kCached) return "cached stores into the slots (KCOLL_SHM_STREAM_STORES=0)";
+  if (setting.stores == SlotStores::kCached) return "cached stores into the slots (KCOLL_SHM_STREAM_STORES=0)";
   if (!StreamingStoresAvailable()) return "cached stores into the slots (no streaming stores on this build)";
   return "cached stores into the slots (default; the ranks take turns on the cores)";
 }
@@ -148,7 +153,7 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
       "checking that each node's ranks share a host"));
   SettingSources sources;
   KCOLL_ASSIGN_OR_RETURN(ShmOptions options, OptionsFrom(request.shm, &sources));
-  KCOLL_ASSIGN_OR_RETURN(const SlotStores stores, SlotStoresFromEnv());
+  KCOLL_ASSIGN_OR_RETURN(const SlotStoresSetting stores, SlotStoresFromEnv());
   options.rank_names = node_ranks;
   // (Collective: every rank learns whether the host's ranks have a core each, whatever KCOLL_SHM_SPIN says.)
   const int chosen_polls = shm::ChooseHostSpinPolls(comm, 0);
@@ -172,11 +177,10 @@ absl::StatusOr<Execution> MakeShmExecution(ExecutionRequest request) {
   out.shm_copy_choice = (*shm)->chooses_per_call();
   out.shm_copy_choice_reductions = sources.reductions_choose;
   // Ranks taking turns on the cores keep cached stores unless asked to choose: their calls' times are the scheduler's.
-  const bool stores_asked = GetEnv("KCOLL_SHM_STREAM_STORES") != nullptr;
   out.shm_store_choice =
-      stores == SlotStores::kChosen && StreamingStoresAvailable() && (stores_asked || chosen_polls > 1);
+      stores.stores == SlotStores::kChosen && StreamingStoresAvailable() && (stores.asked || chosen_polls > 1);
   out.shm_store_choice_from_bytes = kChoiceFromBytes;
-  if (stores == SlotStores::kStreaming) (*shm)->StreamSlotStores(true);
+  if (stores.stores == SlotStores::kStreaming) (*shm)->StreamSlotStores(true);
   constexpr char kRefused[] = "the kernel does not let these ranks read each other's memory";
   std::string single_copy_source = sources.single_copy;
   if (options.single_copy_bytes > 0 && !(*shm)->single_copy()) {
