@@ -671,6 +671,19 @@ absl::Status Communicator::Execute(const CollectiveArgs& args, const CollectiveC
   return status;
 }
 
+namespace {
+
+// Whether a call's large messages go through the shm transport's sends, which the copy and store choices steer: not a
+// v-collective (its counts differ by rank), not device memory, not the zero-copy path (it reads the peers' registered
+// buffers), not MPI's own collective, not the inline lane.
+bool SendsLargeMessagesThroughShm(const CollectiveArgs& args, const CollectiveCall& call, Algorithm algorithm,
+                                  const Resources& resources) {
+  return !IsVariable(args.collective) && call.memory == MemoryKind::kHost && resources.peer_buffers == nullptr &&
+         algorithm != Algorithm::kVendor && algorithm != Algorithm::kInline;
+}
+
+}  // namespace
+
 absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const CollectiveArgs& args,
                                                                   const CollectiveCall& call, Algorithm algorithm,
                                                                   const Resources& resources, bool synchronize) {
@@ -678,11 +691,8 @@ absl::StatusOr<Communicator::CopyWay> Communicator::ChooseCopyWay(const Collecti
   if (state_->copy_choice == nullptr) return way;
   // The size every rank of the call sees the same (the v-collectives' counts differ by rank: they keep the slots).
   const size_t bytes = args.count * DataTypeSize(args.type);
-  // Only calls whose large messages go through the shm transport's sends: not the zero-copy path (it reads the
-  // peers' registered buffers), not MPI's own collective, not the inline lane.
   // By default the collectives that reduce keep the slots (shm_execution.cc says why).
-  if (IsVariable(args.collective) || bytes < state_->copy_choice->from_bytes() || call.memory != MemoryKind::kHost ||
-      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline ||
+  if (!SendsLargeMessagesThroughShm(args, call, algorithm, resources) || bytes < state_->copy_choice->from_bytes() ||
       (Reduces(args.collective) && !state_->copy_choice_reductions)) {
     state_->transport->AllowSingleCopy(false);
     return way;
@@ -740,11 +750,9 @@ absl::StatusOr<Communicator::StoreWay> Communicator::ChooseStoreWay(const Collec
   if (state_->store_choice == nullptr) return way;
   CopyChoice& choice = *state_->store_choice;
   const size_t bytes = args.count * DataTypeSize(args.type);
-  // Only calls whose large messages go through the slots, as ChooseCopyWay's, and that the copy choice does not
-  // measure: a call's time would then answer for both choices at once.
-  if (IsVariable(args.collective) || bytes < choice.from_bytes() || call.memory != MemoryKind::kHost ||
-      resources.peer_buffers != nullptr || algorithm == Algorithm::kVendor || algorithm == Algorithm::kInline ||
-      copy.measured || copy.single_copy) {
+  // Not the calls that the copy choice measures: a call's time would then answer for both choices at once.
+  if (!SendsLargeMessagesThroughShm(args, call, algorithm, resources) || bytes < choice.from_bytes() || copy.measured ||
+      copy.single_copy) {
     state_->transport->StreamSlotStores(false);
     return way;
   }
